@@ -1,0 +1,1 @@
+//! Disassembler (placeholder, being written).

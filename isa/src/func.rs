@@ -1,0 +1,1 @@
+//! Functional model (placeholder, being written).

@@ -1,0 +1,1 @@
+//! Launch descriptions (placeholder, being written).

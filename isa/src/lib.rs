@@ -1,0 +1,34 @@
+//! # concord-isa
+//!
+//! The single definition of the Concord SIMT instruction set and everything
+//! that only needs the ISA to exist:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`instr`] | instruction types (`Instr`, `Op`, registers, predicates, guards) |
+//! | [`encoding`] | 32-bit binary encoding: `encode` / `decode`, field positions, opcodes |
+//! | [`semantics`] | what each data operation computes on one lane |
+//! | [`asm`] | assembler (text → [`container::Kernel`]) with line:column diagnostics |
+//! | [`disasm`] | disassembler (words → text that assembles back to the same words) |
+//! | [`config`] | the core configuration (YAML) |
+//! | [`container`] | the versioned kernel binary container |
+//! | [`launch`] | launch descriptions (YAML): program, grid, block, arguments, outputs |
+//! | [`func`] | the functional model: the architectural oracle for final state |
+//!
+//! Later stages (the RTL in `hdl/`, the cycle model in `testbench/`, the
+//! compiler in `firmware-compiler/`) depend on this crate and never restate
+//! an opcode, a field position or an operation's meaning.
+
+pub mod asm;
+pub mod config;
+pub mod container;
+pub mod disasm;
+pub mod encoding;
+pub mod func;
+pub mod instr;
+pub mod launch;
+pub mod mask;
+pub mod semantics;
+
+pub use encoding::{decode, encode, DecodeError, EncodeError};
+pub use instr::*;
