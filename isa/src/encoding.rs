@@ -312,12 +312,17 @@ fn get(word: u32, (lsb, width): (u32, u32)) -> u32 {
 }
 
 fn put((lsb, width): (u32, u32), value: u32) -> u32 {
-    debug_assert!(value < (1u64 << width) as u32 || width == 32);
+    debug_assert!(u64::from(value) < 1u64 << width, "field overflow");
     (value & ((1u32 << width) - 1)) << lsb
 }
 
+/// The bits a field occupies.
+pub fn field_mask((lsb, width): (u32, u32)) -> u32 {
+    ((1u32 << width) - 1) << lsb
+}
+
 fn mask_of(fields: &[(u32, u32)]) -> u32 {
-    fields.iter().fold(0, |m, f| m | put(*f, u32::MAX))
+    fields.iter().fold(0, |m, f| m | field_mask(*f))
 }
 
 fn sext(value: u32, width: u32) -> i32 {
@@ -640,7 +645,7 @@ pub fn decode(word: u32) -> Result<Instr, DecodeError> {
                 VOTE_ANY | VOTE_ALL => {
                     let rd_bits = get(word, RD);
                     if rd_bits & 0b11 != 0 {
-                        return Err(DecodeError::ReservedBits(put(RD, rd_bits & 0b11)));
+                        return Err(DecodeError::ReservedBits((rd_bits & 0b11) << RD.0));
                     }
                     Op::Vote {
                         kind: if get(word, FUNC) == VOTE_ANY {
@@ -718,7 +723,7 @@ mod tests {
         for op in Opcode::ALL {
             let mut seen = mask_of(&[field::GUARD_NEG, field::GUARD_PRED, field::OPCODE]);
             for f in operand_fields(op) {
-                let m = put(*f, u32::MAX);
+                let m = field_mask(*f);
                 assert_eq!(seen & m, 0, "{op:?} field {f:?} overlaps");
                 seen |= m;
             }
