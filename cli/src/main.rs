@@ -1,1 +1,162 @@
-fn main() {}
+//! `concord`: the command line of the Concord SIMT co-design kit.
+//!
+//! Each subcommand is a thin shell over a library crate: `asm`/`disasm` over
+//! `concord_isa::asm`/`disasm`, `run` over launch descriptions and the
+//! functional model, `config check` over `CoreConfig`, `bench` over
+//! [`bench`]. Every failure is one `error:` line on stderr (assembly errors
+//! add the source line and a caret) and a non-zero exit.
+
+mod bench;
+mod run;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use concord_isa::config::CoreConfig;
+use concord_isa::container::Kernel;
+
+#[derive(Parser)]
+#[command(
+    name = "concord",
+    version,
+    about = "Concord: a SIMT core with stack-less min-PC reconvergence, its assembler and its models",
+    after_help = "Examples:\n  concord run kernels/vecadd.yaml\n  concord run kernels/vecadd.yaml --json --trace vecadd.jsonl\n  concord asm kernels/vecadd.s -o vecadd.cbin\n  concord disasm vecadd.cbin\n  concord config check configs/default.yaml\n  concord bench"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Assemble a `.s` file into a kernel container (`.cbin`).
+    #[command(after_help = "Example:\n  concord asm kernels/vecadd.s -o vecadd.cbin")]
+    Asm {
+        /// Assembly source.
+        input: PathBuf,
+        /// Output container; defaults to the input with the extension `.cbin`.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Disassemble a kernel container into assembly that re-assembles to the same binary.
+    #[command(after_help = "Example:\n  concord disasm vecadd.cbin -o vecadd.s")]
+    Disasm {
+        input: PathBuf,
+        /// Write the listing here instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Run a launch description (program, grid, arguments) and print results and statistics.
+    #[command(after_help = "Examples:\n  concord run kernels/vecadd.yaml\n  concord run kernels/divergence.yaml --config configs/wide.yaml --trace trace.jsonl\n  concord run kernels/vecadd.yaml --json")]
+    Run(run::RunArgs),
+    /// Work with core configuration files.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
+    /// Measure functional-model throughput (lane-instructions per second).
+    Bench(bench::BenchArgs),
+}
+
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// Validate configuration files and print their parameters.
+    #[command(after_help = "Example:\n  concord config check configs/default.yaml configs/wide.yaml")]
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Print the default configuration as YAML.
+    Default,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<(), String> {
+    match command {
+        Command::Asm { input, output } => {
+            let kernel = load_assembly(&input)?;
+            let output = output.unwrap_or_else(|| input.with_extension("cbin"));
+            write_atomically(&output, &kernel.to_bytes())?;
+            eprintln!(
+                "{}: {} words, {} entr{}, {} registers, {} predicates",
+                output.display(),
+                kernel.code.len(),
+                kernel.entries.len(),
+                if kernel.entries.len() == 1 { "y" } else { "ies" },
+                kernel.regs_used,
+                kernel.preds_used
+            );
+            Ok(())
+        }
+        Command::Disasm { input, output } => {
+            let bytes = std::fs::read(&input).map_err(|e| format!("{}: {e}", input.display()))?;
+            let kernel = Kernel::from_bytes(&bytes).map_err(|e| format!("{}: {e}", input.display()))?;
+            let text = concord_isa::disasm::disassemble(&kernel);
+            match output {
+                Some(path) => write_atomically(&path, text.as_bytes()),
+                None => {
+                    print!("{text}");
+                    Ok(())
+                }
+            }
+        }
+        Command::Run(args) => run::run(args),
+        Command::Config { command: ConfigCommand::Check { files } } => {
+            for file in files {
+                let c = CoreConfig::load(&file).map_err(|e| e.to_string())?;
+                println!(
+                    "{}: ok: {} lanes x {} warps, {} registers, {} predicates, {} B shared in {} banks, {} imem words, call depth {} bits, {} B global (latency {}, {} B lines), {}",
+                    file.display(),
+                    c.lanes,
+                    c.warps,
+                    c.registers,
+                    c.predicates,
+                    c.shared_memory_bytes,
+                    c.shared_banks,
+                    c.imem_words,
+                    c.call_depth_bits,
+                    c.global_memory_bytes,
+                    c.global_latency,
+                    c.global_line_bytes,
+                    c.arbitration.name()
+                );
+            }
+            Ok(())
+        }
+        Command::Config { command: ConfigCommand::Default } => {
+            print!("{}", CoreConfig::default().to_yaml());
+            Ok(())
+        }
+        Command::Bench(args) => bench::run(args),
+    }
+}
+
+fn load_assembly(path: &Path) -> Result<Kernel, String> {
+    let source = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    concord_isa::asm::assemble(&source, &path.display().to_string()).map_err(|e| e.to_string())
+}
+
+/// Writes through a temporary file in the same directory and renames it, so
+/// that a failure never leaves a half-written output behind.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| format!("{}: not a file path", path.display()))?;
+    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("{}: {e}", path.display())
+    })
+}

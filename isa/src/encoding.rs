@@ -488,7 +488,9 @@ pub fn operand_fields(opcode: Opcode) -> &'static [(u32, u32)] {
     use field::*;
     match opcode {
         Opcode::Illegal | Opcode::Nop | Opcode::Bar | Opcode::Exit => &[],
-        Opcode::Alu | Opcode::SetP => &[RD, RS1, RS2, FUNC],
+        Opcode::Alu => &[RD, RS1, RS2, FUNC],
+        // `setp` writes a predicate: only PD (the top 3 bits of RD) is used.
+        Opcode::SetP => &[PD, RS1, RS2, FUNC],
         Opcode::AddI
         | Opcode::MulI
         | Opcode::AndI

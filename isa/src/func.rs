@@ -1,1 +1,961 @@
-//! Functional model (placeholder, being written).
+//! The functional model: executes a launch under the architectural rules of
+//! `docs/isa.md`, lane by lane, and is the oracle for final memory and
+//! registers.
+//!
+//! Where it sits: the assembler or compiler produces a [`Kernel`]'s code, a
+//! launch description ([`crate::launch`]) produces the memory image and
+//! parameters, and [`run`] executes the grid. The cycle model and the RTL
+//! (in `testbench/`, `hdl/`) must end in the same final state.
+//!
+//! Timing is not modelled: warps of a block take turns one warp-instruction
+//! at a time (round-robin over warps with a schedulable lane), which is
+//! enough to make spin locks across warps progress and keeps every run
+//! deterministic.
+//!
+//! Speed: a warp's registers are stored lane-major (`[u32; 32]` per
+//! register) and data operations are computed for all 32 lanes then merged
+//! under the executing mask. The loops have no data-dependent branches, so
+//! the compiler turns them into host SIMD (Kerr et al. §4: running the lanes
+//! of a warp as host vectors).
+//!
+//! [`Kernel`]: crate::container::Kernel
+
+use std::fmt;
+
+use crate::config::{Arbitration, CoreConfig};
+use crate::encoding::decode;
+use crate::instr::*;
+use crate::mask::lane_list;
+use crate::semantics;
+
+const L: usize = MAX_LANES;
+
+/// What to run: the program and the grid.
+#[derive(Clone, Debug)]
+pub struct Launch<'a> {
+    /// Instruction memory image.
+    pub code: &'a [u32],
+    pub entry_pc: u32,
+    /// Blocks in x, y, z.
+    pub grid: [u32; 3],
+    /// Threads per block in x, y, z.
+    pub block: [u32; 3],
+    /// Kernel parameter words (`ldparam`).
+    pub params: &'a [u32],
+}
+
+/// Limits of one run.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Issued warp-instructions after which the run stops with a watchdog trap.
+    pub watchdog: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { watchdog: 10_000_000 }
+    }
+}
+
+/// One issue, as reported to an [`Observer`] (the `--trace` output).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Issue {
+    /// 0-based index of this issue in the launch.
+    pub index: u64,
+    pub block: [u32; 3],
+    pub warp: u32,
+    pub pc: u32,
+    /// Active lanes (selected by the arbiter).
+    pub active: u32,
+    /// Active lanes whose guard held.
+    pub executing: u32,
+}
+
+/// Read access to a block's architectural state when it ends.
+pub struct BlockView<'a> {
+    lanes: usize,
+    warps: &'a [Warp],
+    shared: &'a [u8],
+}
+
+impl BlockView<'_> {
+    /// Register `reg` of the thread with linear id `tid` in the block.
+    pub fn reg(&self, tid: usize, reg: Reg) -> u32 {
+        self.warps[tid / self.lanes].regs[reg.index()][tid % self.lanes]
+    }
+    pub fn pred(&self, tid: usize, pred: Pred) -> bool {
+        self.warps[tid / self.lanes].preds[pred.index()] >> (tid % self.lanes) & 1 == 1
+    }
+    pub fn shared(&self) -> &[u8] {
+        self.shared
+    }
+}
+
+/// Receives events during a run. Every method has an empty default.
+pub trait Observer {
+    fn issue(&mut self, _issue: &Issue) {}
+    fn block_end(&mut self, _block: [u32; 3], _state: &BlockView<'_>) {}
+}
+
+/// Statistics of a completed run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    pub lanes: u32,
+    pub blocks: u64,
+    pub threads: u64,
+    /// Issued warp-instructions.
+    pub issued: u64,
+    /// Sum over issues of the number of active lanes.
+    pub active_lane_slots: u64,
+    /// Sum over issues of the lanes that executed (guard true).
+    pub executed_lane_slots: u64,
+    /// Per-lane control instructions whose active lanes left for different PCs.
+    pub divergent_branches: u64,
+    pub consensual_taken: u64,
+    pub consensual_not_taken: u64,
+    /// Threads arriving at barriers.
+    pub barrier_arrivals: u64,
+    /// Barrier releases.
+    pub barriers: u64,
+}
+
+impl Stats {
+    /// Active lane-slots over issued lane-slots (1.0 = no divergence).
+    pub fn simd_efficiency(&self) -> f64 {
+        if self.issued == 0 {
+            0.0
+        } else {
+            self.active_lane_slots as f64 / (self.issued as f64 * self.lanes as f64)
+        }
+    }
+}
+
+/// Why a launch stopped early.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TrapCause {
+    AddressOutOfRange { space: Space, addr: u32, bytes: u32, size: u32 },
+    Misaligned { space: Space, addr: u32, bytes: u32 },
+    InvalidInstruction { word: u32, reason: String },
+    PcOutOfRange { len: u32 },
+    CallDepthOverflow { max: u32 },
+    ReturnAtDepthZero,
+    BarrierNeverCompletes { waiting: u32, exited: u32, threads: u32 },
+    MissingParam { index: u8, supplied: u32 },
+    Watchdog { limit: u64, diagnosis: String },
+}
+
+/// A trap report: where and why. The lanes are a mask within the warp.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trap {
+    pub cause: TrapCause,
+    pub block: [u32; 3],
+    pub warp: u32,
+    pub lanes: u32,
+    pub pc: u32,
+    /// Warp-instructions issued before the trap.
+    pub issued: u64,
+}
+
+impl fmt::Display for TrapCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TrapCause::AddressOutOfRange { space, addr, bytes, size } => write!(
+                f,
+                "{} access of {bytes} byte(s) at address {addr:#010x} is outside {} memory ({size} bytes)",
+                space.name(),
+                space.name()
+            ),
+            TrapCause::Misaligned { space, addr, bytes } => write!(
+                f,
+                "{} access of {bytes} bytes at address {addr:#010x} is not aligned to {bytes}",
+                space.name()
+            ),
+            TrapCause::InvalidInstruction { word, reason } => {
+                write!(f, "invalid instruction {word:#010x}: {reason}")
+            }
+            TrapCause::PcOutOfRange { len } => {
+                write!(f, "PC outside the program ({len} words)")
+            }
+            TrapCause::CallDepthOverflow { max } => {
+                write!(f, "call depth overflow (call_depth_bits allows depth {max})")
+            }
+            TrapCause::ReturnAtDepthZero => write!(f, "`ret` at call depth 0"),
+            TrapCause::BarrierNeverCompletes { waiting, exited, threads } => write!(
+                f,
+                "barrier can never complete: {waiting} of {threads} threads wait and {exited} have exited"
+            ),
+            TrapCause::MissingParam { index, supplied } => write!(
+                f,
+                "`ldparam` reads parameter word {index} but the launch supplied {supplied}"
+            ),
+            TrapCause::Watchdog { limit, diagnosis } => {
+                write!(f, "watchdog: {limit} warp-instructions issued; {diagnosis}")
+            }
+        }
+    }
+}
+
+impl fmt::Display for Trap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.block;
+        write!(
+            f,
+            "trap in block ({x},{y},{z}) warp {} lane(s) {} at pc {}: {}",
+            self.warp,
+            if self.lanes == 0 { "-".to_string() } else { lane_list(self.lanes) },
+            self.pc,
+            self.cause
+        )
+    }
+}
+
+impl std::error::Error for Trap {}
+
+/// Executes a whole launch. `global` is the global memory image, updated in place.
+pub fn run(
+    config: &CoreConfig,
+    launch: &Launch<'_>,
+    global: &mut [u8],
+    options: Options,
+    mut observer: Option<&mut dyn Observer>,
+) -> Result<Stats, Trap> {
+    let program = Program::decode(launch.code);
+    let mut stats = Stats { lanes: config.lanes, ..Stats::default() };
+    let mut ctx = Ctx {
+        config,
+        program: &program,
+        params: launch.params,
+        global,
+        stats: &mut stats,
+        block_id: [0; 3],
+        block_dim: launch.block,
+        grid_dim: launch.grid,
+        watchdog: options.watchdog,
+        observer: observer.take(),
+    };
+    let [gx, gy, gz] = launch.grid;
+    for bz in 0..gz {
+        for by in 0..gy {
+            for bx in 0..gx {
+                ctx.block_id = [bx, by, bz];
+                let mut block = Block::new(config, launch);
+                block.run(&mut ctx)?;
+                ctx.stats.blocks += 1;
+                ctx.stats.threads += block.threads as u64;
+                if let Some(obs) = ctx.observer.as_deref_mut() {
+                    let view = BlockView { lanes: config.lanes as usize, warps: &block.warps, shared: &block.shared };
+                    obs.block_end(ctx.block_id, &view);
+                }
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// The code, decoded once.
+struct Program {
+    words: Vec<u32>,
+    instrs: Vec<Result<Instr, String>>,
+}
+
+impl Program {
+    fn decode(code: &[u32]) -> Program {
+        Program {
+            words: code.to_vec(),
+            instrs: code.iter().map(|w| decode(*w).map_err(|e| e.to_string())).collect(),
+        }
+    }
+}
+
+struct Ctx<'a, 'o> {
+    config: &'a CoreConfig,
+    program: &'a Program,
+    params: &'a [u32],
+    global: &'a mut [u8],
+    stats: &'a mut Stats,
+    block_id: [u32; 3],
+    block_dim: [u32; 3],
+    grid_dim: [u32; 3],
+    watchdog: u64,
+    observer: Option<&'o mut dyn Observer>,
+}
+
+/// One warp's architectural state.
+#[derive(Clone)]
+struct Warp {
+    regs: Vec<[u32; L]>,
+    /// One lane mask per predicate register; `preds[0]` (`pt`) is all ones.
+    preds: [u32; MAX_PREDS],
+    pc: [u32; L],
+    depth: [u32; L],
+    /// Lanes that hold a thread and have not exited.
+    alive: u32,
+    /// Lanes waiting at a barrier.
+    waiting: u32,
+    /// Cached arbitration result: the active lanes and their common PC.
+    /// Valid until a control instruction; the `pc` entries of these lanes
+    /// are stale while it is valid (they advance together in `group_pc`).
+    group: u32,
+    group_pc: u32,
+    group_valid: bool,
+    tid: [[u32; L]; 4],
+    lane_id: [u32; L],
+    warp_id: u32,
+}
+
+impl Warp {
+    fn schedulable(&self) -> u32 {
+        self.alive & !self.waiting
+    }
+
+    /// Writes the group's common PC back into the per-lane PCs.
+    fn materialize(&mut self) {
+        if self.group_valid {
+            for l in 0..L {
+                if self.group >> l & 1 == 1 {
+                    self.pc[l] = self.group_pc;
+                }
+            }
+        }
+        self.group_valid = false;
+    }
+
+    /// The min-key reduction of Collange §4.1 over the schedulable lanes.
+    fn arbitrate(&mut self, policy: Arbitration, max_depth: u32) {
+        let sched = self.schedulable();
+        let mut best = u64::MAX;
+        let mut group = 0;
+        for l in 0..L {
+            if sched >> l & 1 == 1 {
+                let key = match policy {
+                    Arbitration::DepthPc => ((max_depth - self.depth[l]) as u64) << 32 | self.pc[l] as u64,
+                    Arbitration::PcOnly => self.pc[l] as u64,
+                };
+                if key < best {
+                    best = key;
+                    group = 1 << l;
+                } else if key == best {
+                    group |= 1 << l;
+                }
+            }
+        }
+        self.group = group;
+        self.group_pc = best as u32;
+        self.group_valid = group != 0;
+    }
+
+    /// After a non-control instruction the group moves to `pc + 1`; lanes
+    /// already waiting there with the same key join it.
+    fn advance(&mut self, policy: Arbitration) {
+        self.group_pc += 1;
+        let others = self.schedulable() & !self.group;
+        if others != 0 {
+            let depth = self.depth[self.group.trailing_zeros() as usize];
+            let mut join = 0;
+            for l in 0..L {
+                if others >> l & 1 == 1
+                    && self.pc[l] == self.group_pc
+                    && (policy == Arbitration::PcOnly || self.depth[l] == depth)
+                {
+                    join |= 1 << l;
+                }
+            }
+            self.group |= join;
+        }
+    }
+
+    #[inline(always)]
+    fn pred_mask(&self, p: PredSrc) -> u32 {
+        let m = self.preds[p.pred.index()];
+        if p.negate {
+            !m
+        } else {
+            m
+        }
+    }
+
+    #[inline(always)]
+    fn write_pred(&mut self, pd: Pred, exec: u32, value: u32) {
+        if !pd.is_true() {
+            let old = self.preds[pd.index()];
+            self.preds[pd.index()] = (old & !exec) | (value & exec);
+        }
+    }
+
+    /// `rd[l] = f(l)` for the executing lanes, computed for all lanes.
+    #[inline(always)]
+    fn write_reg(&mut self, rd: Reg, exec: u32, f: impl Fn(usize) -> u32) {
+        let dst = &mut self.regs[rd.index()];
+        for (l, d) in dst.iter_mut().enumerate() {
+            let v = f(l);
+            if exec & (1 << l) != 0 {
+                *d = v;
+            }
+        }
+    }
+}
+
+struct Block {
+    warps: Vec<Warp>,
+    shared: Vec<u8>,
+    threads: u32,
+    waiting: u32,
+    exited: u32,
+    policy: Arbitration,
+    max_depth: u32,
+}
+
+impl Block {
+    fn new(config: &CoreConfig, launch: &Launch<'_>) -> Block {
+        let lanes = config.lanes as usize;
+        let [nx, ny, nz] = launch.block;
+        let threads = nx * ny * nz;
+        let nwarps = (threads as usize).div_ceil(lanes);
+        let mut warps = Vec::with_capacity(nwarps);
+        for w in 0..nwarps {
+            let mut warp = Warp {
+                regs: vec![[0; L]; MAX_REGS],
+                preds: [0; MAX_PREDS],
+                pc: [launch.entry_pc; L],
+                depth: [0; L],
+                alive: 0,
+                waiting: 0,
+                group: 0,
+                group_pc: 0,
+                group_valid: false,
+                tid: [[0; L]; 4],
+                lane_id: [0; L],
+                warp_id: w as u32,
+            };
+            warp.preds[0] = u32::MAX;
+            for l in 0..lanes {
+                let t = (w * lanes + l) as u32;
+                if t < threads {
+                    warp.alive |= 1 << l;
+                    warp.tid[0][l] = t % nx;
+                    warp.tid[1][l] = t / nx % ny;
+                    warp.tid[2][l] = t / (nx * ny);
+                    warp.tid[3][l] = t;
+                }
+                warp.lane_id[l] = l as u32;
+            }
+            warps.push(warp);
+        }
+        Block {
+            warps,
+            shared: vec![0; config.shared_memory_bytes as usize],
+            threads,
+            waiting: 0,
+            exited: 0,
+            policy: config.arbitration,
+            max_depth: config.max_call_depth(),
+        }
+    }
+
+    fn run(&mut self, ctx: &mut Ctx<'_, '_>) -> Result<(), Trap> {
+        let n = self.warps.len();
+        let mut next = 0;
+        loop {
+            // Round-robin: the first warp at or after `next` with a schedulable lane.
+            let mut chosen = None;
+            for i in 0..n {
+                let w = (next + i) % n;
+                if self.warps[w].schedulable() != 0 {
+                    chosen = Some(w);
+                    break;
+                }
+            }
+            let Some(w) = chosen else {
+                if self.waiting == 0 {
+                    return Ok(());
+                }
+                return Err(self.trap_here(
+                    ctx,
+                    0,
+                    TrapCause::BarrierNeverCompletes { waiting: self.waiting, exited: self.exited, threads: self.threads },
+                ));
+            };
+            next = (w + 1) % n;
+            if ctx.stats.issued >= ctx.watchdog {
+                return Err(self.watchdog(ctx));
+            }
+            self.step(ctx, w)?;
+        }
+    }
+
+    fn trap_here(&self, ctx: &Ctx<'_, '_>, w: usize, cause: TrapCause) -> Trap {
+        let warp = &self.warps[w];
+        let lanes = if let TrapCause::BarrierNeverCompletes { .. } = cause { warp.waiting } else { warp.group };
+        Trap {
+            cause,
+            block: ctx.block_id,
+            warp: w as u32,
+            lanes,
+            pc: if warp.group_valid { warp.group_pc } else { warp.pc[lanes.trailing_zeros().min(31) as usize] },
+            issued: ctx.stats.issued,
+        }
+    }
+
+    /// Livelock diagnosis: keep running for a window and report lanes that
+    /// were ready all along but never issued, next to the lanes that did.
+    fn watchdog(&mut self, ctx: &mut Ctx<'_, '_>) -> Trap {
+        const WINDOW: u64 = 4096;
+        let n = self.warps.len();
+        let mut issued_lanes = vec![0u32; n];
+        let mut pcs: Vec<(u32, u32)> = vec![(u32::MAX, 0); n];
+        let limit = ctx.stats.issued;
+        ctx.watchdog = u64::MAX;
+        let saved_observer = ctx.observer.take();
+        let mut next = 0;
+        let mut window_end = None;
+        for _ in 0..WINDOW {
+            let Some(w) = (0..n).map(|i| (next + i) % n).find(|&w| self.warps[w].schedulable() != 0) else {
+                window_end = Some("every lane finished or waits");
+                break;
+            };
+            next = (w + 1) % n;
+            let warp = &mut self.warps[w];
+            if !warp.group_valid {
+                warp.arbitrate(self.policy, self.max_depth);
+            }
+            issued_lanes[w] |= warp.group;
+            let pc = warp.group_pc;
+            pcs[w] = (pcs[w].0.min(pc), pcs[w].1.max(pc));
+            if self.step(ctx, w).is_err() {
+                window_end = Some("the window ended in a trap");
+                break;
+            }
+        }
+        ctx.observer = saved_observer;
+        let mut starved = Vec::new();
+        for (w, warp) in self.warps.iter_mut().enumerate() {
+            warp.materialize();
+            let idle = warp.schedulable() & !issued_lanes[w];
+            if idle != 0 && issued_lanes[w] != 0 {
+                let (lo, hi) = pcs[w];
+                let stuck_pc = warp.pc[idle.trailing_zeros() as usize];
+                starved.push((w, idle, issued_lanes[w], lo, hi, stuck_pc));
+            } else if idle != 0 {
+                let stuck_pc = warp.pc[idle.trailing_zeros() as usize];
+                starved.push((w, idle, 0, 0, 0, stuck_pc));
+            }
+        }
+        let diagnosis = if let Some(&(w, idle, busy, lo, hi, stuck_pc)) = starved.first() {
+            if busy != 0 {
+                format!(
+                    "livelock: in warp {w}, lane(s) {} kept issuing at PCs {lo}..={hi} while lane(s) {} (at pc {stuck_pc}) never issued in the last {WINDOW} issues; a lane spinning at a lower PC starves the lanes it waits for",
+                    lane_list(busy),
+                    lane_list(idle)
+                )
+            } else {
+                format!(
+                    "livelock: warp {w} lane(s) {} (at pc {stuck_pc}) never issued in the last {WINDOW} issues while other warps ran",
+                    lane_list(idle)
+                )
+            }
+        } else {
+            format!(
+                "no lane is starved{}: the kernel may just run long; raise `watchdog` in the launch description",
+                window_end.map(|s| format!(" ({s})")).unwrap_or_default()
+            )
+        };
+        let (w, lanes, pc) = starved.first().map(|s| (s.0, s.1, s.5)).unwrap_or((0, 0, 0));
+        Trap {
+            cause: TrapCause::Watchdog { limit, diagnosis },
+            block: ctx.block_id,
+            warp: w as u32,
+            lanes,
+            pc,
+            issued: limit,
+        }
+    }
+
+    /// Issues one instruction of warp `w`.
+    fn step(&mut self, ctx: &mut Ctx<'_, '_>, w: usize) -> Result<(), Trap> {
+        let policy = self.policy;
+        let max_depth = self.max_depth;
+        let nwarps = self.warps.len() as u32;
+        {
+            let warp = &mut self.warps[w];
+            if !warp.group_valid {
+                warp.arbitrate(policy, max_depth);
+            }
+        }
+        let pc = self.warps[w].group_pc;
+        let instr = match ctx.program.instrs.get(pc as usize) {
+            Some(Ok(i)) => *i,
+            Some(Err(reason)) => {
+                let word = ctx.program.words[pc as usize];
+                return Err(self.trap_here(ctx, w, TrapCause::InvalidInstruction { word, reason: reason.clone() }));
+            }
+            None => {
+                let len = ctx.program.words.len() as u32;
+                return Err(self.trap_here(ctx, w, TrapCause::PcOutOfRange { len }));
+            }
+        };
+        let warp = &mut self.warps[w];
+        let active = warp.group;
+        let exec = active & warp.pred_mask(instr.guard);
+        let issue_index = ctx.stats.issued;
+        ctx.stats.issued += 1;
+        ctx.stats.active_lane_slots += active.count_ones() as u64;
+        ctx.stats.executed_lane_slots += exec.count_ones() as u64;
+        if let Some(obs) = ctx.observer.as_deref_mut() {
+            obs.issue(&Issue { index: issue_index, block: ctx.block_id, warp: w as u32, pc, active, executing: exec });
+        }
+
+        match instr.op {
+            Op::Alu { op, rd, rs1, rs2 } => {
+                let (a, b) = (warp.regs[rs1.index()], warp.regs[rs2.index()]);
+                warp.write_reg(rd, exec, |l| semantics::alu(op, a[l], b[l]));
+            }
+            Op::AluImm { op, rd, rs1, imm } => {
+                let a = warp.regs[rs1.index()];
+                warp.write_reg(rd, exec, |l| semantics::alu(op, a[l], imm as u32));
+            }
+            Op::MovI { rd, imm } => warp.write_reg(rd, exec, |_| imm as u32),
+            Op::MovHi { rd, imm } => {
+                let a = warp.regs[rd.index()];
+                warp.write_reg(rd, exec, |l| (imm as u32) << 16 | (a[l] & 0xffff));
+            }
+            Op::SetP { cmp, pd, rs1, rs2 } => {
+                let (a, b) = (&warp.regs[rs1.index()], &warp.regs[rs2.index()]);
+                let mut m = 0u32;
+                for l in 0..L {
+                    m |= (semantics::compare(cmp, a[l], b[l]) as u32) << l;
+                }
+                warp.write_pred(pd, exec, m);
+            }
+            Op::SetPImm { cmp, pd, rs1, imm } => {
+                let a = &warp.regs[rs1.index()];
+                let mut m = 0u32;
+                for (l, v) in a.iter().enumerate() {
+                    m |= (semantics::compare(cmp, *v, imm as u32) as u32) << l;
+                }
+                warp.write_pred(pd, exec, m);
+            }
+            Op::PLogic { op, pd, a, b } => {
+                let (ma, mb) = (warp.pred_mask(a), warp.pred_mask(b));
+                let m = match op {
+                    PredOp::And => ma & mb,
+                    PredOp::Or => ma | mb,
+                    PredOp::Xor => ma ^ mb,
+                };
+                warp.write_pred(pd, exec, m);
+            }
+            Op::Sel { rd, p, rs1, rs2 } => {
+                let pm = warp.pred_mask(p);
+                let (a, b) = (warp.regs[rs1.index()], warp.regs[rs2.index()]);
+                warp.write_reg(rd, exec, |l| if pm & (1 << l) != 0 { a[l] } else { b[l] });
+            }
+            Op::S2R { rd, sreg } => {
+                let per_lane = match sreg {
+                    SpecialReg::TidX => Some(warp.tid[0]),
+                    SpecialReg::TidY => Some(warp.tid[1]),
+                    SpecialReg::TidZ => Some(warp.tid[2]),
+                    SpecialReg::TidLinear => Some(warp.tid[3]),
+                    SpecialReg::LaneId => Some(warp.lane_id),
+                    _ => None,
+                };
+                match per_lane {
+                    Some(src) => warp.write_reg(rd, exec, |l| src[l]),
+                    None => {
+                        let v = match sreg {
+                            SpecialReg::NtidX => ctx.block_dim[0],
+                            SpecialReg::NtidY => ctx.block_dim[1],
+                            SpecialReg::NtidZ => ctx.block_dim[2],
+                            SpecialReg::CtaidX => ctx.block_id[0],
+                            SpecialReg::CtaidY => ctx.block_id[1],
+                            SpecialReg::CtaidZ => ctx.block_id[2],
+                            SpecialReg::NctaidX => ctx.grid_dim[0],
+                            SpecialReg::NctaidY => ctx.grid_dim[1],
+                            SpecialReg::NctaidZ => ctx.grid_dim[2],
+                            SpecialReg::WarpId => warp.warp_id,
+                            SpecialReg::NWarps => nwarps,
+                            SpecialReg::WarpSize => ctx.config.lanes,
+                            SpecialReg::ClockLo => issue_index as u32,
+                            SpecialReg::ClockHi => (issue_index >> 32) as u32,
+                            _ => unreachable!("per-lane special registers are handled above"),
+                        };
+                        warp.write_reg(rd, exec, |_| v);
+                    }
+                }
+            }
+            Op::LdParam { rd, index } => {
+                if exec != 0 {
+                    let Some(&v) = ctx.params.get(index as usize) else {
+                        let supplied = ctx.params.len() as u32;
+                        return Err(self.trap_here(ctx, w, TrapCause::MissingParam { index, supplied }));
+                    };
+                    warp.write_reg(rd, exec, |_| v);
+                }
+            }
+            Op::Load { space, width, rd, base, offset } => {
+                let bytes = width.bytes();
+                let addrs = lane_addresses(&warp.regs[base.index()], offset);
+                let mem: &[u8] = match space {
+                    Space::Shared => &self.shared,
+                    Space::Global => ctx.global,
+                };
+                if let Err(cause) = check_access(space, mem.len(), &addrs, exec, bytes) {
+                    let (lanes, cause) = cause;
+                    let mut t = self.trap_here(ctx, w, cause);
+                    t.lanes = lanes;
+                    return Err(t);
+                }
+                let mut vals = [0u32; L];
+                for l in 0..L {
+                    if exec >> l & 1 == 1 {
+                        vals[l] = semantics::load_extend(width, read_le(mem, addrs[l], bytes));
+                    }
+                }
+                let warp = &mut self.warps[w];
+                warp.write_reg(rd, exec, |l| vals[l]);
+            }
+            Op::Store { space, width, src, base, offset } => {
+                let bytes = width.bytes();
+                let addrs = lane_addresses(&warp.regs[base.index()], offset);
+                let data = warp.regs[src.index()];
+                let mem: &mut [u8] = match space {
+                    Space::Shared => &mut self.shared,
+                    Space::Global => ctx.global,
+                };
+                if let Err((lanes, cause)) = check_access(space, mem.len(), &addrs, exec, bytes) {
+                    let mut t = self.trap_here(ctx, w, cause);
+                    t.lanes = lanes;
+                    return Err(t);
+                }
+                for l in 0..L {
+                    if exec >> l & 1 == 1 {
+                        write_le(mem, addrs[l], bytes, semantics::store_truncate(width, data[l]));
+                    }
+                }
+            }
+            Op::Atom { space, op, rd, addr, src } => {
+                let addrs = lane_addresses(&warp.regs[addr.index()], 0);
+                let data = warp.regs[src.index()];
+                let mem: &mut [u8] = match space {
+                    Space::Shared => &mut self.shared,
+                    Space::Global => ctx.global,
+                };
+                if let Err((lanes, cause)) = check_access(space, mem.len(), &addrs, exec, 4) {
+                    let mut t = self.trap_here(ctx, w, cause);
+                    t.lanes = lanes;
+                    return Err(t);
+                }
+                let mut old = [0u32; L];
+                for l in 0..L {
+                    if exec >> l & 1 == 1 {
+                        old[l] = read_le(mem, addrs[l], 4);
+                        write_le(mem, addrs[l], 4, semantics::atomic(op, old[l], data[l]));
+                    }
+                }
+                let warp = &mut self.warps[w];
+                warp.write_reg(rd, exec, |l| old[l]);
+            }
+            Op::Vote { kind, pd, p } => {
+                let yes = warp.pred_mask(p);
+                let v = if semantics::vote(kind, exec, yes) { u32::MAX } else { 0 };
+                warp.write_pred(pd, exec, v);
+            }
+            Op::Ballot { rd, p } => {
+                let ballot = exec & warp.pred_mask(p);
+                warp.write_reg(rd, exec, |_| ballot);
+            }
+            Op::Nop => {}
+            // Control flow: every active lane gets its own next PC, then the
+            // warp re-arbitrates.
+            Op::Bra { .. }
+            | Op::BraCons { .. }
+            | Op::Jmp { .. }
+            | Op::Call { .. }
+            | Op::CallR { .. }
+            | Op::Ret { .. }
+            | Op::Bar
+            | Op::Exit => return self.control(ctx, w, instr, exec),
+        }
+        self.warps[w].advance(policy);
+        Ok(())
+    }
+
+    fn control(&mut self, ctx: &mut Ctx<'_, '_>, w: usize, instr: Instr, exec: u32) -> Result<(), Trap> {
+        let max_depth = self.max_depth;
+        let warp = &mut self.warps[w];
+        let active = warp.group;
+        let pc = warp.group_pc;
+        warp.materialize();
+        let mut per_lane = false;
+        // Checks that must hold before any lane's state changes.
+        match instr.op {
+            Op::Call { .. } | Op::CallR { .. } => {
+                let over = (0..L).filter(|l| exec >> l & 1 == 1 && warp.depth[*l] >= max_depth).fold(0u32, |m, l| m | 1 << l);
+                if over != 0 {
+                    warp.group_valid = false;
+                    let mut t = self.trap_here(ctx, w, TrapCause::CallDepthOverflow { max: max_depth });
+                    t.lanes = over;
+                    t.pc = pc;
+                    return Err(t);
+                }
+            }
+            Op::Ret { .. } => {
+                let zero = (0..L).filter(|l| exec >> l & 1 == 1 && warp.depth[*l] == 0).fold(0u32, |m, l| m | 1 << l);
+                if zero != 0 {
+                    let mut t = self.trap_here(ctx, w, TrapCause::ReturnAtDepthZero);
+                    t.lanes = zero;
+                    t.pc = pc;
+                    return Err(t);
+                }
+            }
+            _ => {}
+        }
+        for l in 0..L {
+            if active >> l & 1 == 1 {
+                warp.pc[l] = pc + 1;
+            }
+        }
+        match instr.op {
+            Op::Bra { target } => {
+                per_lane = true;
+                for l in 0..L {
+                    if exec >> l & 1 == 1 {
+                        warp.pc[l] = target;
+                    }
+                }
+            }
+            Op::BraCons { kind, p, target } => {
+                let taken = semantics::consensus_taken(kind, exec, warp.pred_mask(p));
+                if taken {
+                    ctx.stats.consensual_taken += 1;
+                    for l in 0..L {
+                        if active >> l & 1 == 1 {
+                            warp.pc[l] = target;
+                        }
+                    }
+                } else {
+                    ctx.stats.consensual_not_taken += 1;
+                }
+            }
+            Op::Jmp { rs } => {
+                per_lane = true;
+                for l in 0..L {
+                    if exec >> l & 1 == 1 {
+                        warp.pc[l] = warp.regs[rs.index()][l];
+                    }
+                }
+            }
+            Op::Call { rd, target } => {
+                per_lane = true;
+                warp.write_reg(rd, exec, |_| pc + 1);
+                for l in 0..L {
+                    if exec >> l & 1 == 1 {
+                        warp.depth[l] += 1;
+                        warp.pc[l] = target;
+                    }
+                }
+            }
+            Op::CallR { rd, rs } => {
+                per_lane = true;
+                let targets = warp.regs[rs.index()];
+                warp.write_reg(rd, exec, |_| pc + 1);
+                for l in 0..L {
+                    if exec >> l & 1 == 1 {
+                        warp.depth[l] += 1;
+                        warp.pc[l] = targets[l];
+                    }
+                }
+            }
+            Op::Ret { rs } => {
+                per_lane = true;
+                for l in 0..L {
+                    if exec >> l & 1 == 1 {
+                        warp.depth[l] -= 1;
+                        warp.pc[l] = warp.regs[rs.index()][l];
+                    }
+                }
+            }
+            Op::Bar => {
+                warp.waiting |= exec;
+                let arrivals = exec.count_ones();
+                self.waiting += arrivals;
+                ctx.stats.barrier_arrivals += arrivals as u64;
+                if self.waiting == self.threads {
+                    ctx.stats.barriers += 1;
+                    self.waiting = 0;
+                    for other in &mut self.warps {
+                        other.waiting = 0;
+                        other.materialize();
+                    }
+                }
+            }
+            Op::Exit => {
+                warp.alive &= !exec;
+                self.exited += exec.count_ones();
+            }
+            _ => unreachable!("control() is only called for control instructions"),
+        }
+        let warp = &mut self.warps[w];
+        if per_lane {
+            let first = active.trailing_zeros() as usize;
+            let split = (0..L).any(|l| {
+                active >> l & 1 == 1 && (warp.pc[l] != warp.pc[first] || warp.depth[l] != warp.depth[first])
+            });
+            if split {
+                ctx.stats.divergent_branches += 1;
+            }
+        }
+        warp.group_valid = false;
+        Ok(())
+    }
+}
+
+#[inline(always)]
+fn lane_addresses(base: &[u32; L], offset: i32) -> [u32; L] {
+    let mut a = [0u32; L];
+    for l in 0..L {
+        a[l] = base[l].wrapping_add(offset as u32);
+    }
+    a
+}
+
+/// Checks every executing lane's access before any lane performs it.
+fn check_access(space: Space, size: usize, addrs: &[u32; L], exec: u32, bytes: u32) -> Result<(), (u32, TrapCause)> {
+    let mut bad_range = 0u32;
+    let mut bad_align = 0u32;
+    for l in 0..L {
+        if exec >> l & 1 == 1 {
+            let a = addrs[l];
+            if a % bytes != 0 {
+                bad_align |= 1 << l;
+            } else if a as u64 + bytes as u64 > size as u64 {
+                bad_range |= 1 << l;
+            }
+        }
+    }
+    if bad_align != 0 {
+        let addr = addrs[bad_align.trailing_zeros() as usize];
+        return Err((bad_align, TrapCause::Misaligned { space, addr, bytes }));
+    }
+    if bad_range != 0 {
+        let addr = addrs[bad_range.trailing_zeros() as usize];
+        return Err((bad_range, TrapCause::AddressOutOfRange { space, addr, bytes, size: size as u32 }));
+    }
+    Ok(())
+}
+
+#[inline(always)]
+fn read_le(mem: &[u8], addr: u32, bytes: u32) -> u32 {
+    let a = addr as usize;
+    let mut v = 0u32;
+    for i in 0..bytes as usize {
+        v |= (mem[a + i] as u32) << (8 * i);
+    }
+    v
+}
+
+#[inline(always)]
+fn write_le(mem: &mut [u8], addr: u32, bytes: u32, value: u32) {
+    let a = addr as usize;
+    for i in 0..bytes as usize {
+        mem[a + i] = (value >> (8 * i)) as u8;
+    }
+}

@@ -1,1 +1,0 @@
-//! Assembler (placeholder, being written).
