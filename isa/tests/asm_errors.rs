@@ -302,7 +302,7 @@ fn missing_operand() {
         18,
         "expected `]`, found end of line",
     );
-    check(".entry", 1, 7, "missing operand: expected a entry name");
+    check(".entry", 1, 7, "missing operand: expected an entry name");
     check(".equ X", 1, 7, "missing operand: expected a value");
     check(
         "add r1 r2, r3",
@@ -358,7 +358,7 @@ fn bad_directive() {
         ".entry r1\nexit",
         1,
         8,
-        "`r1` is a register name and cannot name a entry",
+        "`r1` is a register name and cannot name an entry",
     );
     check(".param 3x\nexit", 1, 8, "bad parameter name `3x`");
     check(
@@ -377,6 +377,25 @@ fn bad_directive() {
         8,
         "too many parameters: a kernel has at most 16 parameter words",
     );
+}
+
+#[test]
+fn program_too_large() {
+    let src = "nop\n".repeat(65_536) + "exit\n";
+    check(
+        &src,
+        65_537,
+        1,
+        "the program exceeds the instruction memory limit of 65536 words",
+    );
+    let src = "nop\n".repeat(65_535) + "li r1, 0x12345678\n";
+    check(
+        &src,
+        65_536,
+        1,
+        "the program exceeds the instruction memory limit of 65536 words",
+    );
+    assert!(assemble(&"nop\n".repeat(65_536), "t.s").is_ok());
 }
 
 #[test]

@@ -39,9 +39,17 @@ fn run4(src: &str) -> Run {
 }
 
 /// `instr` writes r3; executing lanes must hold `expected[lane]`.
+/// Puts the guard on the last line of a snippet (earlier lines set up operands).
+fn guard_last(guard: &str, snippet: &str) -> String {
+    match snippet.rsplit_once('\n') {
+        Some((setup, last)) => format!("{setup}\n{guard}{last}"),
+        None => format!("{guard}{snippet}"),
+    }
+}
+
 fn check_reg_per_lane(instr: &str, a: u32, b: u32, expected: [u32; 4]) {
     for (guard, exec) in GUARDS {
-        let run = run4(&program(a, b, false, &format!("{guard}{instr}")));
+        let run = run4(&program(a, b, false, &guard_last(guard, instr)));
         for lane in 0..4 {
             let want = if exec[lane] { expected[lane] } else { SENTINEL };
             assert_eq!(run.reg(lane, 3), want, "`{guard}{instr}` lane {lane} (a={a:#x}, b={b:#x})");
@@ -56,7 +64,7 @@ fn check_reg(instr: &str, a: u32, b: u32, expected: u32) {
 /// `instr` writes p3 (initialised to `!expected`); executing lanes must hold `expected`.
 fn check_pred(instr: &str, a: u32, b: u32, expected: bool) {
     for (guard, exec) in GUARDS {
-        let run = run4(&program(a, b, !expected, &format!("{guard}{instr}")));
+        let run = run4(&program(a, b, !expected, &guard_last(guard, instr)));
         for (lane, executes) in exec.iter().enumerate() {
             let want = if *executes { expected } else { !expected };
             assert_eq!(run.preds[0][lane][3], want, "`{guard}{instr}` lane {lane} (a={a:#x}, b={b:#x})");

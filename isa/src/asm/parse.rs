@@ -411,22 +411,35 @@ fn classify_value(at: usize, t: &str, what: &str) -> Res<Val> {
     })
 }
 
-/// A name being defined by a directive.
+/// "a" or "an" before `noun`.
+fn article(noun: &str) -> &'static str {
+    if noun.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// A name being defined by a directive; `what` is the kind of name.
 fn name_here(c: &mut Cursor, what: &str) -> Res<(usize, String)> {
+    let a = article(what);
     if c.at_end() {
         return Err(raw(
             c.pos,
-            format!("missing operand: expected a {what} name"),
+            format!("missing operand: expected {a} {what} name"),
         ));
     }
     match c.run(atom) {
         Some((at, t)) if is_symbol_name(t) => Ok((at, t.to_string())),
         Some((at, t)) if is_register_like(t) => Err(raw(
             at,
-            format!("`{t}` is a register name and cannot name a {what}"),
+            format!("`{t}` is a register name and cannot name {a} {what}"),
         )),
         Some((at, t)) => Err(raw(at, format!("bad {what} name `{}`", shorten(t)))),
-        None => Err(raw(c.pos, format!("expected a {what} name, {}", c.found()))),
+        None => Err(raw(
+            c.pos,
+            format!("expected {a} {what} name, {}", c.found()),
+        )),
     }
 }
 

@@ -1,0 +1,391 @@
+//! Golden traces from the papers and hand-worked examples, on the
+//! functional model. Every expected value here was written from the paper or
+//! worked out by hand from docs/isa.md, never copied from the model.
+
+mod common;
+
+use common::{run_asm, Setup};
+use concord_isa::config::Arbitration;
+use concord_isa::func::TrapCause;
+
+/// Collange 2011, Table 2: `A; if(!c) br 5; B; br 6; C; D` on 4 threads,
+/// T2 and T3 taking the branch. Two setup instructions compute !c, so the
+/// table's relative PC k is our PC k + 1.
+#[test]
+fn collange_table2_if_then_else() {
+    let src = "
+        s2r     r1, %tid
+        setp.ge p1, r1, 2        ; !c holds for T2, T3
+    A:  add     r2, r2, 1
+        @p1 bra C                ; if(!c) br 5
+    B:  add     r3, r3, 1
+        bra     D                ; br 6
+    C:  add     r4, r4, 1
+    D:  add     r5, r5, 1
+        exit
+    ";
+    let run = run_asm(src, Setup::default());
+    run.stats();
+    let table: Vec<(u32, String)> =
+        run.issues().into_iter().filter(|(pc, _)| (2..=7).contains(pc)).map(|(pc, m)| (pc - 1, m)).collect();
+    let expected = [(1, "1111"), (2, "1111"), (3, "1100"), (4, "1100"), (5, "0011"), (6, "1111")];
+    assert_eq!(table, expected.map(|(pc, m)| (pc, m.to_string())));
+    // The whole run: 2 setup issues, the table's 6, one exit.
+    assert_eq!(run.stats().issued, 9);
+    // B ran on T0, T1 only; C on T2, T3 only; D on all.
+    for t in 0..4 {
+        assert_eq!(run.reg(t, 3), (t < 2) as u32, "B on thread {t}");
+        assert_eq!(run.reg(t, 4), (t >= 2) as u32, "C on thread {t}");
+        assert_eq!(run.reg(t, 5), 1, "D on thread {t}");
+    }
+}
+
+/// Collange 2011, Listing 1: `if (c) f();` with `f` above its call site.
+/// The code after the if-block must run once with the full mask under the
+/// depth key, and twice (once per half) under plain min-PC.
+const LISTING1: &str = "
+        s2r     r1, %tid
+        setp.lt p1, r1, 2        ; c holds for T0, T1
+        @p1 call r31, f
+after:  add     r2, r2, 1        ; pc 3: the code after the if-block
+        exit
+f:      add     r3, r3, 1        ; pc 5
+        ret     r31
+";
+
+#[test]
+fn collange_listing1_depth_key_reconverges_after_call() {
+    let run = run_asm(LISTING1, Setup::default());
+    let after: Vec<_> = run.issues().into_iter().filter(|(pc, _)| *pc == 3).collect();
+    assert_eq!(after, vec![(3, "1111".to_string())]);
+    // Hand trace: s2r, setp, call (1111), f (1100), ret (1100), after (1111), exit (1111).
+    let expected = [(0, "1111"), (1, "1111"), (2, "1111"), (5, "1100"), (6, "1100"), (3, "1111"), (4, "1111")];
+    assert_eq!(run.issues(), expected.map(|(pc, m)| (pc, m.to_string())));
+}
+
+#[test]
+fn collange_listing1_pc_only_runs_the_join_twice() {
+    let run = run_asm(LISTING1, Setup { arbitration: Arbitration::PcOnly, ..Setup::default() });
+    let after: Vec<_> = run.issues().into_iter().filter(|(pc, _)| *pc == 3).collect();
+    assert_eq!(after, vec![(3, "0011".to_string()), (3, "1100".to_string())]);
+    // Results are the same either way: the policy is only a heuristic.
+    for t in 0..4 {
+        assert_eq!(run.reg(t, 2), 1);
+        assert_eq!(run.reg(t, 3), (t < 2) as u32);
+    }
+}
+
+#[test]
+fn loop_with_per_lane_trip_counts_narrows_then_reconverges_once() {
+    let src = "
+        s2r     r1, %tid
+        add     r1, r1, 1        ; trip count 1..4
+    body:
+        add     r1, r1, -1       ; pc 2
+        setp.gt p1, r1, 0
+        @p1 bra body
+    done:
+        add     r2, r2, 1        ; pc 5
+        exit
+    ";
+    let run = run_asm(src, Setup::default());
+    let body: Vec<String> = run.issues().into_iter().filter(|(pc, _)| *pc == 2).map(|(_, m)| m).collect();
+    assert_eq!(body, ["1111", "0111", "0011", "0001"]);
+    let done: Vec<String> = run.issues().into_iter().filter(|(pc, _)| *pc == 5).map(|(_, m)| m).collect();
+    assert_eq!(done, ["1111"]);
+    // The branch at pc 4 splits the active lanes in iterations 1 to 3; in
+    // the fourth only one lane is left, so nothing can split.
+    assert_eq!(run.stats().divergent_branches, 3);
+}
+
+/// Naive spin lock: the winner's critical section sits above the spin loop,
+/// so min-PC keeps issuing the losers' spin and the winner starves.
+#[test]
+fn naive_spin_lock_livelocks_and_the_watchdog_says_so() {
+    let src = "
+        ldparam r1, 0            ; lock address
+        movi    r2, 1
+    spin:
+        atom.global.exch r3, [r1], r2   ; pc 2
+        setp.ne p1, r3, 0
+        @p1 bra spin
+        ld.global r4, [r1+4]     ; critical section (pc 5)
+        add     r4, r4, 1
+        st.global [r1+4], r4
+        movi    r5, 0
+        st.global [r1], r5       ; unlock
+        exit
+    ";
+    let run = run_asm(src, Setup { params: vec![64], watchdog: 10_000, ..Setup::default() });
+    let trap = run.trap();
+    let TrapCause::Watchdog { limit, diagnosis } = &trap.cause else { panic!("not a watchdog trap: {trap}") };
+    assert_eq!(*limit, 10_000);
+    assert!(diagnosis.starts_with("livelock"), "{diagnosis}");
+    // Lane 0 won the lock (atomics go in lane order) and waits at pc 5.
+    assert_eq!(trap.lanes, 0b0001);
+    assert_eq!(trap.pc, 5);
+    assert!(diagnosis.contains("lane(s) 1-3 kept issuing at PCs 2..=4"), "{diagnosis}");
+    let text = trap.to_string();
+    assert!(text.contains("watchdog") && text.contains("livelock"), "{text}");
+}
+
+/// The same lock with the critical section inside the retry loop completes:
+/// losers jump over it, the winner runs it, everyone meets at the loop test.
+#[test]
+fn spin_lock_with_critical_section_inside_the_loop_completes() {
+    let src = "
+        ldparam r1, 0            ; lock address; counter at +4
+        movi    r2, 1
+        movi    r5, 0
+        pmov    p2, pt           ; p2: this thread still needs the lock
+    retry:
+        atom.global.exch r3, [r1], r2
+        setp.eq p1, r3, 0
+        @!p1 bra skip
+        ld.global r4, [r1+4]
+        add     r4, r4, 1
+        st.global [r1+4], r4
+        st.global [r1], r5       ; unlock
+        pmov    p2, !pt
+    skip:
+        @p2 bra retry
+        exit
+    ";
+    // 2 warps of 4: the lock is contended inside and across warps.
+    let run = run_asm(src, Setup { warps: 2, threads: 8, params: vec![64], ..Setup::default() });
+    run.stats();
+    assert_eq!(run.word(64), 0, "lock released");
+    assert_eq!(run.word(68), 8, "every thread entered the critical section once");
+}
+
+/// Consensual branches for each vote and predicate pattern: the outcome is
+/// the quantifier over the active lanes, and the warp never splits.
+#[test]
+fn consensual_branches_vote_and_never_split() {
+    // (vote, lanes where p1 holds as a lane-0-first bit pattern, taken?)
+    let cases = [
+        ("none", 0b1111, false),
+        ("none", 0b0000, true),
+        ("none", 0b0101, false),
+        ("any", 0b1111, true),
+        ("any", 0b0000, false),
+        ("any", 0b0101, true),
+        ("all", 0b1111, true),
+        ("all", 0b0000, false),
+        ("all", 0b0101, false),
+    ];
+    for (vote, pattern, taken) in cases {
+        let src = format!(
+            "
+            s2r     r1, %laneid
+            ldparam r2, 0
+            shr     r2, r2, r1
+            and     r2, r2, 1
+            setp.ne p1, r2, 0        ; p1 = bit `lane` of the pattern
+            bra.{vote} p1, target    ; pc 5
+            movi    r3, 1            ; pc 6: fall-through
+            exit
+        target:
+            movi    r3, 2            ; pc 8
+            exit
+        "
+        );
+        let run = run_asm(&src, Setup { params: vec![pattern], ..Setup::default() });
+        run.stats();
+        let after: Vec<_> = run.issues().into_iter().filter(|(pc, _)| *pc >= 6).collect();
+        let pc = if taken { 8 } else { 6 };
+        assert_eq!(after, vec![(pc, "1111".into()), (pc + 1, "1111".into())], "bra.{vote} on {pattern:04b}");
+        for t in 0..4 {
+            assert_eq!(run.reg(t, 3), if taken { 2 } else { 1 }, "bra.{vote} on {pattern:04b}");
+        }
+        assert_eq!(run.stats().divergent_branches, 0);
+        assert_eq!(run.stats().consensual_taken, taken as u64);
+        assert_eq!(run.stats().consensual_not_taken, !taken as u64);
+    }
+}
+
+/// A guard on a consensual branch selects the voters, but every active lane
+/// follows the outcome.
+#[test]
+fn guarded_consensual_branch_counts_only_voters() {
+    let src = "
+        s2r     r1, %laneid
+        setp.lt p2, r1, 2        ; voters: lanes 0, 1
+        setp.eq p1, r1, 3        ; p1 only on lane 3, which does not vote
+        @p2 bra.none p1, target  ; no voter has p1: taken by all four
+        movi    r3, 1
+        exit
+    target:
+        movi    r3, 2
+        exit
+    ";
+    let run = run_asm(src, Setup::default());
+    for t in 0..4 {
+        assert_eq!(run.reg(t, 3), 2);
+    }
+}
+
+#[test]
+fn barrier_counts_threads_across_warps_and_divergent_arrivals() {
+    // Each thread writes its id to shared memory, syncs, then reads its
+    // neighbour's. Lanes reach the barrier at different PCs within a warp.
+    let src = "
+        s2r     r1, %tid
+        shl     r2, r1, 2
+        st.shared [r2], r1
+        and     r3, r1, 1
+        setp.eq p1, r3, 0
+        @p1 bra even
+        bar.sync                  ; odd threads arrive here
+        bra     read
+    even:
+        bar.sync                  ; even threads arrive here
+    read:
+        add     r4, r1, 1
+        s2r     r5, %ntid.x
+        setp.ge p2, r4, r5
+        @p2 movi r4, 0
+        shl     r4, r4, 2
+        ld.shared r6, [r4]
+        exit
+    ";
+    let run = run_asm(src, Setup { warps: 2, threads: 8, ..Setup::default() });
+    let s = run.stats();
+    assert_eq!(s.barriers, 1);
+    assert_eq!(s.barrier_arrivals, 8);
+    for t in 0..8 {
+        assert_eq!(run.reg(t, 6), ((t + 1) % 8) as u32, "thread {t}");
+    }
+}
+
+#[test]
+fn barrier_after_some_threads_exit_is_reported() {
+    let src = "
+        s2r     r1, %tid
+        setp.ge p1, r1, 2
+        @p1 exit
+        bar.sync
+        exit
+    ";
+    let run = run_asm(src, Setup::default());
+    let trap = run.trap();
+    assert_eq!(trap.cause, TrapCause::BarrierNeverCompletes { waiting: 2, exited: 2, threads: 4 });
+    assert_eq!(trap.lanes, 0b0011);
+}
+
+#[test]
+fn out_of_range_and_misaligned_accesses_trap_with_lanes_pc_and_address() {
+    // Lane addresses 2048, 3072, 4096, 5120: lanes 2 and 3 fall outside 4096 bytes.
+    let src = "
+        s2r     r1, %tid
+        shl     r1, r1, 10       ; 0, 1024, 2048, 3072
+        add     r1, r1, 4
+        ld.global r2, [r1+2044]  ; pc 3
+        exit
+    ";
+    let run = run_asm(src, Setup::default());
+    let trap = run.trap();
+    assert_eq!(trap.lanes, 0b1100);
+    assert_eq!(trap.pc, 3);
+    assert_eq!(
+        trap.cause,
+        TrapCause::AddressOutOfRange { space: concord_isa::Space::Global, addr: 4096, bytes: 4, size: 4096 }
+    );
+    assert_eq!(
+        trap.to_string(),
+        "trap in block (0,0,0) warp 0 lane(s) 2-3 at pc 3: global access of 4 byte(s) at address 0x00001000 is outside global memory (4096 bytes)"
+    );
+
+    let run = run_asm("s2r r1, %tid\nst.shared.b16 [r1+0], r1\nexit\n", Setup::default());
+    assert_eq!(run.trap().lanes, 0b1010, "odd addresses are misaligned for 16-bit stores");
+}
+
+#[test]
+fn running_into_cleared_memory_is_an_invalid_instruction() {
+    let run = run_asm("nop\n.word 0\n", Setup::default());
+    let trap = run.trap();
+    assert_eq!(trap.pc, 1);
+    assert!(matches!(trap.cause, TrapCause::InvalidInstruction { word: 0, .. }), "{trap}");
+}
+
+#[test]
+fn falling_off_the_program_and_bad_returns_trap() {
+    let run = run_asm("nop\n", Setup::default());
+    assert_eq!(run.trap().cause, TrapCause::PcOutOfRange { len: 1 });
+    assert_eq!(run.trap().pc, 1);
+
+    let run = run_asm("movi r1, 3\nret r1\nexit\nexit\n", Setup::default());
+    assert_eq!(run.trap().cause, TrapCause::ReturnAtDepthZero);
+
+    // call_depth_bits = 4 (default): depth 15 is the deepest, so the 16th call traps.
+    let run = run_asm("f: call r1, f\n", Setup::default());
+    assert_eq!(run.trap().cause, TrapCause::CallDepthOverflow { max: 15 });
+    assert_eq!(run.issued(), 16);
+}
+
+#[test]
+fn missing_parameter_traps() {
+    let run = run_asm("ldparam r1, 3\nexit\n", Setup { params: vec![1, 2], ..Setup::default() });
+    assert_eq!(run.trap().cause, TrapCause::MissingParam { index: 3, supplied: 2 });
+}
+
+#[test]
+fn recursion_reconverges_by_depth() {
+    // sum(n) = n + sum(n-1), recursion depth = tid + 1 per lane, with a
+    // per-lane stack in global memory.
+    let src = "
+        s2r     r1, %tid
+        add     r10, r1, 1          ; n = tid + 1
+        shl     r20, r1, 8          ; per-thread stack area: 256 bytes
+        add     r20, r20, 1024
+        call    r31, sum
+        shl     r2, r1, 2
+        st.global [r2], r11
+        exit
+    sum:                            ; r10 = n -> r11 = n + (n-1) + ... + 1
+        setp.eq p1, r10, 0
+        @p1 movi r11, 0
+        @p1 ret r31
+        st.global [r20], r31
+        st.global [r20+4], r10
+        add     r20, r20, 8
+        add     r10, r10, -1
+        call    r31, sum
+        add     r20, r20, -8
+        ld.global r31, [r20]
+        ld.global r10, [r20+4]
+        add     r11, r11, r10
+        ret     r31
+    ";
+    let run = run_asm(src, Setup::default());
+    run.stats();
+    for t in 0..4u32 {
+        let n = t + 1;
+        assert_eq!(run.word(4 * t as usize), n * (n + 1) / 2, "thread {t}");
+    }
+}
+
+#[test]
+fn partial_last_warp_and_multiple_blocks() {
+    // 6 threads on 4-lane warps: warp 1 has lanes 2, 3 absent.
+    let src = "
+        s2r     r1, %tid
+        s2r     r2, %ctaid.x
+        s2r     r3, %ntid.x
+        mul     r4, r2, r3
+        add     r4, r4, r1          ; global id
+        shl     r5, r4, 2
+        st.global [r5], r4
+        exit
+    ";
+    let run = run_asm(src, Setup { warps: 2, threads: 6, blocks: 3, ..Setup::default() });
+    let s = run.stats();
+    assert_eq!(s.blocks, 3);
+    assert_eq!(s.threads, 18);
+    for g in 0..18u32 {
+        assert_eq!(run.word(4 * g as usize), g);
+    }
+    // Per block: warp 0 full (8 issues x 4 lanes), warp 1 half (8 x 2).
+    assert_eq!(s.issued, 3 * 16);
+    assert_eq!(s.active_lane_slots, 3 * (8 * 4 + 8 * 2));
+}
