@@ -32,7 +32,11 @@ struct BenchKernel {
 }
 
 const KERNELS: [BenchKernel; 2] = [
-    BenchKernel { name: "alu", file: "kernels/bench/alu.s", source: include_str!("../../kernels/bench/alu.s") },
+    BenchKernel {
+        name: "alu",
+        file: "kernels/bench/alu.s",
+        source: include_str!("../../kernels/bench/alu.s"),
+    },
     BenchKernel {
         name: "divergent",
         file: "kernels/bench/divergent.s",
@@ -44,12 +48,22 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
     if args.blocks == 0 || args.iterations == 0 || args.repeat == 0 {
         return Err("--blocks, --iterations and --repeat must be at least 1".into());
     }
-    let config = CoreConfig { lanes: 32, warps: 8, global_memory_bytes: 1 << 24, ..CoreConfig::default() };
+    let config = CoreConfig {
+        lanes: 32,
+        warps: 8,
+        global_memory_bytes: 1 << 24,
+        ..CoreConfig::default()
+    };
     config.validate().map_err(|e| e.to_string())?;
     let threads = 256u32;
     let out_bytes = args.blocks as u64 * threads as u64 * 4;
     if out_bytes + 0x100 > config.global_memory_bytes as u64 {
-        return Err(format!("--blocks {} needs {} bytes of output; at most {} fit", args.blocks, out_bytes, config.global_memory_bytes - 0x100));
+        return Err(format!(
+            "--blocks {} needs {} bytes of output; at most {} fit",
+            args.blocks,
+            out_bytes,
+            config.global_memory_bytes - 0x100
+        ));
     }
     println!(
         "functional model, single thread, {} lanes x {} warps, {} blocks x {} threads, best of {}",
@@ -74,8 +88,14 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         for _ in 0..args.repeat {
             let mut global = vec![0u8; config.global_memory_bytes as usize];
             let start = Instant::now();
-            let s = func::run(&config, &launch, &mut global, Options { watchdog: u64::MAX }, None)
-                .map_err(|t| format!("{}: {t}", k.file))?;
+            let s = func::run(
+                &config,
+                &launch,
+                &mut global,
+                Options { watchdog: u64::MAX },
+                None,
+            )
+            .map_err(|t| format!("{}: {t}", k.file))?;
             best = best.min(start.elapsed().as_secs_f64());
             stats = Some(s);
         }

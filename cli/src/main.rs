@@ -49,7 +49,9 @@ enum Command {
         output: Option<PathBuf>,
     },
     /// Run a launch description (program, grid, arguments) and print results and statistics.
-    #[command(after_help = "Examples:\n  concord run kernels/vecadd.yaml\n  concord run kernels/divergence.yaml --config configs/wide.yaml --trace trace.jsonl\n  concord run kernels/vecadd.yaml --json")]
+    #[command(
+        after_help = "Examples:\n  concord run kernels/vecadd.yaml\n  concord run kernels/divergence.yaml --config configs/wide.yaml --trace trace.jsonl\n  concord run kernels/vecadd.yaml --json"
+    )]
     Run(run::RunArgs),
     /// Work with core configuration files.
     Config {
@@ -63,7 +65,9 @@ enum Command {
 #[derive(Subcommand)]
 enum ConfigCommand {
     /// Validate configuration files and print their parameters.
-    #[command(after_help = "Example:\n  concord config check configs/default.yaml configs/wide.yaml")]
+    #[command(
+        after_help = "Example:\n  concord config check configs/default.yaml configs/wide.yaml"
+    )]
     Check {
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -94,7 +98,11 @@ fn dispatch(command: Command) -> Result<(), String> {
                 output.display(),
                 kernel.code.len(),
                 kernel.entries.len(),
-                if kernel.entries.len() == 1 { "y" } else { "ies" },
+                if kernel.entries.len() == 1 {
+                    "y"
+                } else {
+                    "ies"
+                },
                 kernel.regs_used,
                 kernel.preds_used
             );
@@ -102,7 +110,8 @@ fn dispatch(command: Command) -> Result<(), String> {
         }
         Command::Disasm { input, output } => {
             let bytes = std::fs::read(&input).map_err(|e| format!("{}: {e}", input.display()))?;
-            let kernel = Kernel::from_bytes(&bytes).map_err(|e| format!("{}: {e}", input.display()))?;
+            let kernel =
+                Kernel::from_bytes(&bytes).map_err(|e| format!("{}: {e}", input.display()))?;
             let text = concord_isa::disasm::disassemble(&kernel);
             match output {
                 Some(path) => write_atomically(&path, text.as_bytes()),
@@ -113,7 +122,9 @@ fn dispatch(command: Command) -> Result<(), String> {
             }
         }
         Command::Run(args) => run::run(args),
-        Command::Config { command: ConfigCommand::Check { files } } => {
+        Command::Config {
+            command: ConfigCommand::Check { files },
+        } => {
             for file in files {
                 let c = CoreConfig::load(&file).map_err(|e| e.to_string())?;
                 println!(
@@ -135,7 +146,9 @@ fn dispatch(command: Command) -> Result<(), String> {
             }
             Ok(())
         }
-        Command::Config { command: ConfigCommand::Default } => {
+        Command::Config {
+            command: ConfigCommand::Default,
+        } => {
             print!("{}", CoreConfig::default().to_yaml());
             Ok(())
         }
@@ -151,9 +164,18 @@ fn load_assembly(path: &Path) -> Result<Kernel, String> {
 /// Writes through a temporary file in the same directory and renames it, so
 /// that a failure never leaves a half-written output behind.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| format!("{}: not a file path", path.display()))?;
-    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("{}: not a file path", path.display()))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
     std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);

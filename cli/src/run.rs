@@ -70,7 +70,9 @@ pub fn run(args: RunArgs) -> Result<(), String> {
         block: prepared.block,
         params: &prepared.params,
     };
-    let options = Options { watchdog: prepared.watchdog };
+    let options = Options {
+        watchdog: prepared.watchdog,
+    };
     let mut tracer = match &args.trace {
         Some(path) => Some(TraceWriter {
             out: std::io::BufWriter::new(
@@ -135,8 +137,18 @@ fn report(
     for (name, elem, values) in &outputs {
         const SHOWN: usize = 16;
         let head: Vec<String> = values.iter().take(SHOWN).map(|v| v.to_string()).collect();
-        let more = if values.len() > SHOWN { format!(", ... ({} values)", values.len()) } else { String::new() };
-        println!("  {name}: {}[{}] = [{}{}]", elem.name(), values.len(), head.join(", "), more);
+        let more = if values.len() > SHOWN {
+            format!(", ... ({} values)", values.len())
+        } else {
+            String::new()
+        };
+        println!(
+            "  {name}: {}[{}] = [{}{}]",
+            elem.name(),
+            values.len(),
+            head.join(", "),
+            more
+        );
     }
     println!(
         "  issued {} warp-instructions, {} active lane-slots, SIMD efficiency {:.1}%",
@@ -146,6 +158,9 @@ fn report(
     );
     println!(
         "  divergent branches {}, consensual branches taken {} / not taken {}, barriers {}",
-        stats.divergent_branches, stats.consensual_taken, stats.consensual_not_taken, stats.barriers
+        stats.divergent_branches,
+        stats.consensual_taken,
+        stats.consensual_not_taken,
+        stats.barriers
     );
 }

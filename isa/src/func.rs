@@ -20,6 +20,10 @@
 //!
 //! [`Kernel`]: crate::container::Kernel
 
+// Lane loops index several per-lane arrays and a bit mask with the same lane
+// number; iterator chains would hide that and defeat the vectorizer's view.
+#![allow(clippy::needless_range_loop)]
+
 use std::fmt;
 
 use crate::config::{Arbitration, CoreConfig};
@@ -53,7 +57,9 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { watchdog: 10_000_000 }
+        Options {
+            watchdog: 10_000_000,
+        }
     }
 }
 
@@ -133,15 +139,41 @@ impl Stats {
 /// Why a launch stopped early.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TrapCause {
-    AddressOutOfRange { space: Space, addr: u32, bytes: u32, size: u32 },
-    Misaligned { space: Space, addr: u32, bytes: u32 },
-    InvalidInstruction { word: u32, reason: String },
-    PcOutOfRange { len: u32 },
-    CallDepthOverflow { max: u32 },
+    AddressOutOfRange {
+        space: Space,
+        addr: u32,
+        bytes: u32,
+        size: u32,
+    },
+    Misaligned {
+        space: Space,
+        addr: u32,
+        bytes: u32,
+    },
+    InvalidInstruction {
+        word: u32,
+        reason: String,
+    },
+    PcOutOfRange {
+        len: u32,
+    },
+    CallDepthOverflow {
+        max: u32,
+    },
     ReturnAtDepthZero,
-    BarrierNeverCompletes { waiting: u32, exited: u32, threads: u32 },
-    MissingParam { index: u8, supplied: u32 },
-    Watchdog { limit: u64, diagnosis: String },
+    BarrierNeverCompletes {
+        waiting: u32,
+        exited: u32,
+        threads: u32,
+    },
+    MissingParam {
+        index: u8,
+        supplied: u32,
+    },
+    Watchdog {
+        limit: u64,
+        diagnosis: String,
+    },
 }
 
 /// A trap report: where and why. The lanes are a mask within the warp.
@@ -202,7 +234,11 @@ impl fmt::Display for Trap {
             f,
             "trap in block ({x},{y},{z}) warp {} lane(s) {} at pc {}: {}",
             self.warp,
-            if self.lanes == 0 { "-".to_string() } else { lane_list(self.lanes) },
+            if self.lanes == 0 {
+                "-".to_string()
+            } else {
+                lane_list(self.lanes)
+            },
             self.pc,
             self.cause
         )
@@ -220,7 +256,10 @@ pub fn run(
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<Stats, Trap> {
     let program = Program::decode(launch.code);
-    let mut stats = Stats { lanes: config.lanes, ..Stats::default() };
+    let mut stats = Stats {
+        lanes: config.lanes,
+        ..Stats::default()
+    };
     let mut ctx = Ctx {
         config,
         program: &program,
@@ -243,7 +282,11 @@ pub fn run(
                 ctx.stats.blocks += 1;
                 ctx.stats.threads += block.threads as u64;
                 if let Some(obs) = ctx.observer.as_deref_mut() {
-                    let view = BlockView { lanes: config.lanes as usize, warps: &block.warps, shared: &block.shared };
+                    let view = BlockView {
+                        lanes: config.lanes as usize,
+                        warps: &block.warps,
+                        shared: &block.shared,
+                    };
                     obs.block_end(ctx.block_id, &view);
                 }
             }
@@ -262,7 +305,10 @@ impl Program {
     fn decode(code: &[u32]) -> Program {
         Program {
             words: code.to_vec(),
-            instrs: code.iter().map(|w| decode(*w).map_err(|e| e.to_string())).collect(),
+            instrs: code
+                .iter()
+                .map(|w| decode(*w).map_err(|e| e.to_string()))
+                .collect(),
         }
     }
 }
@@ -328,7 +374,9 @@ impl Warp {
         for l in 0..L {
             if sched >> l & 1 == 1 {
                 let key = match policy {
-                    Arbitration::DepthPc => ((max_depth - self.depth[l]) as u64) << 32 | self.pc[l] as u64,
+                    Arbitration::DepthPc => {
+                        ((max_depth - self.depth[l]) as u64) << 32 | self.pc[l] as u64
+                    }
                     Arbitration::PcOnly => self.pc[l] as u64,
                 };
                 if key < best {
@@ -472,7 +520,11 @@ impl Block {
                 return Err(self.trap_here(
                     ctx,
                     0,
-                    TrapCause::BarrierNeverCompletes { waiting: self.waiting, exited: self.exited, threads: self.threads },
+                    TrapCause::BarrierNeverCompletes {
+                        waiting: self.waiting,
+                        exited: self.exited,
+                        threads: self.threads,
+                    },
                 ));
             };
             next = (w + 1) % n;
@@ -485,13 +537,21 @@ impl Block {
 
     fn trap_here(&self, ctx: &Ctx<'_, '_>, w: usize, cause: TrapCause) -> Trap {
         let warp = &self.warps[w];
-        let lanes = if let TrapCause::BarrierNeverCompletes { .. } = cause { warp.waiting } else { warp.group };
+        let lanes = if let TrapCause::BarrierNeverCompletes { .. } = cause {
+            warp.waiting
+        } else {
+            warp.group
+        };
         Trap {
             cause,
             block: ctx.block_id,
             warp: w as u32,
             lanes,
-            pc: if warp.group_valid { warp.group_pc } else { warp.pc[lanes.trailing_zeros().min(31) as usize] },
+            pc: if warp.group_valid {
+                warp.group_pc
+            } else {
+                warp.pc[lanes.trailing_zeros().min(31) as usize]
+            },
             issued: ctx.stats.issued,
         }
     }
@@ -509,7 +569,10 @@ impl Block {
         let mut next = 0;
         let mut window_end = None;
         for _ in 0..WINDOW {
-            let Some(w) = (0..n).map(|i| (next + i) % n).find(|&w| self.warps[w].schedulable() != 0) else {
+            let Some(w) = (0..n)
+                .map(|i| (next + i) % n)
+                .find(|&w| self.warps[w].schedulable() != 0)
+            else {
                 window_end = Some("every lane finished or waits");
                 break;
             };
@@ -559,7 +622,10 @@ impl Block {
                 window_end.map(|s| format!(" ({s})")).unwrap_or_default()
             )
         };
-        let (w, lanes, pc) = starved.first().map(|s| (s.0, s.1, s.5)).unwrap_or((0, 0, 0));
+        let (w, lanes, pc) = starved
+            .first()
+            .map(|s| (s.0, s.1, s.5))
+            .unwrap_or((0, 0, 0));
         Trap {
             cause: TrapCause::Watchdog { limit, diagnosis },
             block: ctx.block_id,
@@ -586,7 +652,14 @@ impl Block {
             Some(Ok(i)) => *i,
             Some(Err(reason)) => {
                 let word = ctx.program.words[pc as usize];
-                return Err(self.trap_here(ctx, w, TrapCause::InvalidInstruction { word, reason: reason.clone() }));
+                return Err(self.trap_here(
+                    ctx,
+                    w,
+                    TrapCause::InvalidInstruction {
+                        word,
+                        reason: reason.clone(),
+                    },
+                ));
             }
             None => {
                 let len = ctx.program.words.len() as u32;
@@ -601,7 +674,14 @@ impl Block {
         ctx.stats.active_lane_slots += active.count_ones() as u64;
         ctx.stats.executed_lane_slots += exec.count_ones() as u64;
         if let Some(obs) = ctx.observer.as_deref_mut() {
-            obs.issue(&Issue { index: issue_index, block: ctx.block_id, warp: w as u32, pc, active, executing: exec });
+            obs.issue(&Issue {
+                index: issue_index,
+                block: ctx.block_id,
+                warp: w as u32,
+                pc,
+                active,
+                executing: exec,
+            });
         }
 
         match instr.op {
@@ -685,12 +765,22 @@ impl Block {
                 if exec != 0 {
                     let Some(&v) = ctx.params.get(index as usize) else {
                         let supplied = ctx.params.len() as u32;
-                        return Err(self.trap_here(ctx, w, TrapCause::MissingParam { index, supplied }));
+                        return Err(self.trap_here(
+                            ctx,
+                            w,
+                            TrapCause::MissingParam { index, supplied },
+                        ));
                     };
                     warp.write_reg(rd, exec, |_| v);
                 }
             }
-            Op::Load { space, width, rd, base, offset } => {
+            Op::Load {
+                space,
+                width,
+                rd,
+                base,
+                offset,
+            } => {
                 let bytes = width.bytes();
                 let addrs = lane_addresses(&warp.regs[base.index()], offset);
                 let mem: &[u8] = match space {
@@ -712,7 +802,13 @@ impl Block {
                 let warp = &mut self.warps[w];
                 warp.write_reg(rd, exec, |l| vals[l]);
             }
-            Op::Store { space, width, src, base, offset } => {
+            Op::Store {
+                space,
+                width,
+                src,
+                base,
+                offset,
+            } => {
                 let bytes = width.bytes();
                 let addrs = lane_addresses(&warp.regs[base.index()], offset);
                 let data = warp.regs[src.index()];
@@ -727,11 +823,22 @@ impl Block {
                 }
                 for l in 0..L {
                     if exec >> l & 1 == 1 {
-                        write_le(mem, addrs[l], bytes, semantics::store_truncate(width, data[l]));
+                        write_le(
+                            mem,
+                            addrs[l],
+                            bytes,
+                            semantics::store_truncate(width, data[l]),
+                        );
                     }
                 }
             }
-            Op::Atom { space, op, rd, addr, src } => {
+            Op::Atom {
+                space,
+                op,
+                rd,
+                addr,
+                src,
+            } => {
                 let addrs = lane_addresses(&warp.regs[addr.index()], 0);
                 let data = warp.regs[src.index()];
                 let mem: &mut [u8] = match space {
@@ -755,7 +862,11 @@ impl Block {
             }
             Op::Vote { kind, pd, p } => {
                 let yes = warp.pred_mask(p);
-                let v = if semantics::vote(kind, exec, yes) { u32::MAX } else { 0 };
+                let v = if semantics::vote(kind, exec, yes) {
+                    u32::MAX
+                } else {
+                    0
+                };
                 warp.write_pred(pd, exec, v);
             }
             Op::Ballot { rd, p } => {
@@ -778,7 +889,13 @@ impl Block {
         Ok(())
     }
 
-    fn control(&mut self, ctx: &mut Ctx<'_, '_>, w: usize, instr: Instr, exec: u32) -> Result<(), Trap> {
+    fn control(
+        &mut self,
+        ctx: &mut Ctx<'_, '_>,
+        w: usize,
+        instr: Instr,
+        exec: u32,
+    ) -> Result<(), Trap> {
         let max_depth = self.max_depth;
         let warp = &mut self.warps[w];
         let active = warp.group;
@@ -788,17 +905,22 @@ impl Block {
         // Checks that must hold before any lane's state changes.
         match instr.op {
             Op::Call { .. } | Op::CallR { .. } => {
-                let over = (0..L).filter(|l| exec >> l & 1 == 1 && warp.depth[*l] >= max_depth).fold(0u32, |m, l| m | 1 << l);
+                let over = (0..L)
+                    .filter(|l| exec >> l & 1 == 1 && warp.depth[*l] >= max_depth)
+                    .fold(0u32, |m, l| m | 1 << l);
                 if over != 0 {
                     warp.group_valid = false;
-                    let mut t = self.trap_here(ctx, w, TrapCause::CallDepthOverflow { max: max_depth });
+                    let mut t =
+                        self.trap_here(ctx, w, TrapCause::CallDepthOverflow { max: max_depth });
                     t.lanes = over;
                     t.pc = pc;
                     return Err(t);
                 }
             }
             Op::Ret { .. } => {
-                let zero = (0..L).filter(|l| exec >> l & 1 == 1 && warp.depth[*l] == 0).fold(0u32, |m, l| m | 1 << l);
+                let zero = (0..L)
+                    .filter(|l| exec >> l & 1 == 1 && warp.depth[*l] == 0)
+                    .fold(0u32, |m, l| m | 1 << l);
                 if zero != 0 {
                     let mut t = self.trap_here(ctx, w, TrapCause::ReturnAtDepthZero);
                     t.lanes = zero;
@@ -897,7 +1019,8 @@ impl Block {
         if per_lane {
             let first = active.trailing_zeros() as usize;
             let split = (0..L).any(|l| {
-                active >> l & 1 == 1 && (warp.pc[l] != warp.pc[first] || warp.depth[l] != warp.depth[first])
+                active >> l & 1 == 1
+                    && (warp.pc[l] != warp.pc[first] || warp.depth[l] != warp.depth[first])
             });
             if split {
                 ctx.stats.divergent_branches += 1;
@@ -918,7 +1041,13 @@ fn lane_addresses(base: &[u32; L], offset: i32) -> [u32; L] {
 }
 
 /// Checks every executing lane's access before any lane performs it.
-fn check_access(space: Space, size: usize, addrs: &[u32; L], exec: u32, bytes: u32) -> Result<(), (u32, TrapCause)> {
+fn check_access(
+    space: Space,
+    size: usize,
+    addrs: &[u32; L],
+    exec: u32,
+    bytes: u32,
+) -> Result<(), (u32, TrapCause)> {
     let mut bad_range = 0u32;
     let mut bad_align = 0u32;
     for l in 0..L {
@@ -937,7 +1066,15 @@ fn check_access(space: Space, size: usize, addrs: &[u32; L], exec: u32, bytes: u
     }
     if bad_range != 0 {
         let addr = addrs[bad_range.trailing_zeros() as usize];
-        return Err((bad_range, TrapCause::AddressOutOfRange { space, addr, bytes, size: size as u32 }));
+        return Err((
+            bad_range,
+            TrapCause::AddressOutOfRange {
+                space,
+                addr,
+                bytes,
+                size: size as u32,
+            },
+        ));
     }
     Ok(())
 }

@@ -26,9 +26,20 @@ fn collange_table2_if_then_else() {
     ";
     let run = run_asm(src, Setup::default());
     run.stats();
-    let table: Vec<(u32, String)> =
-        run.issues().into_iter().filter(|(pc, _)| (2..=7).contains(pc)).map(|(pc, m)| (pc - 1, m)).collect();
-    let expected = [(1, "1111"), (2, "1111"), (3, "1100"), (4, "1100"), (5, "0011"), (6, "1111")];
+    let table: Vec<(u32, String)> = run
+        .issues()
+        .into_iter()
+        .filter(|(pc, _)| (2..=7).contains(pc))
+        .map(|(pc, m)| (pc - 1, m))
+        .collect();
+    let expected = [
+        (1, "1111"),
+        (2, "1111"),
+        (3, "1100"),
+        (4, "1100"),
+        (5, "0011"),
+        (6, "1111"),
+    ];
     assert_eq!(table, expected.map(|(pc, m)| (pc, m.to_string())));
     // The whole run: 2 setup issues, the table's 6, one exit.
     assert_eq!(run.stats().issued, 9);
@@ -56,18 +67,43 @@ f:      add     r3, r3, 1        ; pc 5
 #[test]
 fn collange_listing1_depth_key_reconverges_after_call() {
     let run = run_asm(LISTING1, Setup::default());
-    let after: Vec<_> = run.issues().into_iter().filter(|(pc, _)| *pc == 3).collect();
+    let after: Vec<_> = run
+        .issues()
+        .into_iter()
+        .filter(|(pc, _)| *pc == 3)
+        .collect();
     assert_eq!(after, vec![(3, "1111".to_string())]);
     // Hand trace: s2r, setp, call (1111), f (1100), ret (1100), after (1111), exit (1111).
-    let expected = [(0, "1111"), (1, "1111"), (2, "1111"), (5, "1100"), (6, "1100"), (3, "1111"), (4, "1111")];
+    let expected = [
+        (0, "1111"),
+        (1, "1111"),
+        (2, "1111"),
+        (5, "1100"),
+        (6, "1100"),
+        (3, "1111"),
+        (4, "1111"),
+    ];
     assert_eq!(run.issues(), expected.map(|(pc, m)| (pc, m.to_string())));
 }
 
 #[test]
 fn collange_listing1_pc_only_runs_the_join_twice() {
-    let run = run_asm(LISTING1, Setup { arbitration: Arbitration::PcOnly, ..Setup::default() });
-    let after: Vec<_> = run.issues().into_iter().filter(|(pc, _)| *pc == 3).collect();
-    assert_eq!(after, vec![(3, "0011".to_string()), (3, "1100".to_string())]);
+    let run = run_asm(
+        LISTING1,
+        Setup {
+            arbitration: Arbitration::PcOnly,
+            ..Setup::default()
+        },
+    );
+    let after: Vec<_> = run
+        .issues()
+        .into_iter()
+        .filter(|(pc, _)| *pc == 3)
+        .collect();
+    assert_eq!(
+        after,
+        vec![(3, "0011".to_string()), (3, "1100".to_string())]
+    );
     // Results are the same either way: the policy is only a heuristic.
     for t in 0..4 {
         assert_eq!(run.reg(t, 2), 1);
@@ -89,9 +125,19 @@ fn loop_with_per_lane_trip_counts_narrows_then_reconverges_once() {
         exit
     ";
     let run = run_asm(src, Setup::default());
-    let body: Vec<String> = run.issues().into_iter().filter(|(pc, _)| *pc == 2).map(|(_, m)| m).collect();
+    let body: Vec<String> = run
+        .issues()
+        .into_iter()
+        .filter(|(pc, _)| *pc == 2)
+        .map(|(_, m)| m)
+        .collect();
     assert_eq!(body, ["1111", "0111", "0011", "0001"]);
-    let done: Vec<String> = run.issues().into_iter().filter(|(pc, _)| *pc == 5).map(|(_, m)| m).collect();
+    let done: Vec<String> = run
+        .issues()
+        .into_iter()
+        .filter(|(pc, _)| *pc == 5)
+        .map(|(_, m)| m)
+        .collect();
     assert_eq!(done, ["1111"]);
     // The branch at pc 4 splits the active lanes in iterations 1 to 3; in
     // the fourth only one lane is left, so nothing can split.
@@ -116,17 +162,32 @@ fn naive_spin_lock_livelocks_and_the_watchdog_says_so() {
         st.global [r1], r5       ; unlock
         exit
     ";
-    let run = run_asm(src, Setup { params: vec![64], watchdog: 10_000, ..Setup::default() });
+    let run = run_asm(
+        src,
+        Setup {
+            params: vec![64],
+            watchdog: 10_000,
+            ..Setup::default()
+        },
+    );
     let trap = run.trap();
-    let TrapCause::Watchdog { limit, diagnosis } = &trap.cause else { panic!("not a watchdog trap: {trap}") };
+    let TrapCause::Watchdog { limit, diagnosis } = &trap.cause else {
+        panic!("not a watchdog trap: {trap}")
+    };
     assert_eq!(*limit, 10_000);
     assert!(diagnosis.starts_with("livelock"), "{diagnosis}");
     // Lane 0 won the lock (atomics go in lane order) and waits at pc 5.
     assert_eq!(trap.lanes, 0b0001);
     assert_eq!(trap.pc, 5);
-    assert!(diagnosis.contains("lane(s) 1-3 kept issuing at PCs 2..=4"), "{diagnosis}");
+    assert!(
+        diagnosis.contains("lane(s) 1-3 kept issuing at PCs 2..=4"),
+        "{diagnosis}"
+    );
     let text = trap.to_string();
-    assert!(text.contains("watchdog") && text.contains("livelock"), "{text}");
+    assert!(
+        text.contains("watchdog") && text.contains("livelock"),
+        "{text}"
+    );
 }
 
 /// The same lock with the critical section inside the retry loop completes:
@@ -152,10 +213,22 @@ fn spin_lock_with_critical_section_inside_the_loop_completes() {
         exit
     ";
     // 2 warps of 4: the lock is contended inside and across warps.
-    let run = run_asm(src, Setup { warps: 2, threads: 8, params: vec![64], ..Setup::default() });
+    let run = run_asm(
+        src,
+        Setup {
+            warps: 2,
+            threads: 8,
+            params: vec![64],
+            ..Setup::default()
+        },
+    );
     run.stats();
     assert_eq!(run.word(64), 0, "lock released");
-    assert_eq!(run.word(68), 8, "every thread entered the critical section once");
+    assert_eq!(
+        run.word(68),
+        8,
+        "every thread entered the critical section once"
+    );
 }
 
 /// Consensual branches for each vote and predicate pattern: the outcome is
@@ -190,13 +263,31 @@ fn consensual_branches_vote_and_never_split() {
             exit
         "
         );
-        let run = run_asm(&src, Setup { params: vec![pattern], ..Setup::default() });
+        let run = run_asm(
+            &src,
+            Setup {
+                params: vec![pattern],
+                ..Setup::default()
+            },
+        );
         run.stats();
-        let after: Vec<_> = run.issues().into_iter().filter(|(pc, _)| *pc >= 6).collect();
+        let after: Vec<_> = run
+            .issues()
+            .into_iter()
+            .filter(|(pc, _)| *pc >= 6)
+            .collect();
         let pc = if taken { 8 } else { 6 };
-        assert_eq!(after, vec![(pc, "1111".into()), (pc + 1, "1111".into())], "bra.{vote} on {pattern:04b}");
+        assert_eq!(
+            after,
+            vec![(pc, "1111".into()), (pc + 1, "1111".into())],
+            "bra.{vote} on {pattern:04b}"
+        );
         for t in 0..4 {
-            assert_eq!(run.reg(t, 3), if taken { 2 } else { 1 }, "bra.{vote} on {pattern:04b}");
+            assert_eq!(
+                run.reg(t, 3),
+                if taken { 2 } else { 1 },
+                "bra.{vote} on {pattern:04b}"
+            );
         }
         assert_eq!(run.stats().divergent_branches, 0);
         assert_eq!(run.stats().consensual_taken, taken as u64);
@@ -249,7 +340,14 @@ fn barrier_counts_threads_across_warps_and_divergent_arrivals() {
         ld.shared r6, [r4]
         exit
     ";
-    let run = run_asm(src, Setup { warps: 2, threads: 8, ..Setup::default() });
+    let run = run_asm(
+        src,
+        Setup {
+            warps: 2,
+            threads: 8,
+            ..Setup::default()
+        },
+    );
     let s = run.stats();
     assert_eq!(s.barriers, 1);
     assert_eq!(s.barrier_arrivals, 8);
@@ -269,7 +367,14 @@ fn barrier_after_some_threads_exit_is_reported() {
     ";
     let run = run_asm(src, Setup::default());
     let trap = run.trap();
-    assert_eq!(trap.cause, TrapCause::BarrierNeverCompletes { waiting: 2, exited: 2, threads: 4 });
+    assert_eq!(
+        trap.cause,
+        TrapCause::BarrierNeverCompletes {
+            waiting: 2,
+            exited: 2,
+            threads: 4
+        }
+    );
     assert_eq!(trap.lanes, 0b0011);
 }
 
@@ -289,15 +394,27 @@ fn out_of_range_and_misaligned_accesses_trap_with_lanes_pc_and_address() {
     assert_eq!(trap.pc, 3);
     assert_eq!(
         trap.cause,
-        TrapCause::AddressOutOfRange { space: concord_isa::Space::Global, addr: 4096, bytes: 4, size: 4096 }
+        TrapCause::AddressOutOfRange {
+            space: concord_isa::Space::Global,
+            addr: 4096,
+            bytes: 4,
+            size: 4096
+        }
     );
     assert_eq!(
         trap.to_string(),
         "trap in block (0,0,0) warp 0 lane(s) 2-3 at pc 3: global access of 4 byte(s) at address 0x00001000 is outside global memory (4096 bytes)"
     );
 
-    let run = run_asm("s2r r1, %tid\nst.shared.b16 [r1+0], r1\nexit\n", Setup::default());
-    assert_eq!(run.trap().lanes, 0b1010, "odd addresses are misaligned for 16-bit stores");
+    let run = run_asm(
+        "s2r r1, %tid\nst.shared.b16 [r1+0], r1\nexit\n",
+        Setup::default(),
+    );
+    assert_eq!(
+        run.trap().lanes,
+        0b1010,
+        "odd addresses are misaligned for 16-bit stores"
+    );
 }
 
 #[test]
@@ -305,7 +422,10 @@ fn running_into_cleared_memory_is_an_invalid_instruction() {
     let run = run_asm("nop\n.word 0\n", Setup::default());
     let trap = run.trap();
     assert_eq!(trap.pc, 1);
-    assert!(matches!(trap.cause, TrapCause::InvalidInstruction { word: 0, .. }), "{trap}");
+    assert!(
+        matches!(trap.cause, TrapCause::InvalidInstruction { word: 0, .. }),
+        "{trap}"
+    );
 }
 
 #[test]
@@ -325,8 +445,20 @@ fn falling_off_the_program_and_bad_returns_trap() {
 
 #[test]
 fn missing_parameter_traps() {
-    let run = run_asm("ldparam r1, 3\nexit\n", Setup { params: vec![1, 2], ..Setup::default() });
-    assert_eq!(run.trap().cause, TrapCause::MissingParam { index: 3, supplied: 2 });
+    let run = run_asm(
+        "ldparam r1, 3\nexit\n",
+        Setup {
+            params: vec![1, 2],
+            ..Setup::default()
+        },
+    );
+    assert_eq!(
+        run.trap().cause,
+        TrapCause::MissingParam {
+            index: 3,
+            supplied: 2
+        }
+    );
 }
 
 #[test]
@@ -378,7 +510,15 @@ fn partial_last_warp_and_multiple_blocks() {
         st.global [r5], r4
         exit
     ";
-    let run = run_asm(src, Setup { warps: 2, threads: 6, blocks: 3, ..Setup::default() });
+    let run = run_asm(
+        src,
+        Setup {
+            warps: 2,
+            threads: 6,
+            blocks: 3,
+            ..Setup::default()
+        },
+    );
     let s = run.stats();
     assert_eq!(s.blocks, 3);
     assert_eq!(s.threads, 18);

@@ -3,14 +3,20 @@
 //! model. Expected values are worked out by hand; lanes whose guard is false
 //! must keep their old state.
 
+// Expected values are per-lane tables indexed by lane number.
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use common::{run_asm, Run, Setup};
 
 const SENTINEL: u32 = 0xDEAD;
 /// (guard prefix, executing lanes of a 4-lane warp)
-const GUARDS: [(&str, [bool; 4]); 3] =
-    [("", [true; 4]), ("@p1 ", [true, false, true, false]), ("@!pt ", [false; 4])];
+const GUARDS: [(&str, [bool; 4]); 3] = [
+    ("", [true; 4]),
+    ("@p1 ", [true, false, true, false]),
+    ("@!pt ", [false; 4]),
+];
 
 /// r1 = a, r2 = b, r3 = SENTINEL, p1 = lanes {0, 2}, then `body`, then exit.
 fn program(a: u32, b: u32, p3_init: bool, body: &str) -> String {
@@ -35,7 +41,14 @@ fn run4(src: &str) -> Run {
     for (i, b) in global.iter_mut().enumerate().take(512).skip(256) {
         *b = i as u8; // bytes 0x100..0x200 hold their own low address byte
     }
-    run_asm(src, Setup { global, params: vec![7, 8], ..Setup::default() })
+    run_asm(
+        src,
+        Setup {
+            global,
+            params: vec![7, 8],
+            ..Setup::default()
+        },
+    )
 }
 
 /// `instr` writes r3; executing lanes must hold `expected[lane]`.
@@ -52,7 +65,11 @@ fn check_reg_per_lane(instr: &str, a: u32, b: u32, expected: [u32; 4]) {
         let run = run4(&program(a, b, false, &guard_last(guard, instr)));
         for lane in 0..4 {
             let want = if exec[lane] { expected[lane] } else { SENTINEL };
-            assert_eq!(run.reg(lane, 3), want, "`{guard}{instr}` lane {lane} (a={a:#x}, b={b:#x})");
+            assert_eq!(
+                run.reg(lane, 3),
+                want,
+                "`{guard}{instr}` lane {lane} (a={a:#x}, b={b:#x})"
+            );
         }
     }
 }
@@ -67,7 +84,10 @@ fn check_pred(instr: &str, a: u32, b: u32, expected: bool) {
         let run = run4(&program(a, b, !expected, &guard_last(guard, instr)));
         for (lane, executes) in exec.iter().enumerate() {
             let want = if *executes { expected } else { !expected };
-            assert_eq!(run.preds[0][lane][3], want, "`{guard}{instr}` lane {lane} (a={a:#x}, b={b:#x})");
+            assert_eq!(
+                run.preds[0][lane][3], want,
+                "`{guard}{instr}` lane {lane} (a={a:#x}, b={b:#x})"
+            );
         }
     }
 }
@@ -78,9 +98,9 @@ const MINUS_10: u32 = 0xFFFF_FFF6;
 fn alu_register_forms() {
     // a = -10, b = 3, computed by hand.
     let cases = [
-        ("add", 0xFFFF_FFF9),  // -7
-        ("sub", 0xFFFF_FFF3),  // -13
-        ("mul", 0xFFFF_FFE2),  // -30
+        ("add", 0xFFFF_FFF9),   // -7
+        ("sub", 0xFFFF_FFF3),   // -13
+        ("mul", 0xFFFF_FFE2),   // -30
         ("mulhi", 0xFFFF_FFFF), // high word of -30
         ("mulhiu", 2),          // 0xFFFFFFF6 * 3 = 0x2_FFFF_FFE2
         ("and", 2),
@@ -206,7 +226,11 @@ fn special_registers_in_3d_blocks() {
         exit
     ";
     let kernel = concord_isa::asm::assemble(src, "t.s").unwrap();
-    let config = concord_isa::config::CoreConfig { lanes: 4, warps: 4, ..Default::default() };
+    let config = concord_isa::config::CoreConfig {
+        lanes: 4,
+        warps: 4,
+        ..Default::default()
+    };
     let mut global = vec![0u8; config.global_memory_bytes as usize];
     struct Grab(Vec<u32>);
     impl concord_isa::func::Observer for Grab {
@@ -224,7 +248,14 @@ fn special_registers_in_3d_blocks() {
         block: [2, 3, 2],
         params: &[],
     };
-    concord_isa::func::run(&config, &launch, &mut global, Default::default(), Some(&mut grab)).unwrap();
+    concord_isa::func::run(
+        &config,
+        &launch,
+        &mut global,
+        Default::default(),
+        Some(&mut grab),
+    )
+    .unwrap();
     assert_eq!(grab.0, vec![1, 0, 1, 1, 3, 3]);
 }
 
@@ -253,10 +284,26 @@ fn stores_of_every_width_respect_the_guard() {
         let run = run4(&program(0, 0, false, &body));
         for (lane, e) in exec.iter().enumerate() {
             let base = 0x800 + 4 * lane;
-            assert_eq!(run.word(base), if *e { 0x44 } else { 0 }, "{guard} b8 lane {lane}");
-            assert_eq!(run.word(base + 0x40), if *e { 0x3344 } else { 0 }, "{guard} b16 lane {lane}");
-            assert_eq!(run.word(base + 0x80), if *e { 0x1122_3344 } else { 0 }, "{guard} b32 lane {lane}");
-            assert_eq!(run.reg(lane, 7), if *e { 0x3344_0000 } else { 0 }, "{guard} shared lane {lane}");
+            assert_eq!(
+                run.word(base),
+                if *e { 0x44 } else { 0 },
+                "{guard} b8 lane {lane}"
+            );
+            assert_eq!(
+                run.word(base + 0x40),
+                if *e { 0x3344 } else { 0 },
+                "{guard} b16 lane {lane}"
+            );
+            assert_eq!(
+                run.word(base + 0x80),
+                if *e { 0x1122_3344 } else { 0 },
+                "{guard} b32 lane {lane}"
+            );
+            assert_eq!(
+                run.reg(lane, 7),
+                if *e { 0x3344_0000 } else { 0 },
+                "{guard} shared lane {lane}"
+            );
         }
     }
 }
@@ -276,7 +323,11 @@ fn atomics_apply_in_lane_order_and_return_old_values() {
         let mut sum = 0;
         for (lane, e) in exec.iter().enumerate() {
             if *e {
-                assert_eq!(run.reg(lane, 3), sum, "{guard} lane {lane} sees the running sum");
+                assert_eq!(
+                    run.reg(lane, 3),
+                    sum,
+                    "{guard} lane {lane} sees the running sum"
+                );
                 sum += lane as u32 + 1;
             } else {
                 assert_eq!(run.reg(lane, 3), SENTINEL);
@@ -292,9 +343,9 @@ fn atomics_apply_in_lane_order_and_return_old_values() {
         ("max", [6, 6, 6, 6], 6),
         ("minu", [6, 1, 1, 1], 1),
         ("maxu", [6, 6, 6, 6], 6),
-        ("and", [6, 0, 0, 0], 0),                // 6&1 = 0
-        ("or", [6, 7, 7, 7], 7),                 // 6|1 = 7, |2 = 7, |3 = 7
-        ("xor", [6, 7, 5, 6], 2),                // 6^1=7, 7^2=5, 5^3=6, 6^4=2
+        ("and", [6, 0, 0, 0], 0), // 6&1 = 0
+        ("or", [6, 7, 7, 7], 7),  // 6|1 = 7, |2 = 7, |3 = 7
+        ("xor", [6, 7, 5, 6], 2), // 6^1=7, 7^2=5, 5^3=6, 6^4=2
     ];
     for (op, olds, fin) in cases {
         let body = format!("li r4, 0x800\nli r6, 6\nst.global [r4], r6\nadd r5, r30, 1\natom.global.{op} r3, [r4], r5");
@@ -305,7 +356,12 @@ fn atomics_apply_in_lane_order_and_return_old_values() {
         assert_eq!(run.word(0x800), fin, "atom.{op}");
     }
     // Shared atomics.
-    let run = run4(&program(0, 0, false, "li r4, 16\natom.shared.add r3, [r4], r30\nld.shared r7, [r4]"));
+    let run = run4(&program(
+        0,
+        0,
+        false,
+        "li r4, 16\natom.shared.add r3, [r4], r30\nld.shared r7, [r4]",
+    ));
     assert_eq!(run.reg(0, 7), 6);
 }
 
@@ -339,29 +395,51 @@ fn votes_and_ballot() {
 /// others fall through to the next instruction.
 #[test]
 fn control_transfers_follow_the_guard() {
-    let jumps = ["{g}bra over\nmovi r3, 1\nover:", "li r8, over\n{g}jmp r8\nmovi r3, 1\nover:", "{g}exit\nmovi r3, 1"];
+    let jumps = [
+        "{g}bra over\nmovi r3, 1\nover:",
+        "li r8, over\n{g}jmp r8\nmovi r3, 1\nover:",
+        "{g}exit\nmovi r3, 1",
+    ];
     for body in jumps {
         for (guard, exec) in GUARDS {
             let run = run4(&program(0, 0, false, &body.replace("{g}", guard)));
             run.stats();
             for (lane, e) in exec.iter().enumerate() {
-                assert_eq!(run.reg(lane, 3), if *e { SENTINEL } else { 1 }, "`{body}` with `{guard}` lane {lane}");
+                assert_eq!(
+                    run.reg(lane, 3),
+                    if *e { SENTINEL } else { 1 },
+                    "`{body}` with `{guard}` lane {lane}"
+                );
             }
         }
     }
     // Calls: the callee runs on executing lanes only, with the return address
     // (the word after the call) in the link register and depth back at 0.
     let calls = [
-        ("{g}call r9, fn\nbra over\nfn: movi r10, 5\nret r9\nover:", 8),
-        ("li r8, fn\n{g}callr r9, r8\nbra over\nfn: movi r10, 5\nret r9\nover:", 9),
+        (
+            "{g}call r9, fn\nbra over\nfn: movi r10, 5\nret r9\nover:",
+            8,
+        ),
+        (
+            "li r8, fn\n{g}callr r9, r8\nbra over\nfn: movi r10, 5\nret r9\nover:",
+            9,
+        ),
     ];
     for (body, return_pc) in calls {
         for (guard, exec) in GUARDS {
             let run = run4(&program(0, 0, false, &body.replace("{g}", guard)));
             run.stats();
             for (lane, e) in exec.iter().enumerate() {
-                assert_eq!(run.reg(lane, 10), if *e { 5 } else { 0 }, "`{body}` with `{guard}` lane {lane}");
-                assert_eq!(run.reg(lane, 9), if *e { return_pc } else { 0 }, "`{body}` link, `{guard}` lane {lane}");
+                assert_eq!(
+                    run.reg(lane, 10),
+                    if *e { 5 } else { 0 },
+                    "`{body}` with `{guard}` lane {lane}"
+                );
+                assert_eq!(
+                    run.reg(lane, 9),
+                    if *e { return_pc } else { 0 },
+                    "`{body}` link, `{guard}` lane {lane}"
+                );
             }
         }
     }
@@ -369,7 +447,14 @@ fn control_transfers_follow_the_guard() {
 
 #[test]
 fn barrier_under_each_guard() {
-    let src = |guard: &str| program(0, 0, false, &format!("{guard}bar.sync\n{guard}nop\nmovi r3, 1"));
+    let src = |guard: &str| {
+        program(
+            0,
+            0,
+            false,
+            &format!("{guard}bar.sync\n{guard}nop\nmovi r3, 1"),
+        )
+    };
     let run = run4(&src(""));
     assert_eq!((run.stats().barrier_arrivals, run.stats().barriers), (4, 1));
     let run = run4(&src("@!pt "));
@@ -379,7 +464,11 @@ fn barrier_under_each_guard() {
     let run = run4(&src("@p1 "));
     assert_eq!(
         run.trap().cause,
-        concord_isa::func::TrapCause::BarrierNeverCompletes { waiting: 2, exited: 2, threads: 4 }
+        concord_isa::func::TrapCause::BarrierNeverCompletes {
+            waiting: 2,
+            exited: 2,
+            threads: 4
+        }
     );
     assert_eq!(run.trap().lanes, 0b0101);
 }

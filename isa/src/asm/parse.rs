@@ -200,7 +200,7 @@ pub(crate) fn parse_line(text: &str) -> Res<Vec<Stmt>> {
         }
     }
     if c.peek() == Some('.') {
-        out.extend(directive(&mut c)?);
+        out.push(directive(&mut c)?);
     } else {
         out.push(instruction(&mut c)?);
     }
@@ -443,7 +443,7 @@ fn name_here(c: &mut Cursor, what: &str) -> Res<(usize, String)> {
     }
 }
 
-fn directive(c: &mut Cursor) -> Res<Vec<Stmt>> {
+fn directive(c: &mut Cursor) -> Res<Stmt> {
     let Some((at, name)) = c.run(atom) else {
         return Err(raw(c.pos, format!("bad directive `{}`", c.token())));
     };
@@ -494,7 +494,7 @@ fn directive(c: &mut Cursor) -> Res<Vec<Stmt>> {
         }
         _ => return Err(raw(at, format!("unknown directive `{}`", shorten(name)))),
     };
-    Ok(vec![stmt])
+    Ok(stmt)
 }
 
 fn instruction(c: &mut Cursor) -> Res<Stmt> {

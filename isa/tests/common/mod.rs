@@ -25,7 +25,7 @@ impl Run {
         }
     }
     pub fn trap(&self) -> &Trap {
-        self.result.as_ref().err().expect("expected a trap")
+        self.result.as_ref().expect_err("expected a trap")
     }
     /// Warp-instructions issued, whether the run completed or trapped.
     pub fn issued(&self) -> u64 {
@@ -36,7 +36,10 @@ impl Run {
     }
     /// `(pc, mask)` of every issue, masks in the `1100` lane-0-first form.
     pub fn issues(&self) -> Vec<(u32, String)> {
-        self.trace.iter().map(|i| (i.pc, LaneMask::new(i.active, self.lanes).to_string())).collect()
+        self.trace
+            .iter()
+            .map(|i| (i.pc, LaneMask::new(i.active, self.lanes).to_string()))
+            .collect()
     }
     pub fn reg(&self, thread: usize, r: u8) -> u32 {
         self.regs[0][thread][r as usize]
@@ -122,7 +125,25 @@ pub fn run_asm(source: &str, setup: Setup) -> Run {
         params: &setup.params,
     };
     let mut global = setup.global;
-    let mut collect = Collect { threads: setup.threads as usize, ..Collect::default() };
-    let result = func::run(&config, &launch, &mut global, Options { watchdog: setup.watchdog }, Some(&mut collect));
-    Run { result, trace: collect.trace, regs: collect.regs, preds: collect.preds, global, lanes: setup.lanes as usize }
+    let mut collect = Collect {
+        threads: setup.threads as usize,
+        ..Collect::default()
+    };
+    let result = func::run(
+        &config,
+        &launch,
+        &mut global,
+        Options {
+            watchdog: setup.watchdog,
+        },
+        Some(&mut collect),
+    );
+    Run {
+        result,
+        trace: collect.trace,
+        regs: collect.regs,
+        preds: collect.preds,
+        global,
+        lanes: setup.lanes as usize,
+    }
 }

@@ -1,0 +1,265 @@
+//! The `concord` binary end to end: the bundled kernels against plain Rust
+//! host implementations, and bad input of every kind giving one clear error
+//! and a non-zero exit.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn concord(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_concord"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = concord(args);
+    assert!(
+        out.status.success(),
+        "concord {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs and expects failure; returns stderr.
+fn fails(args: &[&str]) -> String {
+    let out = concord(args);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!out.status.success(), "concord {args:?} should fail");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("concord-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&ok(args)).expect("one JSON object")
+}
+
+fn values(v: &serde_json::Value, name: &str) -> Vec<i64> {
+    v["outputs"][name]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_i64().unwrap())
+        .collect()
+}
+
+#[test]
+fn vecadd_matches_host_addition() {
+    // The bundled launch with all three buffers reported.
+    let dir = scratch("vecadd");
+    let text = std::fs::read_to_string(repo().join("kernels/vecadd.yaml")).unwrap();
+    let text = text
+        .replace(
+            "program: vecadd.s",
+            &format!("program: {}", repo().join("kernels/vecadd.s").display()),
+        )
+        .replace("outputs: [c]", "outputs: [a, b, c]");
+    std::fs::write(dir.join("l.yaml"), text).unwrap();
+    let v = json(&["run", dir.join("l.yaml").to_str().unwrap(), "--json"]);
+    let (a, b, c) = (values(&v, "a"), values(&v, "b"), values(&v, "c"));
+    assert_eq!(c.len(), 100);
+    assert_eq!(a, (0..100).collect::<Vec<i64>>());
+    assert!(b.iter().any(|x| *x != 0) && b.iter().all(|x| (-1000..=1000).contains(x)));
+    for i in 0..100 {
+        assert_eq!(c[i], a[i] + b[i], "element {i}");
+    }
+    let stats = &v["stats"];
+    assert_eq!(stats["threads"], 128);
+    assert!(stats["simd_efficiency"].as_f64().unwrap() > 0.9);
+}
+
+#[test]
+fn collatz_matches_host_step_counts() {
+    fn steps(mut x: u64) -> i64 {
+        let mut n = 0;
+        while x > 1 {
+            x = if x % 2 == 0 { x / 2 } else { 3 * x + 1 };
+            n += 1;
+        }
+        n
+    }
+    let v = json(&["run", "kernels/collatz.yaml", "--json"]);
+    let expected: Vec<i64> = (1..=64).map(steps).collect();
+    assert_eq!(values(&v, "steps"), expected);
+    assert_eq!(expected[26], 111, "start 27 takes 111 steps");
+}
+
+#[test]
+fn human_report_and_trace_file() {
+    let dir = scratch("trace");
+    let trace = dir.join("t.jsonl");
+    let out = ok(&[
+        "run",
+        "kernels/collatz.yaml",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(
+        out.contains("steps: u32[64] = [0, 1, 7, 2, 5, 8, 16, 3,"),
+        "{out}"
+    );
+    assert!(out.contains("SIMD efficiency"), "{out}");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!lines.is_empty());
+    let first = &lines[0];
+    assert_eq!(first["pc"], 0);
+    assert_eq!(first["warp"], 0);
+    assert_eq!(first["mask"], "11111111");
+    // Some issue in a divergent kernel runs with a partial mask.
+    assert!(lines
+        .iter()
+        .any(|l| l["mask"].as_str().unwrap().contains('0')));
+}
+
+#[test]
+fn config_override_changes_the_core() {
+    let v = json(&[
+        "run",
+        "kernels/collatz.yaml",
+        "--json",
+        "--config",
+        "configs/wide.yaml",
+    ]);
+    assert_eq!(v["stats"]["lanes"], 32);
+}
+
+#[test]
+fn asm_disasm_asm_round_trip_through_files() {
+    let dir = scratch("roundtrip");
+    let bin1 = dir.join("a.cbin");
+    let listing = dir.join("a.s");
+    let bin2 = dir.join("b.cbin");
+    ok(&["asm", "kernels/collatz.s", "-o", bin1.to_str().unwrap()]);
+    ok(&[
+        "disasm",
+        bin1.to_str().unwrap(),
+        "-o",
+        listing.to_str().unwrap(),
+    ]);
+    ok(&[
+        "asm",
+        listing.to_str().unwrap(),
+        "-o",
+        bin2.to_str().unwrap(),
+    ]);
+    assert_eq!(std::fs::read(&bin1).unwrap(), std::fs::read(&bin2).unwrap());
+}
+
+#[test]
+fn assembly_errors_name_file_line_and_column_and_write_nothing() {
+    let dir = scratch("badasm");
+    let src = dir.join("bad.s");
+    std::fs::write(&src, "        add r1, r2, r3\n        ad r1, r2\n").unwrap();
+    let out = dir.join("bad.cbin");
+    let err = fails(&["asm", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(err.contains("bad.s:2:9:"), "{err}");
+    assert!(err.contains("unknown mnemonic"), "{err}");
+    assert!(!out.exists(), "no output on error");
+}
+
+#[test]
+fn malformed_binaries_name_the_byte_offset() {
+    let dir = scratch("badbin");
+    let f = dir.join("x.cbin");
+    std::fs::write(&f, b"NOPE\x01\x00").unwrap();
+    let err = fails(&["disasm", f.to_str().unwrap()]);
+    assert!(err.contains("byte 0"), "{err}");
+    std::fs::write(&f, b"CNCD").unwrap();
+    let err = fails(&["disasm", f.to_str().unwrap()]);
+    assert!(err.contains("byte 4"), "{err}");
+}
+
+#[test]
+fn configs_are_checked_field_by_field() {
+    let out = ok(&[
+        "config",
+        "check",
+        "configs/default.yaml",
+        "configs/small.yaml",
+        "configs/wide.yaml",
+    ]);
+    assert_eq!(out.lines().count(), 3);
+    let dir = scratch("badcfg");
+    let f = dir.join("c.yaml");
+    std::fs::write(&f, "lanes: 64\n").unwrap();
+    let err = fails(&["config", "check", f.to_str().unwrap()]);
+    assert!(err.contains("`lanes`") && err.contains("64"), "{err}");
+    std::fs::write(&f, "lanes: 8\nbogus: 1\n").unwrap();
+    let err = fails(&["config", "check", f.to_str().unwrap()]);
+    assert!(err.contains("bogus"), "{err}");
+    // The default printed by `config default` is itself a valid config.
+    std::fs::write(&f, ok(&["config", "default"])).unwrap();
+    ok(&["config", "check", f.to_str().unwrap()]);
+}
+
+#[test]
+fn bad_launch_descriptions_and_oversized_blocks() {
+    let dir = scratch("badlaunch");
+    let kernel = repo().join("kernels/vecadd.s");
+    let write = |text: &str| {
+        let f = dir.join("l.yaml");
+        std::fs::write(&f, text.replace("KERNEL", kernel.to_str().unwrap())).unwrap();
+        f
+    };
+    let f = write("program: KERNEL\ngrid: [1]\nblock: [32]\nargs: []\nsurprise: 1\n");
+    let err = fails(&["run", f.to_str().unwrap()]);
+    assert!(err.contains("surprise"), "{err}");
+    let f = write(
+        "program: KERNEL\ngrid: [1]\nblock: [64]\nargs:\n  - { name: a, buffer: i32, len: 1 }\n  - { name: b, buffer: i32, len: 1 }\n  - { name: c, buffer: i32, len: 1 }\n  - { name: n, value: 1 }\n",
+    );
+    let err = fails(&["run", f.to_str().unwrap()]);
+    assert!(err.contains("`warps`"), "{err}");
+    let f = write("program: missing.s\ngrid: [1]\nblock: [4]\n");
+    let err = fails(&["run", f.to_str().unwrap()]);
+    assert!(err.contains("missing.s"), "{err}");
+}
+
+#[test]
+fn traps_exit_non_zero_with_a_report() {
+    let dir = scratch("trap");
+    std::fs::write(
+        dir.join("k.s"),
+        "s2r r1, %tid\nshl r1, r1, 20\nld.global r2, [r1]\nexit\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("l.yaml"), "program: k.s\ngrid: [1]\nblock: [4]\n").unwrap();
+    let err = fails(&["run", dir.join("l.yaml").to_str().unwrap()]);
+    assert!(
+        err.contains("trap in block (0,0,0) warp 0 lane(s) 1-3 at pc 2"),
+        "{err}"
+    );
+    assert!(err.contains("outside global memory"), "{err}");
+}
+
+#[test]
+fn help_has_examples() {
+    let out = ok(&["--help"]);
+    assert!(
+        out.contains("Examples:") && out.contains("concord run"),
+        "{out}"
+    );
+    let out = ok(&["run", "--help"]);
+    assert!(out.contains("--trace") && out.contains("--json"), "{out}");
+}
