@@ -65,7 +65,7 @@ impl Default for CoreConfig {
     fn default() -> Self {
         CoreConfig {
             lanes: 8,
-            warps: 4,
+            warps: 8,
             registers: 32,
             predicates: 8,
             shared_memory_bytes: 16 * 1024,
