@@ -227,7 +227,7 @@ fn bad_launch_descriptions_and_oversized_blocks() {
     let err = fails(&["run", f.to_str().unwrap()]);
     assert!(err.contains("surprise"), "{err}");
     let f = write(
-        "program: KERNEL\ngrid: [1]\nblock: [64]\nargs:\n  - { name: a, buffer: i32, len: 1 }\n  - { name: b, buffer: i32, len: 1 }\n  - { name: c, buffer: i32, len: 1 }\n  - { name: n, value: 1 }\n",
+        "program: KERNEL\ngrid: [1]\nblock: [128]\nargs:\n  - { name: a, buffer: i32, len: 1 }\n  - { name: b, buffer: i32, len: 1 }\n  - { name: c, buffer: i32, len: 1 }\n  - { name: n, value: 1 }\n",
     );
     let err = fails(&["run", f.to_str().unwrap()]);
     assert!(err.contains("`warps`"), "{err}");
