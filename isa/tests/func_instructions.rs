@@ -472,3 +472,47 @@ fn barrier_under_each_guard() {
     );
     assert_eq!(run.trap().lanes, 0b0101);
 }
+
+/// Consensual branches under each guard. The guard picks the voters (p3 is
+/// false everywhere); with no voter the quantifiers take their empty-set
+/// values: `none` and `all` are taken, `any` is not. Every active lane
+/// follows the outcome, guard-false lanes included.
+#[test]
+fn consensual_branches_under_each_guard() {
+    for (vote, taken_full, taken_partial, taken_none) in [
+        ("none", true, true, true),
+        ("any", false, false, false),
+        ("all", false, false, true),
+    ] {
+        for ((guard, _), taken) in GUARDS.iter().zip([taken_full, taken_partial, taken_none]) {
+            let body = format!("{guard}bra.{vote} p3, over\nmovi r3, 1\nover:");
+            let run = run4(&program(0, 0, false, &body));
+            for lane in 0..4 {
+                assert_eq!(
+                    run.reg(lane, 3),
+                    if taken { SENTINEL } else { 1 },
+                    "`{body}` lane {lane}"
+                );
+            }
+            assert_eq!(run.stats().divergent_branches, 0);
+        }
+    }
+}
+
+/// `ret` under each guard: lanes whose guard is false stay in the callee
+/// (fall through to the next instruction) and return later.
+#[test]
+fn guarded_ret_returns_only_executing_lanes() {
+    for (guard, exec) in GUARDS {
+        let body = format!("call r9, fn\nbra over\nfn: {guard}ret r9\nmovi r3, 1\nret r9\nover:");
+        let run = run4(&program(0, 0, false, &body));
+        run.stats();
+        for lane in 0..4 {
+            assert_eq!(
+                run.reg(lane, 3),
+                if exec[lane] { SENTINEL } else { 1 },
+                "`{guard}ret` lane {lane}"
+            );
+        }
+    }
+}

@@ -741,8 +741,12 @@ const SIMPLE: &str = "program: kernels/example.s\ngrid: [1]\nblock: [8]\n";
 fn block_must_fit_the_core() {
     let dir = workspace();
     let d = LaunchDescription::from_yaml(CONTRACT, &dir.join("launch.yaml")).unwrap();
-    d.prepare(&kernel(), &CoreConfig::default()).expect("the contract example fits the default core");
-    let narrow = CoreConfig { warps: 4, ..CoreConfig::default() };
+    d.prepare(&kernel(), &CoreConfig::default())
+        .expect("the contract example fits the default core");
+    let narrow = CoreConfig {
+        warps: 4,
+        ..CoreConfig::default()
+    };
     let e = d.prepare(&kernel(), &narrow).unwrap_err();
     assert_eq!(
         strip(&e),
