@@ -684,6 +684,10 @@ impl Block {
             });
         }
 
+        if instr.is_control() {
+            // Every active lane gets its own next PC, then the warp re-arbitrates.
+            return self.control(ctx, w, instr, exec);
+        }
         match instr.op {
             Op::Alu { op, rd, rs1, rs2 } => {
                 let (a, b) = (warp.regs[rs1.index()], warp.regs[rs2.index()]);
@@ -874,16 +878,7 @@ impl Block {
                 warp.write_reg(rd, exec, |_| ballot);
             }
             Op::Nop => {}
-            // Control flow: every active lane gets its own next PC, then the
-            // warp re-arbitrates.
-            Op::Bra { .. }
-            | Op::BraCons { .. }
-            | Op::Jmp { .. }
-            | Op::Call { .. }
-            | Op::CallR { .. }
-            | Op::Ret { .. }
-            | Op::Bar
-            | Op::Exit => return self.control(ctx, w, instr, exec),
+            _ => unreachable!("control instructions are handled above"),
         }
         self.warps[w].advance(policy);
         Ok(())
