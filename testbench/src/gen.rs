@@ -1,0 +1,1 @@
+//! Random program generator (being written).
