@@ -188,6 +188,24 @@ pub struct Trap {
     pub issued: u64,
 }
 
+impl TrapCause {
+    /// The cause code the RTL reports on its host interface
+    /// (docs/microarchitecture.md §9); the watchdog is the testbench's, not the core's.
+    pub fn code(&self) -> Option<u32> {
+        Some(match self {
+            TrapCause::AddressOutOfRange { .. } => 1,
+            TrapCause::Misaligned { .. } => 2,
+            TrapCause::InvalidInstruction { .. } => 3,
+            TrapCause::PcOutOfRange { .. } => 4,
+            TrapCause::CallDepthOverflow { .. } => 5,
+            TrapCause::ReturnAtDepthZero => 6,
+            TrapCause::BarrierNeverCompletes { .. } => 7,
+            TrapCause::MissingParam { .. } => 8,
+            TrapCause::Watchdog { .. } => return None,
+        })
+    }
+}
+
 impl fmt::Display for TrapCause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -517,9 +535,10 @@ impl Block {
                 if self.waiting == 0 {
                     return Ok(());
                 }
+                let first_waiting = self.warps.iter().position(|w| w.waiting != 0).unwrap_or(0);
                 return Err(self.trap_here(
                     ctx,
-                    0,
+                    first_waiting,
                     TrapCause::BarrierNeverCompletes {
                         waiting: self.waiting,
                         exited: self.exited,

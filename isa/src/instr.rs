@@ -712,6 +712,53 @@ impl Instr {
         )
     }
 
+    /// The registers read, as (source A, source B), in the order the core's
+    /// single register-file read port fetches them (docs/microarchitecture.md §4).
+    pub fn sources(&self) -> (Option<Reg>, Option<Reg>) {
+        match self.op {
+            Op::Alu { rs1, rs2, .. } | Op::SetP { rs1, rs2, .. } | Op::Sel { rs1, rs2, .. } => {
+                (Some(rs1), Some(rs2))
+            }
+            Op::AluImm { rs1, .. } | Op::SetPImm { rs1, .. } => (Some(rs1), None),
+            Op::MovHi { rd, .. } => (Some(rd), None),
+            Op::Load { base, .. } => (Some(base), None),
+            Op::Store { base, src, .. } => (Some(base), Some(src)),
+            Op::Atom { addr, src, .. } => (Some(addr), Some(src)),
+            Op::Jmp { rs } | Op::Ret { rs } | Op::CallR { rs, .. } => (Some(rs), None),
+            _ => (None, None),
+        }
+    }
+
+    /// The general register written (by the executing lanes), if any.
+    pub fn dest_reg(&self) -> Option<Reg> {
+        match self.op {
+            Op::Alu { rd, .. }
+            | Op::AluImm { rd, .. }
+            | Op::MovI { rd, .. }
+            | Op::MovHi { rd, .. }
+            | Op::Sel { rd, .. }
+            | Op::S2R { rd, .. }
+            | Op::LdParam { rd, .. }
+            | Op::Load { rd, .. }
+            | Op::Atom { rd, .. }
+            | Op::Call { rd, .. }
+            | Op::CallR { rd, .. }
+            | Op::Ballot { rd, .. } => Some(rd),
+            _ => None,
+        }
+    }
+
+    /// The predicate written (by the executing lanes), if any; writes to `pt` are discarded.
+    pub fn dest_pred(&self) -> Option<Pred> {
+        match self.op {
+            Op::SetP { pd, .. }
+            | Op::SetPImm { pd, .. }
+            | Op::PLogic { pd, .. }
+            | Op::Vote { pd, .. } => (!pd.is_true()).then_some(pd),
+            _ => None,
+        }
+    }
+
     /// The statically known branch or call target, if any.
     pub fn direct_target(&self) -> Option<u32> {
         match self.op {
