@@ -1,0 +1,216 @@
+//! The per-cycle trace-port record (docs/microarchitecture.md §10).
+//!
+//! The cycle model produces one [`TracePort`] per cycle and the Verilator
+//! harness reads one per cycle from the RTL's `trace_*` outputs; the
+//! co-simulation compares them field by field.
+
+use std::fmt;
+
+/// FSM state codes, as driven on `trace_state`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize)]
+#[repr(u8)]
+pub enum State {
+    Idle = 0,
+    Init = 1,
+    Sched = 2,
+    Arb = 3,
+    Fetch = 4,
+    Decode = 5,
+    Read2 = 6,
+    Exec = 7,
+    MemArb = 8,
+    ShAccess = 9,
+    ShData = 10,
+    GReq = 11,
+    GWait = 12,
+    Done = 13,
+    Trap = 14,
+}
+
+impl State {
+    pub const ALL: [State; 15] = [
+        State::Idle,
+        State::Init,
+        State::Sched,
+        State::Arb,
+        State::Fetch,
+        State::Decode,
+        State::Read2,
+        State::Exec,
+        State::MemArb,
+        State::ShAccess,
+        State::ShData,
+        State::GReq,
+        State::GWait,
+        State::Done,
+        State::Trap,
+    ];
+
+    pub fn from_code(code: u32) -> Option<State> {
+        State::ALL.get(code as usize).copied()
+    }
+}
+
+/// Everything the trace port shows in one cycle. Lanes beyond the core's
+/// lane count, and data of lanes whose write enable is 0, are zero.
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize)]
+pub struct TracePort {
+    pub state: State,
+    pub warp: u32,
+    pub pc: u32,
+    pub active: u32,
+    pub exec: u32,
+    pub rf_we: u32,
+    pub rf_addr: u32,
+    pub rf_data: [u32; 32],
+    pub pred_we: u32,
+    pub pred_addr: u32,
+    pub pred_data: u32,
+}
+
+impl Default for TracePort {
+    fn default() -> Self {
+        TracePort {
+            state: State::Idle,
+            warp: 0,
+            pc: 0,
+            active: 0,
+            exec: 0,
+            rf_we: 0,
+            rf_addr: 0,
+            rf_data: [0; 32],
+            pred_we: 0,
+            pred_addr: 0,
+            pred_data: 0,
+        }
+    }
+}
+
+impl TracePort {
+    /// Names and values of the fields that differ, for mismatch reports.
+    pub fn diff(&self, other: &TracePort) -> Vec<(&'static str, String, String)> {
+        let mut d = Vec::new();
+        let mut cmp = |name: &'static str, a: String, b: String| {
+            if a != b {
+                d.push((name, a, b));
+            }
+        };
+        cmp(
+            "state",
+            format!("{:?}", self.state),
+            format!("{:?}", other.state),
+        );
+        cmp("warp", self.warp.to_string(), other.warp.to_string());
+        cmp("pc", self.pc.to_string(), other.pc.to_string());
+        cmp(
+            "active",
+            format!("{:#010x}", self.active),
+            format!("{:#010x}", other.active),
+        );
+        cmp(
+            "exec",
+            format!("{:#010x}", self.exec),
+            format!("{:#010x}", other.exec),
+        );
+        cmp(
+            "rf_we",
+            format!("{:#010x}", self.rf_we),
+            format!("{:#010x}", other.rf_we),
+        );
+        cmp(
+            "rf_addr",
+            self.rf_addr.to_string(),
+            other.rf_addr.to_string(),
+        );
+        for l in 0..32 {
+            if self.rf_data[l] != other.rf_data[l] {
+                cmp(
+                    "rf_data",
+                    format!("lane {l}: {:#010x}", self.rf_data[l]),
+                    format!("lane {l}: {:#010x}", other.rf_data[l]),
+                );
+            }
+        }
+        cmp(
+            "pred_we",
+            format!("{:#010x}", self.pred_we),
+            format!("{:#010x}", other.pred_we),
+        );
+        cmp(
+            "pred_addr",
+            self.pred_addr.to_string(),
+            other.pred_addr.to_string(),
+        );
+        cmp(
+            "pred_data",
+            format!("{:#010x}", self.pred_data),
+            format!("{:#010x}", other.pred_data),
+        );
+        d
+    }
+}
+
+impl fmt::Display for TracePort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:?} warp {} pc {} active {:#010x} exec {:#010x}",
+            self.state, self.warp, self.pc, self.active, self.exec
+        )?;
+        if self.rf_we != 0 {
+            write!(f, " rf[{}] we {:#010x}", self.rf_addr, self.rf_we)?;
+        }
+        if self.pred_we != 0 {
+            write!(
+                f,
+                " pred[{}] we {:#010x} = {:#010x}",
+                self.pred_addr, self.pred_we, self.pred_data
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Counters of a timed run, in the order of docs/microarchitecture.md §2.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counters {
+    pub cycles: u64,
+    pub issued: u64,
+    pub active_lane_slots: u64,
+    pub executed_lane_slots: u64,
+    pub replays: u64,
+    pub divergent_branches: u64,
+    pub consensual_taken: u64,
+    pub consensual_not_taken: u64,
+    pub barrier_arrivals: u64,
+    pub barriers: u64,
+    pub blocks: u64,
+}
+
+impl Counters {
+    pub const COUNT: usize = 11;
+
+    pub fn from_array(v: [u64; Counters::COUNT]) -> Counters {
+        Counters {
+            cycles: v[0],
+            issued: v[1],
+            active_lane_slots: v[2],
+            executed_lane_slots: v[3],
+            replays: v[4],
+            divergent_branches: v[5],
+            consensual_taken: v[6],
+            consensual_not_taken: v[7],
+            barrier_arrivals: v[8],
+            barriers: v[9],
+            blocks: v[10],
+        }
+    }
+
+    pub fn simd_efficiency(&self, lanes: u32) -> f64 {
+        if self.issued == 0 {
+            0.0
+        } else {
+            self.active_lane_slots as f64 / (self.issued as f64 * lanes as f64)
+        }
+    }
+}
