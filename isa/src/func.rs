@@ -265,6 +265,18 @@ impl fmt::Display for Trap {
 
 impl std::error::Error for Trap {}
 
+impl Trap {
+    /// Same cause, block, warp, lanes and PC. Models count issues
+    /// differently (the timed models count replays), so `issued` is left out.
+    pub fn same_report(&self, other: &Trap) -> bool {
+        self.cause == other.cause
+            && self.block == other.block
+            && self.warp == other.warp
+            && self.lanes == other.lanes
+            && self.pc == other.pc
+    }
+}
+
 /// Executes a whole launch. `global` is the global memory image, updated in place.
 pub fn run(
     config: &CoreConfig,
