@@ -4,10 +4,18 @@
 //!
 //! | module | what |
 //! |---|---|
+//! | [`host`] | the host interface's register map and the write sequence that loads a launch |
+//! | [`cosim`] | lock-step co-simulation of the cycle model and the RTL, checked against the functional model |
+//! | [`cycle`] | the cycle-accurate model of the core (docs/microarchitecture.md) and the testbench global memory |
 //! | [`gen`] | random program generator: valid by construction, always terminates |
 //! | [`trace`] | the per-cycle trace-port record and the timed models' counters |
+//! | [`verilator`] | Verilator harness: builds the core's Verilog at run time (cached), drives it cycle by cycle |
 //!
 //! The functional model (`concord_isa::func`) is the oracle for final state.
 
+pub mod cosim;
+pub mod cycle;
 pub mod gen;
+pub mod host;
 pub mod trace;
+pub mod verilator;

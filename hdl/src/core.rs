@@ -1,0 +1,1645 @@
+//! The Concord core (docs/microarchitecture.md): FSM, warp scheduler, host
+//! interface, counters, trap report and trace port, around the decoder, the
+//! arbiter, the lanes, the per-warp state and the memories.
+//!
+//! # How the logic is laid out
+//!
+//! rust-hdl emits one `always @(*)` block per module, and Verilator orders
+//! logic per group of statements that share variables written in the block.
+//! A child's input computed in the same group that reads the child's output
+//! would be a combinational loop to Verilator (UNOPTFLAT) even when no bit
+//! depends on itself. The update below is therefore in two parts:
+//!
+//! 1. **Wiring**: every input of a combinational child (decoder, arbiter,
+//!    lanes, control blocks, extensions) is an expression of registers,
+//!    ports and child outputs only: no local signal appears in it.
+//! 2. **Next state**: locals are free here; this part writes only register
+//!    D inputs, RAM inputs, the warp-state commands, the lanes' register-file
+//!    write enables (which reach only the RAM) and the output ports.
+//!
+//! Masks are accumulated with blocking assignments (`m = m | bit`), which is
+//! correct Verilog but not what rust-hdl's own simulator computes: the core
+//! is simulated with Verilator, not with rust-hdl.
+
+use concord_isa::config::{Arbitration, CoreConfig};
+use concord_isa::instr::MAX_PARAM_WORDS;
+use rust_hdl_core::prelude::*;
+use rust_hdl_widgets::dff_setup;
+use rust_hdl_widgets::prelude::DFF;
+
+use crate::arbiter::Arbiter;
+use crate::ctl::{Bcast, MemCtl, PredCtl};
+use crate::decode::Decoder;
+use crate::lane::{Lane, LaneParams, LINE_BITS, RF_ADDR_BITS};
+use crate::ram::Ram;
+use crate::shared::{Shared, ROW_BITS};
+use crate::util::{Ext, Pack, PackBits, Popcount};
+use crate::warps::WarpState;
+
+/// FSM state codes (docs/microarchitecture.md §10, `trace_state`).
+pub mod state {
+    pub const IDLE: u64 = 0;
+    pub const INIT: u64 = 1;
+    pub const SCHED: u64 = 2;
+    pub const ARB: u64 = 3;
+    pub const FETCH: u64 = 4;
+    pub const DECODE: u64 = 5;
+    pub const READ2: u64 = 6;
+    pub const EXEC: u64 = 7;
+    pub const MEM_ARB: u64 = 8;
+    pub const SH_ACCESS: u64 = 9;
+    pub const SH_DATA: u64 = 10;
+    pub const G_REQ: u64 = 11;
+    pub const G_WAIT: u64 = 12;
+    pub const DONE: u64 = 13;
+    pub const TRAP: u64 = 14;
+}
+
+/// Host write addresses (§9).
+pub mod host {
+    pub const ENTRY_PC: u64 = 0x20000;
+    pub const CODE_LEN: u64 = 0x20001;
+    pub const GRID: u64 = 0x20002;
+    pub const BLOCK: u64 = 0x20005;
+    pub const PARAM_COUNT: u64 = 0x20008;
+    pub const PARAM: u64 = 0x20010;
+    pub const START: u64 = 0x200FF;
+    /// Read addresses.
+    pub const R_STATUS: u64 = 0;
+    pub const R_CAUSE: u64 = 1;
+    pub const R_PC: u64 = 2;
+    pub const R_WARP: u64 = 3;
+    pub const R_LANES: u64 = 4;
+    pub const R_BLOCK: u64 = 5;
+    pub const R_ADDR: u64 = 8;
+    pub const R_DETAIL: u64 = 9;
+    pub const R_ARRIVED: u64 = 10;
+    pub const R_EXITED: u64 = 11;
+    pub const R_THREADS: u64 = 12;
+    pub const R_COUNTERS: u64 = 16;
+}
+
+/// Trap cause codes (§9, `concord_isa::func::TrapCause::code`).
+pub mod cause {
+    pub const OUT_OF_RANGE: u64 = 1;
+    pub const MISALIGNED: u64 = 2;
+    pub const INVALID: u64 = 3;
+    pub const PC_OUT: u64 = 4;
+    pub const DEPTH_OVERFLOW: u64 = 5;
+    pub const RET_AT_ZERO: u64 = 6;
+    pub const BARRIER: u64 = 7;
+    pub const MISSING_PARAM: u64 = 8;
+}
+
+/// Number of 64-bit counters (§2).
+pub const COUNTERS: usize = 11;
+
+/// Global memory request kinds (§8).
+const KIND_READ: u64 = 0;
+const KIND_WRITE: u64 = 1;
+const KIND_ATOMIC: u64 = 2;
+
+fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+fn dffs<T: Synth>(n: usize) -> Vec<DFF<T>> {
+    (0..n).map(|_| Default::default()).collect()
+}
+
+/// Values the core is built from (checked by `crate::check_config`).
+#[derive(Clone, Debug)]
+pub struct CoreParams {
+    pub lanes: usize,
+    pub warps: usize,
+    pub rp: usize,
+    pub preds: usize,
+    pub shared_bytes: u32,
+    pub banks: usize,
+    pub rows: usize,
+    pub imem_words: usize,
+    pub max_depth: u32,
+    pub line_bytes: usize,
+    pub global_bytes: u32,
+    pub depth_pc: bool,
+}
+
+impl CoreParams {
+    pub fn from_config(c: &CoreConfig) -> CoreParams {
+        CoreParams {
+            lanes: c.lanes as usize,
+            warps: c.warps as usize,
+            rp: (c.registers as usize).next_power_of_two(),
+            preds: c.predicates as usize,
+            shared_bytes: c.shared_memory_bytes,
+            banks: c.shared_banks as usize,
+            rows: (c.shared_memory_bytes / (4 * c.shared_banks)) as usize,
+            imem_words: c.imem_words as usize,
+            max_depth: c.max_call_depth(),
+            line_bytes: c.global_line_bytes as usize,
+            global_bytes: c.global_memory_bytes,
+            depth_pc: c.arbitration == Arbitration::DepthPc,
+        }
+    }
+}
+
+#[derive(LogicBlock)]
+pub struct Core {
+    // ---- ports (docs/microarchitecture.md §8-§10) ----
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, bool>,
+    pub host_we: Signal<In, bool>,
+    pub host_addr: Signal<In, Bits<18>>,
+    pub host_wdata: Signal<In, Bits<32>>,
+    pub host_raddr: Signal<In, Bits<8>>,
+    pub host_rdata: Signal<Out, Bits<32>>,
+    pub running: Signal<Out, bool>,
+    pub done: Signal<Out, bool>,
+    pub trapped: Signal<Out, bool>,
+    pub gmem_req_valid: Signal<Out, bool>,
+    pub gmem_req_ready: Signal<In, bool>,
+    pub gmem_req_kind: Signal<Out, Bits<2>>,
+    pub gmem_req_addr: Signal<Out, Bits<32>>,
+    pub gmem_req_wdata: Signal<Out, Bits<LINE_BITS>>,
+    pub gmem_req_mask: Signal<Out, Bits<128>>,
+    pub gmem_req_atom_op: Signal<Out, Bits<4>>,
+    pub gmem_req_atom_data: Signal<Out, Bits<32>>,
+    pub gmem_resp_valid: Signal<In, bool>,
+    pub gmem_resp_data: Signal<In, Bits<LINE_BITS>>,
+    pub trace_state: Signal<Out, Bits<5>>,
+    pub trace_warp: Signal<Out, Bits<4>>,
+    pub trace_pc: Signal<Out, Bits<16>>,
+    pub trace_active: Signal<Out, Bits<32>>,
+    pub trace_exec: Signal<Out, Bits<32>>,
+    pub trace_rf_we: Signal<Out, Bits<32>>,
+    pub trace_rf_addr: Signal<Out, Bits<RF_ADDR_BITS>>,
+    pub trace_rf_data: Signal<Out, Bits<LINE_BITS>>,
+    pub trace_pred_we: Signal<Out, Bits<32>>,
+    pub trace_pred_addr: Signal<Out, Bits<7>>,
+    pub trace_pred_data: Signal<Out, Bits<32>>,
+
+    // ---- children ----
+    decode: Decoder,
+    arbiter: Arbiter,
+    lanes: Vec<Lane>,
+    warps: WarpState,
+    imem: Ram<32, 16>,
+    shared: Shared,
+    pctl: PredCtl,
+    bc: Bcast,
+    mc: MemCtl,
+    pop_a: Popcount,
+    pop_e: Popcount,
+    popa64: Ext<32, 64>,
+    pope64: Ext<32, 64>,
+    curx9: Ext<4, RF_ADDR_BITS>,
+    srca9: Ext<5, RF_ADDR_BITS>,
+    srcb9: Ext<5, RF_ADDR_BITS>,
+    rd9: Ext<5, RF_ADDR_BITS>,
+    curx7: Ext<4, 7>,
+    pd7: Ext<3, 7>,
+    curx32: Ext<4, 32>,
+    gpcx: Ext<16, 32>,
+    tpcx: Ext<16, 32>,
+    twx: Ext<4, 32>,
+    tcx: Ext<4, 32>,
+    tpack: Pack<32, LINE_BITS>,
+    wpack: Pack<8, LINE_BITS>,
+    mpack: PackBits<128>,
+
+    // ---- registers ----
+    st: DFF<Bits<5>>,
+    init_i: DFF<Bits<32>>,
+    cur: DFF<Bits<4>>,
+    rr: DFF<Bits<4>>,
+    ir: DFF<Bits<32>>,
+    exec: DFF<Bits<32>>,
+    pending: DFF<Bits<32>>,
+    served: DFF<Bits<32>>,
+    entry_pc: DFF<Bits<16>>,
+    code_len: DFF<Bits<32>>,
+    grid: Vec<DFF<Bits<32>>>,
+    blk: Vec<DFF<Bits<32>>>,
+    bid: Vec<DFF<Bits<32>>>,
+    param_count: DFF<Bits<32>>,
+    params: Vec<DFF<Bits<32>>>,
+    threads: DFF<Bits<32>>,
+    arrived: DFF<Bits<32>>,
+    exited: DFF<Bits<32>>,
+    c_cycles: DFF<Bits<64>>,
+    c_issued: DFF<Bits<64>>,
+    c_active: DFF<Bits<64>>,
+    c_executed: DFF<Bits<64>>,
+    c_replays: DFF<Bits<64>>,
+    c_divergent: DFF<Bits<64>>,
+    c_taken: DFF<Bits<64>>,
+    c_not_taken: DFF<Bits<64>>,
+    c_arrivals: DFF<Bits<64>>,
+    c_barriers: DFF<Bits<64>>,
+    c_blocks: DFF<Bits<64>>,
+    t_cause: DFF<Bits<4>>,
+    t_pc: DFF<Bits<16>>,
+    t_warp: DFF<Bits<4>>,
+    t_lanes: DFF<Bits<32>>,
+    t_block: Vec<DFF<Bits<32>>>,
+    t_addr: DFF<Bits<32>>,
+    t_detail: DFF<Bits<32>>,
+
+    // ---- next-state locals ----
+    hw: Signal<Local, bool>,
+    start: Signal<Local, bool>,
+    busy: Signal<Local, bool>,
+    rfwe: Signal<Local, Bits<32>>,
+    pwe: Signal<Local, Bits<32>>,
+    pval: Signal<Local, Bits<32>>,
+    cmpm: Signal<Local, Bits<32>>,
+    trap: Signal<Local, bool>,
+    tc: Signal<Local, Bits<4>>,
+    tl: Signal<Local, Bits<32>>,
+    tpc: Signal<Local, Bits<16>>,
+    tw: Signal<Local, Bits<4>>,
+    ta: Signal<Local, Bits<32>>,
+    td: Signal<Local, Bits<32>>,
+    // scheduler
+    pick_any: Signal<Local, Bits<4>>,
+    pick_hi: Signal<Local, Bits<4>>,
+    found_hi: Signal<Local, bool>,
+    pick: Signal<Local, Bits<4>>,
+    pick_gv: Signal<Local, bool>,
+    last_block: Signal<Local, bool>,
+    probe_pc: Signal<Local, Bits<16>>,
+    // advance / complete
+    advance: Signal<Local, bool>,
+    gpc1: Signal<Local, Bits<16>>,
+    gdepth: Signal<Local, Bits<16>>,
+    joinm: Signal<Local, Bits<32>>,
+    pnew: Signal<Local, Bits<32>>,
+    // control
+    over: Signal<Local, Bits<32>>,
+    zdep: Signal<Local, Bits<32>>,
+    ref_pc: Signal<Local, Bits<16>>,
+    ref_d: Signal<Local, Bits<16>>,
+    split: Signal<Local, bool>,
+    arrived_new: Signal<Local, Bits<32>>,
+    // memory
+    mism: Signal<Local, Bits<32>>,
+    oorm: Signal<Local, Bits<32>>,
+    mis_a: Signal<Local, Bits<32>>,
+    oor_a: Signal<Local, Bits<32>>,
+    row: Signal<Local, Bits<32>>,
+    sv_maddr: Signal<Local, Bits<32>>,
+    sv_data: Signal<Local, Bits<32>>,
+    sv_widx: Signal<Local, Bits<32>>,
+    sv_new: Signal<Local, Bits<32>>,
+    gbyte: Vec<Signal<Local, Bits<8>>>,
+    gbe: Vec<Signal<Local, bool>>,
+    t1: Signal<Local, Bits<32>>,
+    /// Bits no logic needs, gathered so that Verilator's UNUSED check can
+    /// tell them from mistakes (its default exemption is `*unused*`).
+    unused_ok: Signal<Local, bool>,
+
+    // ---- constants ----
+    s_idle: Constant<Bits<5>>,
+    s_init: Constant<Bits<5>>,
+    s_sched: Constant<Bits<5>>,
+    s_arb: Constant<Bits<5>>,
+    s_fetch: Constant<Bits<5>>,
+    s_decode: Constant<Bits<5>>,
+    s_read2: Constant<Bits<5>>,
+    s_exec: Constant<Bits<5>>,
+    s_mem_arb: Constant<Bits<5>>,
+    s_sh_access: Constant<Bits<5>>,
+    s_sh_data: Constant<Bits<5>>,
+    s_g_req: Constant<Bits<5>>,
+    s_g_wait: Constant<Bits<5>>,
+    s_done: Constant<Bits<5>>,
+    s_trap: Constant<Bits<5>>,
+    ha_entry: Constant<Bits<18>>,
+    ha_code_len: Constant<Bits<18>>,
+    ha_grid: Vec<Constant<Bits<18>>>,
+    ha_block: Vec<Constant<Bits<18>>>,
+    ha_param_count: Constant<Bits<18>>,
+    ha_param: Vec<Constant<Bits<18>>>,
+    ha_start: Constant<Bits<18>>,
+    imem_words: Constant<Bits<18>>,
+    ra_status: Constant<Bits<8>>,
+    ra_cause: Constant<Bits<8>>,
+    ra_pc: Constant<Bits<8>>,
+    ra_warp: Constant<Bits<8>>,
+    ra_lanes: Constant<Bits<8>>,
+    ra_block: Vec<Constant<Bits<8>>>,
+    ra_addr: Constant<Bits<8>>,
+    ra_detail: Constant<Bits<8>>,
+    ra_arrived: Constant<Bits<8>>,
+    ra_exited: Constant<Bits<8>>,
+    ra_threads: Constant<Bits<8>>,
+    ra_cnt: Vec<Constant<Bits<8>>>,
+    tc_oor: Constant<Bits<4>>,
+    tc_mis: Constant<Bits<4>>,
+    tc_invalid: Constant<Bits<4>>,
+    tc_pc: Constant<Bits<4>>,
+    tc_depth: Constant<Bits<4>>,
+    tc_ret: Constant<Bits<4>>,
+    tc_barrier: Constant<Bits<4>>,
+    tc_param: Constant<Bits<4>>,
+    kind_read: Constant<Bits<2>>,
+    kind_write: Constant<Bits<2>>,
+    kind_atomic: Constant<Bits<2>>,
+    zero2: Constant<Bits<2>>,
+    zero4: Constant<Bits<4>>,
+    zero9: Constant<Bits<RF_ADDR_BITS>>,
+    zero7: Constant<Bits<7>>,
+    zero8: Constant<Bits<8>>,
+    zero16: Constant<Bits<16>>,
+    zero32: Constant<Bits<32>>,
+    zero64: Constant<Bits<64>>,
+    zero128: Constant<Bits<128>>,
+    zero_line: Constant<Bits<LINE_BITS>>,
+    one4: Constant<Bits<4>>,
+    one16: Constant<Bits<16>>,
+    one64: Constant<Bits<64>>,
+    st_one: Constant<Bits<32>>,
+    st_two: Constant<Bits<32>>,
+    st_four: Constant<Bits<32>>,
+    wm1: Constant<Bits<4>>,
+    lane_bit: Vec<Constant<Bits<32>>>,
+    lane_mask: Constant<Bits<32>>,
+    rp_shift: Constant<Bits<RF_ADDR_BITS>>,
+    lane_shift: Constant<Bits<32>>,
+    rf_words: Constant<Bits<32>>,
+    rows: Constant<Bits<32>>,
+    init_last: Constant<Bits<32>>,
+    max_depth: Constant<Bits<16>>,
+    depth_pc: Constant<bool>,
+    line_mask: Constant<Bits<32>>,
+    row_hi: Constant<Bits<32>>,
+    _lanes: usize,
+    _lm1: usize,
+    _warps: usize,
+    _wm1: usize,
+    _banks: usize,
+    _gwords: usize,
+    _params: usize,
+}
+
+impl Core {
+    pub fn new(p: &CoreParams) -> Self {
+        let lanes = p.lanes;
+        let row_shift = (4 * p.banks).trailing_zeros();
+        let lane_params = |l: usize| LaneParams {
+            lane: l,
+            lanes,
+            warps: p.warps,
+            rf_words: p.warps * p.rp,
+            depth_pc: p.depth_pc,
+            max_depth: p.max_depth,
+            row_shift,
+            banks: p.banks,
+            line_shift: p.line_bytes.trailing_zeros(),
+            line_bytes: p.line_bytes,
+        };
+        let init_cycles = (p.warps * p.rp).max(p.rows);
+        let lane_mask = if lanes == 32 {
+            0xffff_ffff
+        } else {
+            (1u64 << lanes) - 1
+        };
+        Core {
+            clock: Default::default(),
+            reset: Default::default(),
+            host_we: Default::default(),
+            host_addr: Default::default(),
+            host_wdata: Default::default(),
+            host_raddr: Default::default(),
+            host_rdata: Default::default(),
+            running: Default::default(),
+            done: Default::default(),
+            trapped: Default::default(),
+            gmem_req_valid: Default::default(),
+            gmem_req_ready: Default::default(),
+            gmem_req_kind: Default::default(),
+            gmem_req_addr: Default::default(),
+            gmem_req_wdata: Default::default(),
+            gmem_req_mask: Default::default(),
+            gmem_req_atom_op: Default::default(),
+            gmem_req_atom_data: Default::default(),
+            gmem_resp_valid: Default::default(),
+            gmem_resp_data: Default::default(),
+            trace_state: Default::default(),
+            trace_warp: Default::default(),
+            trace_pc: Default::default(),
+            trace_active: Default::default(),
+            trace_exec: Default::default(),
+            trace_rf_we: Default::default(),
+            trace_rf_addr: Default::default(),
+            trace_rf_data: Default::default(),
+            trace_pred_we: Default::default(),
+            trace_pred_addr: Default::default(),
+            trace_pred_data: Default::default(),
+            decode: Decoder::new(),
+            arbiter: Arbiter::new(lanes),
+            lanes: (0..lanes).map(|l| Lane::new(lane_params(l))).collect(),
+            warps: WarpState::new(lanes, p.warps, p.preds),
+            imem: Ram::new(p.imem_words),
+            shared: Shared::new(p.banks, p.rows),
+            pctl: PredCtl::new(),
+            bc: Bcast::new(lanes),
+            mc: MemCtl::new(p.shared_bytes, p.global_bytes),
+            pop_a: Default::default(),
+            pop_e: Default::default(),
+            popa64: Default::default(),
+            pope64: Default::default(),
+            curx9: Default::default(),
+            srca9: Default::default(),
+            srcb9: Default::default(),
+            rd9: Default::default(),
+            curx7: Default::default(),
+            pd7: Default::default(),
+            curx32: Default::default(),
+            gpcx: Default::default(),
+            tpcx: Default::default(),
+            twx: Default::default(),
+            tcx: Default::default(),
+            tpack: Pack::new(lanes),
+            wpack: Pack::new(p.line_bytes),
+            mpack: PackBits::new(p.line_bytes),
+            st: Default::default(),
+            init_i: Default::default(),
+            cur: Default::default(),
+            rr: Default::default(),
+            ir: Default::default(),
+            exec: Default::default(),
+            pending: Default::default(),
+            served: Default::default(),
+            entry_pc: Default::default(),
+            code_len: Default::default(),
+            grid: dffs(3),
+            blk: dffs(3),
+            bid: dffs(3),
+            param_count: Default::default(),
+            params: dffs(MAX_PARAM_WORDS),
+            threads: Default::default(),
+            arrived: Default::default(),
+            exited: Default::default(),
+            c_cycles: Default::default(),
+            c_issued: Default::default(),
+            c_active: Default::default(),
+            c_executed: Default::default(),
+            c_replays: Default::default(),
+            c_divergent: Default::default(),
+            c_taken: Default::default(),
+            c_not_taken: Default::default(),
+            c_arrivals: Default::default(),
+            c_barriers: Default::default(),
+            c_blocks: Default::default(),
+            t_cause: Default::default(),
+            t_pc: Default::default(),
+            t_warp: Default::default(),
+            t_lanes: Default::default(),
+            t_block: dffs(3),
+            t_addr: Default::default(),
+            t_detail: Default::default(),
+            hw: Default::default(),
+            start: Default::default(),
+            busy: Default::default(),
+            rfwe: Default::default(),
+            pwe: Default::default(),
+            pval: Default::default(),
+            cmpm: Default::default(),
+            trap: Default::default(),
+            tc: Default::default(),
+            tl: Default::default(),
+            tpc: Default::default(),
+            tw: Default::default(),
+            ta: Default::default(),
+            td: Default::default(),
+            pick_any: Default::default(),
+            pick_hi: Default::default(),
+            found_hi: Default::default(),
+            pick: Default::default(),
+            pick_gv: Default::default(),
+            last_block: Default::default(),
+            probe_pc: Default::default(),
+            advance: Default::default(),
+            gpc1: Default::default(),
+            gdepth: Default::default(),
+            joinm: Default::default(),
+            pnew: Default::default(),
+            over: Default::default(),
+            zdep: Default::default(),
+            ref_pc: Default::default(),
+            ref_d: Default::default(),
+            split: Default::default(),
+            arrived_new: Default::default(),
+            mism: Default::default(),
+            oorm: Default::default(),
+            mis_a: Default::default(),
+            oor_a: Default::default(),
+            row: Default::default(),
+            sv_maddr: Default::default(),
+            sv_data: Default::default(),
+            sv_widx: Default::default(),
+            sv_new: Default::default(),
+            gbyte: (0..p.line_bytes).map(|_| Default::default()).collect(),
+            gbe: (0..p.line_bytes).map(|_| Default::default()).collect(),
+            t1: Default::default(),
+            unused_ok: Default::default(),
+            s_idle: k(state::IDLE),
+            s_init: k(state::INIT),
+            s_sched: k(state::SCHED),
+            s_arb: k(state::ARB),
+            s_fetch: k(state::FETCH),
+            s_decode: k(state::DECODE),
+            s_read2: k(state::READ2),
+            s_exec: k(state::EXEC),
+            s_mem_arb: k(state::MEM_ARB),
+            s_sh_access: k(state::SH_ACCESS),
+            s_sh_data: k(state::SH_DATA),
+            s_g_req: k(state::G_REQ),
+            s_g_wait: k(state::G_WAIT),
+            s_done: k(state::DONE),
+            s_trap: k(state::TRAP),
+            ha_entry: k(host::ENTRY_PC),
+            ha_code_len: k(host::CODE_LEN),
+            ha_grid: (0..3).map(|i| k(host::GRID + i)).collect(),
+            ha_block: (0..3).map(|i| k(host::BLOCK + i)).collect(),
+            ha_param_count: k(host::PARAM_COUNT),
+            ha_param: (0..MAX_PARAM_WORDS as u64)
+                .map(|i| k(host::PARAM + i))
+                .collect(),
+            ha_start: k(host::START),
+            imem_words: k(p.imem_words as u64),
+            ra_status: k(host::R_STATUS),
+            ra_cause: k(host::R_CAUSE),
+            ra_pc: k(host::R_PC),
+            ra_warp: k(host::R_WARP),
+            ra_lanes: k(host::R_LANES),
+            ra_block: (0..3).map(|i| k(host::R_BLOCK + i)).collect(),
+            ra_addr: k(host::R_ADDR),
+            ra_detail: k(host::R_DETAIL),
+            ra_arrived: k(host::R_ARRIVED),
+            ra_exited: k(host::R_EXITED),
+            ra_threads: k(host::R_THREADS),
+            ra_cnt: (0..2 * COUNTERS as u64)
+                .map(|i| k(host::R_COUNTERS + i))
+                .collect(),
+            tc_oor: k(cause::OUT_OF_RANGE),
+            tc_mis: k(cause::MISALIGNED),
+            tc_invalid: k(cause::INVALID),
+            tc_pc: k(cause::PC_OUT),
+            tc_depth: k(cause::DEPTH_OVERFLOW),
+            tc_ret: k(cause::RET_AT_ZERO),
+            tc_barrier: k(cause::BARRIER),
+            tc_param: k(cause::MISSING_PARAM),
+            kind_read: k(KIND_READ),
+            kind_write: k(KIND_WRITE),
+            kind_atomic: k(KIND_ATOMIC),
+            zero2: k(0),
+            zero4: k(0),
+            zero9: k(0),
+            zero7: k(0),
+            zero8: k(0),
+            zero16: k(0),
+            zero32: k(0),
+            zero64: k(0),
+            zero128: k(0),
+            zero_line: k(0),
+            one4: k(1),
+            one16: k(1),
+            one64: k(1),
+            st_one: k(1),
+            st_two: k(2),
+            st_four: k(4),
+            wm1: k(p.warps as u64 - 1),
+            lane_bit: (0..lanes).map(|l| k(1u64 << l)).collect(),
+            lane_mask: k(lane_mask),
+            rp_shift: k(p.rp.trailing_zeros() as u64),
+            lane_shift: k(lanes.trailing_zeros() as u64),
+            rf_words: k((p.warps * p.rp) as u64),
+            rows: k(p.rows as u64),
+            init_last: k(init_cycles as u64 - 1),
+            max_depth: k(p.max_depth as u64),
+            depth_pc: Constant::new(p.depth_pc),
+            line_mask: k(!(p.line_bytes as u64 - 1) & 0xffff_ffff),
+            row_hi: k(!((1u64 << ROW_BITS) - 1) & 0xffff_ffff),
+            _lanes: lanes,
+            _lm1: lanes - 1,
+            _warps: p.warps,
+            _wm1: p.warps - 1,
+            _banks: p.banks,
+            _gwords: p.line_bytes / 4,
+            _params: MAX_PARAM_WORDS,
+        }
+    }
+}
+
+impl Logic for Core {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // =====================================================================
+        // Part 1: wiring (registers, ports and child outputs only).
+        // =====================================================================
+        dff_setup!(
+            self,
+            clock,
+            st,
+            init_i,
+            cur,
+            rr,
+            ir,
+            exec,
+            pending,
+            served,
+            entry_pc,
+            code_len,
+            param_count,
+            threads,
+            arrived,
+            exited,
+            c_cycles,
+            c_issued,
+            c_active,
+            c_executed,
+            c_replays,
+            c_divergent,
+            c_taken,
+            c_not_taken,
+            c_arrivals,
+            c_barriers,
+            c_blocks,
+            t_cause,
+            t_pc,
+            t_warp,
+            t_lanes,
+            t_addr,
+            t_detail
+        );
+        for i in 0..3 {
+            self.grid[i].clock.next = self.clock.val();
+            self.grid[i].d.next = self.grid[i].q.val();
+            self.blk[i].clock.next = self.clock.val();
+            self.blk[i].d.next = self.blk[i].q.val();
+            self.bid[i].clock.next = self.clock.val();
+            self.bid[i].d.next = self.bid[i].q.val();
+            self.t_block[i].clock.next = self.clock.val();
+            self.t_block[i].d.next = self.t_block[i].q.val();
+        }
+        for i in 0..self._params {
+            self.params[i].clock.next = self.clock.val();
+            self.params[i].d.next = self.params[i].q.val();
+        }
+        self.imem.clock.next = self.clock.val();
+        self.shared.clock.next = self.clock.val();
+        self.warps.clock.next = self.clock.val();
+
+        // Decoder: the instruction memory output in DECODE, then `ir`.
+        self.decode.word.next = self.ir.q.val();
+        if self.st.q.val() == self.s_decode.val() {
+            self.decode.word.next = self.imem.rdata.val();
+        }
+
+        // Instruction memory: FETCH reads `gpc[cur]`; the host writes.
+        self.imem.raddr.next = self.warps.gpc_cur.val();
+        self.imem.waddr.next = self.host_addr.val().get_bits::<16>(0);
+        self.imem.wdata.next = self.host_wdata.val();
+        self.imem.we.next = self.host_we.val()
+            && ((self.st.q.val() == self.s_idle.val())
+                || (self.st.q.val() == self.s_done.val())
+                || (self.st.q.val() == self.s_trap.val()))
+            && (self.host_addr.val() < self.imem_words.val());
+
+        // Per-warp state views.
+        self.warps.reset.next = self.reset.val();
+        self.warps.cur.next = self.cur.q.val();
+        self.warps.pr_g.next = self.decode.gpred.val();
+        self.warps.pr_a.next = self.decode.pa.val();
+        self.warps.pr_b.next = self.decode.pb.val();
+        self.warps.threads.next = self.threads.q.val();
+
+        // Extensions.
+        self.curx9.i.next = self.cur.q.val();
+        self.srca9.i.next = self.decode.src_a.val();
+        self.srcb9.i.next = self.decode.src_b.val();
+        self.rd9.i.next = self.decode.rd.val();
+        self.curx7.i.next = self.cur.q.val();
+        self.pd7.i.next = self.decode.pd.val();
+        self.curx32.i.next = self.cur.q.val();
+        self.gpcx.i.next = self.warps.gpc_cur.val();
+        self.tpcx.i.next = self.t_pc.q.val();
+        self.twx.i.next = self.t_warp.q.val();
+        self.tcx.i.next = self.t_cause.q.val();
+
+        // Predicates.
+        self.pctl.gmask.next = self.warps.gmask_cur.val();
+        self.pctl.exec.next = self.exec.q.val();
+        self.pctl.pm_g.next = self.warps.pm_g.val();
+        self.pctl.pm_a.next = self.warps.pm_a.val();
+        self.pctl.pm_b.next = self.warps.pm_b.val();
+        self.pctl.gneg.next = self.decode.gneg.val();
+        self.pctl.pa_neg.next = self.decode.pa_neg.val();
+        self.pctl.pb_neg.next = self.decode.pb_neg.val();
+        self.pctl.func.next = self.decode.func.val();
+
+        // Popcounts: active lanes; executing lanes (new in DECODE, latched after).
+        self.pop_a.i.next = self.warps.gmask_cur.val();
+        self.pop_e.i.next = self.exec.q.val();
+        if self.st.q.val() == self.s_decode.val() {
+            self.pop_e.i.next = self.pctl.exec_new.val();
+        }
+        self.popa64.i.next = self.pop_a.o.val();
+        self.pope64.i.next = self.pop_e.o.val();
+
+        // Warp-uniform register values.
+        self.bc.k_ldparam.next = self.decode.k_ldparam.val();
+        self.bc.k_s2r.next = self.decode.k_s2r.val();
+        self.bc.k_ballot.next = self.decode.k_ballot.val();
+        self.bc.k_link.next = self.decode.k_call.val() || self.decode.k_callr.val();
+        self.bc.imm.next = self.decode.imm.val();
+        for i in 0..self._params {
+            self.bc.params[i].next = self.params[i].q.val();
+        }
+        for i in 0..3 {
+            self.bc.ntid[i].next = self.blk[i].q.val();
+            self.bc.ctaid[i].next = self.bid[i].q.val();
+            self.bc.nctaid[i].next = self.grid[i].q.val();
+        }
+        self.bc.warp_id.next = self.curx32.o.val();
+        self.bc.threads.next = self.threads.q.val();
+        self.bc.clock_lo.next = self.c_cycles.q.val().get_bits::<32>(0);
+        self.bc.clock_hi.next = self.c_cycles.q.val().get_bits::<32>(32);
+        self.bc.link.next = self.gpcx.o.val() + 1;
+        self.bc.ballot.next = self.pctl.ballot.val();
+
+        // Memory access limits.
+        self.mc.mlog.next = self.decode.mlog.val();
+        self.mc.shared.next = self.decode.shared.val();
+
+        // Arbiter: branch mode (schedulable lanes, PC keys) or memory mode.
+        for l in 0..self._lanes {
+            self.arbiter.valid[l].next = self.warps.alive_cur.val().get_bit(l)
+                && !self.warps.waiting_cur.val().get_bit(l);
+            self.arbiter.key[l].next = self.lanes[l].bkey.val();
+            if self.st.q.val() == self.s_mem_arb.val() {
+                self.arbiter.valid[l].next = self.pending.q.val().get_bit(l);
+                self.arbiter.key[l].next = self.lanes[l].mkey.val();
+            }
+        }
+
+        // Lanes.
+        for l in 0..self._lanes {
+            self.lanes[l].clock.next = self.clock.val();
+            self.lanes[l].cur.next = self.cur.q.val();
+            self.lanes[l].pw.next = self.warps.fw.val();
+            self.lanes[l].rf_raddr.next = (self.curx9.o.val() << self.rp_shift.val()) | self.srcb9.o.val();
+            if self.st.q.val() == self.s_decode.val() {
+                self.lanes[l].rf_raddr.next = (self.curx9.o.val() << self.rp_shift.val()) | self.srca9.o.val();
+            }
+            self.lanes[l].rf_waddr.next = (self.curx9.o.val() << self.rp_shift.val()) | self.rd9.o.val();
+            if self.st.q.val() == self.s_init.val() {
+                self.lanes[l].rf_waddr.next = self.init_i.q.val().get_bits::<RF_ADDR_BITS>(0);
+            }
+            self.lanes[l].w_zero.next = self.st.q.val() == self.s_init.val();
+            self.lanes[l].w_mem.next = (self.st.q.val() == self.s_sh_data.val())
+                || (self.st.q.val() == self.s_g_wait.val());
+            self.lanes[l].latch_a.next = self.st.q.val() == self.s_read2.val();
+            self.lanes[l].latch_b.next = self.st.q.val() == self.s_exec.val();
+            self.lanes[l].latch_m.next =
+                (self.st.q.val() == self.s_exec.val()) && self.decode.memory.val();
+            self.lanes[l].alu_func.next = self.decode.func.val();
+            self.lanes[l].cmp_func.next = self.decode.func.val();
+            self.lanes[l].atom_func.next = self.decode.func.val();
+            self.lanes[l].use_imm.next = self.decode.k_alui.val() || self.decode.k_setpi.val();
+            self.lanes[l].imm.next = self.decode.imm.val();
+            if self.decode.k_atom.val() {
+                self.lanes[l].imm.next = self.zero32.val();
+            }
+            self.lanes[l].r_alu.next = self.decode.k_alu.val() || self.decode.k_alui.val();
+            self.lanes[l].r_movhi.next = self.decode.k_movhi.val();
+            self.lanes[l].r_sel.next = self.decode.k_sel.val();
+            self.lanes[l].r_sreg.next = self.decode.k_s2r.val() && self.bc.lane_sreg.val();
+            self.lanes[l].r_bcast.next = self.decode.k_movi.val()
+                || self.decode.k_ldparam.val()
+                || self.decode.k_ballot.val()
+                || self.decode.k_call.val()
+                || self.decode.k_callr.val()
+                || (self.decode.k_s2r.val() && !self.bc.lane_sreg.val());
+            self.lanes[l].bcast.next = self.bc.out.val();
+            self.lanes[l].pbit.next = self.pctl.pmb.val().get_bit(l);
+            self.lanes[l].sreg.next = self.decode.imm.val().get_bits::<5>(0);
+            self.lanes[l].warp_base.next = self.curx32.o.val() << self.lane_shift.val();
+            self.lanes[l].nx.next = self.blk[0].q.val();
+            self.lanes[l].ny.next = self.blk[1].q.val();
+            self.lanes[l].amask.next = self.mc.amask.val();
+            self.lanes[l].limit.next = self.mc.limit.val();
+            self.lanes[l].m_atom.next = self.decode.k_atom.val();
+            self.lanes[l].m_shared.next = self.decode.shared.val();
+            self.lanes[l].mlog.next = self.decode.mlog.val();
+            self.lanes[l].msigned.next = self.decode.msigned.val();
+            self.lanes[l].line.next = self.shared.rdata.val();
+            if self.st.q.val() == self.s_g_wait.val() {
+                self.lanes[l].line.next = self.gmem_resp_data.val();
+            }
+            self.lanes[l].init0.next =
+                (self.st.q.val() == self.s_init.val()) && !self.init_i.q.val().any();
+            self.lanes[l].entry_pc.next = self.entry_pc.q.val();
+            self.lanes[l].pc_next.next = self.warps.gpc_cur.val() + self.one16.val();
+            self.lanes[l].pc_tgt.next = self.decode.imm.val().get_bits::<16>(0);
+            // PC and depth writes. Writes made in a cycle that traps are
+            // never observed: TRAP is final until the next start re-runs INIT.
+            self.lanes[l].pc_we.next = false;
+            self.lanes[l].pc_sel_a.next = false;
+            self.lanes[l].pc_sel_t.next = false;
+            self.lanes[l].depth_inc.next = false;
+            self.lanes[l].depth_dec.next = false;
+            if self.st.q.val() == self.s_exec.val() {
+                if !self.decode.memory.val() || !self.exec.q.val().any() {
+                    // Data and control instructions, and memory instructions
+                    // with no executing lane (they complete at once): every
+                    // active lane gets its next PC.
+                    self.lanes[l].pc_we.next = self.warps.gmask_cur.val().get_bit(l);
+                }
+                if self.decode.k_bra.val() || self.decode.k_call.val() {
+                    self.lanes[l].pc_sel_t.next = self.exec.q.val().get_bit(l);
+                }
+                if self.decode.k_cons.val() {
+                    self.lanes[l].pc_sel_t.next = self.pctl.taken.val();
+                }
+                if self.decode.k_jmp.val() || self.decode.k_callr.val() || self.decode.k_ret.val()
+                {
+                    self.lanes[l].pc_sel_a.next = self.exec.q.val().get_bit(l);
+                }
+                if self.decode.k_call.val() || self.decode.k_callr.val() {
+                    self.lanes[l].depth_inc.next = self.exec.q.val().get_bit(l);
+                }
+                if self.decode.k_ret.val() {
+                    self.lanes[l].depth_dec.next = self.exec.q.val().get_bit(l);
+                }
+            }
+            if (self.st.q.val() == self.s_sh_data.val())
+                || ((self.st.q.val() == self.s_g_wait.val()) && self.gmem_resp_valid.val())
+            {
+                // Completing a memory issue: every active lane that is not
+                // left pending moves to pc + 1.
+                self.lanes[l].pc_we.next = self.warps.gmask_cur.val().get_bit(l)
+                    && !(self.pending.q.val().get_bit(l) && !self.served.q.val().get_bit(l));
+            }
+        }
+
+        // Trap report and host read port.
+        self.host_rdata.next = self.zero32.val();
+        if self.host_raddr.val() == self.ra_status.val() {
+            if self.st.q.val() == self.s_done.val() {
+                self.host_rdata.next = self.st_two.val();
+            } else if self.st.q.val() == self.s_trap.val() {
+                self.host_rdata.next = self.st_four.val();
+            } else if self.st.q.val() != self.s_idle.val() {
+                self.host_rdata.next = self.st_one.val();
+            }
+        }
+        if self.host_raddr.val() == self.ra_cause.val() {
+            self.host_rdata.next = self.tcx.o.val();
+        }
+        if self.host_raddr.val() == self.ra_pc.val() {
+            self.host_rdata.next = self.tpcx.o.val();
+        }
+        if self.host_raddr.val() == self.ra_warp.val() {
+            self.host_rdata.next = self.twx.o.val();
+        }
+        if self.host_raddr.val() == self.ra_lanes.val() {
+            self.host_rdata.next = self.t_lanes.q.val();
+        }
+        for i in 0..3 {
+            if self.host_raddr.val() == self.ra_block[i].val() {
+                self.host_rdata.next = self.t_block[i].q.val();
+            }
+        }
+        if self.host_raddr.val() == self.ra_addr.val() {
+            self.host_rdata.next = self.t_addr.q.val();
+        }
+        if self.host_raddr.val() == self.ra_detail.val() {
+            self.host_rdata.next = self.t_detail.q.val();
+        }
+        if self.host_raddr.val() == self.ra_arrived.val() {
+            self.host_rdata.next = self.arrived.q.val();
+        }
+        if self.host_raddr.val() == self.ra_exited.val() {
+            self.host_rdata.next = self.exited.q.val();
+        }
+        if self.host_raddr.val() == self.ra_threads.val() {
+            self.host_rdata.next = self.threads.q.val();
+        }
+        if self.host_raddr.val() == self.ra_cnt[0].val() {
+            self.host_rdata.next = self.c_cycles.q.val().get_bits::<32>(0);
+        }
+        if self.host_raddr.val() == self.ra_cnt[1].val() {
+            self.host_rdata.next = self.c_cycles.q.val().get_bits::<32>(32);
+        }
+        if self.host_raddr.val() == self.ra_cnt[2].val() {
+            self.host_rdata.next = self.c_issued.q.val().get_bits::<32>(0);
+        }
+        if self.host_raddr.val() == self.ra_cnt[3].val() {
+            self.host_rdata.next = self.c_issued.q.val().get_bits::<32>(32);
+        }
+        if self.host_raddr.val() == self.ra_cnt[4].val() {
+            self.host_rdata.next = self.c_active.q.val().get_bits::<32>(0);
+        }
+        if self.host_raddr.val() == self.ra_cnt[5].val() {
+            self.host_rdata.next = self.c_active.q.val().get_bits::<32>(32);
+        }
+        if self.host_raddr.val() == self.ra_cnt[6].val() {
+            self.host_rdata.next = self.c_executed.q.val().get_bits::<32>(0);
+        }
+        if self.host_raddr.val() == self.ra_cnt[7].val() {
+            self.host_rdata.next = self.c_executed.q.val().get_bits::<32>(32);
+        }
+        if self.host_raddr.val() == self.ra_cnt[8].val() {
+            self.host_rdata.next = self.c_replays.q.val().get_bits::<32>(0);
+        }
+        if self.host_raddr.val() == self.ra_cnt[9].val() {
+            self.host_rdata.next = self.c_replays.q.val().get_bits::<32>(32);
+        }
+        if self.host_raddr.val() == self.ra_cnt[10].val() {
+            self.host_rdata.next = self.c_divergent.q.val().get_bits::<32>(0);
+        }
+        if self.host_raddr.val() == self.ra_cnt[11].val() {
+            self.host_rdata.next = self.c_divergent.q.val().get_bits::<32>(32);
+        }
+        if self.host_raddr.val() == self.ra_cnt[12].val() {
+            self.host_rdata.next = self.c_taken.q.val().get_bits::<32>(0);
+        }
+        if self.host_raddr.val() == self.ra_cnt[13].val() {
+            self.host_rdata.next = self.c_taken.q.val().get_bits::<32>(32);
+        }
+        if self.host_raddr.val() == self.ra_cnt[14].val() {
+            self.host_rdata.next = self.c_not_taken.q.val().get_bits::<32>(0);
+        }
+        if self.host_raddr.val() == self.ra_cnt[15].val() {
+            self.host_rdata.next = self.c_not_taken.q.val().get_bits::<32>(32);
+        }
+        if self.host_raddr.val() == self.ra_cnt[16].val() {
+            self.host_rdata.next = self.c_arrivals.q.val().get_bits::<32>(0);
+        }
+        if self.host_raddr.val() == self.ra_cnt[17].val() {
+            self.host_rdata.next = self.c_arrivals.q.val().get_bits::<32>(32);
+        }
+        if self.host_raddr.val() == self.ra_cnt[18].val() {
+            self.host_rdata.next = self.c_barriers.q.val().get_bits::<32>(0);
+        }
+        if self.host_raddr.val() == self.ra_cnt[19].val() {
+            self.host_rdata.next = self.c_barriers.q.val().get_bits::<32>(32);
+        }
+        if self.host_raddr.val() == self.ra_cnt[20].val() {
+            self.host_rdata.next = self.c_blocks.q.val().get_bits::<32>(0);
+        }
+        if self.host_raddr.val() == self.ra_cnt[21].val() {
+            self.host_rdata.next = self.c_blocks.q.val().get_bits::<32>(32);
+        }
+        self.running.next = (self.st.q.val() != self.s_idle.val())
+            && (self.st.q.val() != self.s_done.val())
+            && (self.st.q.val() != self.s_trap.val());
+        self.done.next = self.st.q.val() == self.s_done.val();
+        self.trapped.next = self.st.q.val() == self.s_trap.val();
+
+        // Trace port: registered views.
+        self.trace_state.next = self.st.q.val();
+        self.trace_warp.next = self.cur.q.val();
+        self.trace_pc.next = self.warps.gpc_cur.val();
+        self.trace_active.next = self.warps.gmask_cur.val();
+        self.trace_exec.next = self.exec.q.val();
+
+        // =====================================================================
+        // Part 2: next state.
+        // =====================================================================
+        self.busy.next = (self.st.q.val() != self.s_idle.val())
+            && (self.st.q.val() != self.s_done.val())
+            && (self.st.q.val() != self.s_trap.val());
+        self.hw.next = self.host_we.val() && !self.busy.val();
+        self.start.next = self.hw.val() && (self.host_addr.val() == self.ha_start.val());
+
+        // Defaults.
+        self.rfwe.next = self.zero32.val();
+        self.pwe.next = self.zero32.val();
+        self.pval.next = self.zero32.val();
+        self.trap.next = false;
+        self.tc.next = self.zero4.val();
+        self.tl.next = self.warps.gmask_cur.val();
+        self.tpc.next = self.warps.gpc_cur.val();
+        self.tw.next = self.cur.q.val();
+        self.ta.next = self.zero32.val();
+        self.td.next = self.zero32.val();
+        self.advance.next = false;
+        self.warps.init0.next = false;
+        self.warps.grp_we.next = false;
+        self.warps.grp_mask.next = self.warps.gmask_cur.val();
+        self.warps.grp_pc.next = self.warps.gpc_cur.val();
+        self.warps.grp_valid.next = false;
+        self.warps.alive_we.next = false;
+        self.warps.alive_val.next = self.warps.alive_cur.val() & !self.exec.q.val();
+        self.warps.wait_we.next = false;
+        self.warps.wait_val.next = self.warps.waiting_cur.val() | self.exec.q.val();
+        self.warps.rel_all.next = false;
+        self.warps.pred_we.next = false;
+        self.warps.pd.next = self.decode.pd.val();
+        self.warps.pmask.next = self.exec.q.val();
+        self.warps.pval.next = self.zero32.val();
+        self.gmem_req_valid.next = false;
+        self.gmem_req_kind.next = self.zero2.val();
+        self.gmem_req_addr.next = self.zero32.val();
+        self.gmem_req_wdata.next = self.zero_line.val();
+        self.gmem_req_mask.next = self.zero128.val();
+        self.gmem_req_atom_op.next = self.zero4.val();
+        self.gmem_req_atom_data.next = self.zero32.val();
+
+        if self.busy.val() {
+            self.c_cycles.d.next = self.c_cycles.q.val() + self.one64.val();
+        }
+
+        // ---- values derived from the lanes ----
+        self.gpc1.next = self.warps.gpc_cur.val() + self.one16.val();
+        // Depth of the issuing group (equal in all its lanes under depth_pc).
+        self.gdepth.next = self.zero16.val();
+        for l in 0..self._lanes {
+            if self.warps.gmask_cur.val().get_bit(l) {
+                self.gdepth.next = self.lanes[l].depth_cur.val();
+            }
+        }
+        // Lanes that join the group after it moves to pc + 1.
+        self.joinm.next = self.zero32.val();
+        for l in 0..self._lanes {
+            if self.warps.alive_cur.val().get_bit(l)
+                && !self.warps.waiting_cur.val().get_bit(l)
+                && !self.warps.gmask_cur.val().get_bit(l)
+                && (self.lanes[l].pc_cur.val() == self.gpc1.val())
+                && (!self.depth_pc.val() || (self.lanes[l].depth_cur.val() == self.gdepth.val()))
+            {
+                self.joinm.next = self.joinm.val() | self.lane_bit[l].val();
+            }
+        }
+        // Setp results.
+        self.cmpm.next = self.zero32.val();
+        for l in 0..self._lanes {
+            if self.lanes[l].cmp.val() {
+                self.cmpm.next = self.cmpm.val() | self.lane_bit[l].val();
+            }
+        }
+        // Call depth checks.
+        self.over.next = self.zero32.val();
+        self.zdep.next = self.zero32.val();
+        for l in 0..self._lanes {
+            if self.exec.q.val().get_bit(l) && (self.lanes[l].depth_cur.val() == self.max_depth.val()) {
+                self.over.next = self.over.val() | self.lane_bit[l].val();
+            }
+            if self.exec.q.val().get_bit(l) && !self.lanes[l].depth_cur.val().any() {
+                self.zdep.next = self.zdep.val() | self.lane_bit[l].val();
+            }
+        }
+        // Divergence: do the active lanes end with more than one (pc, depth)?
+        self.ref_pc.next = self.zero16.val();
+        self.ref_d.next = self.zero16.val();
+        for l in 0..self._lanes {
+            if self.warps.gmask_cur.val().get_bit(l) {
+                self.ref_pc.next = self.lanes[l].npc.val();
+                self.ref_d.next = self.lanes[l].ndepth.val();
+            }
+        }
+        self.split.next = false;
+        for l in 0..self._lanes {
+            if self.warps.gmask_cur.val().get_bit(l)
+                && ((self.lanes[l].npc.val() != self.ref_pc.val())
+                    || (self.lanes[l].ndepth.val() != self.ref_d.val()))
+            {
+                self.split.next = true;
+            }
+        }
+        // Memory checks: misaligned lanes, then out-of-range lanes; the
+        // report's address is the lowest faulting lane's.
+        self.mism.next = self.zero32.val();
+        self.oorm.next = self.zero32.val();
+        for l in 0..self._lanes {
+            if self.exec.q.val().get_bit(l) && self.lanes[l].mis.val() {
+                self.mism.next = self.mism.val() | self.lane_bit[l].val();
+            }
+            if self.exec.q.val().get_bit(l) && !self.lanes[l].mis.val() && self.lanes[l].oor.val() {
+                self.oorm.next = self.oorm.val() | self.lane_bit[l].val();
+            }
+        }
+        self.mis_a.next = self.zero32.val();
+        self.oor_a.next = self.zero32.val();
+        for lm1 in self._lm1..self._lanes {
+            for n in 0..self._lanes {
+                if self.mism.val().get_bit(lm1 - n) {
+                    self.mis_a.next = self.lanes[lm1 - n].maddr_n.val();
+                }
+                if self.oorm.val().get_bit(lm1 - n) {
+                    self.oor_a.next = self.lanes[lm1 - n].maddr_n.val();
+                }
+            }
+        }
+        // The served lanes' row, address and data (the highest served lane's;
+        // all served lanes share the row, and atomics serve one lane).
+        self.row.next = self.zero32.val();
+        self.sv_maddr.next = self.zero32.val();
+        self.sv_data.next = self.zero32.val();
+        self.sv_widx.next = self.zero32.val();
+        self.sv_new.next = self.zero32.val();
+        for l in 0..self._lanes {
+            if self.served.q.val().get_bit(l) {
+                self.row.next = self.lanes[l].row.val();
+                self.sv_maddr.next = self.lanes[l].maddr_q.val();
+                self.sv_data.next = self.lanes[l].st_data.val();
+                self.sv_widx.next = self.lanes[l].widx.val();
+                self.sv_new.next = self.lanes[l].atom_new.val();
+            }
+        }
+        self.pnew.next = self.pending.q.val() & !self.served.q.val();
+
+        // ---- scheduler: round robin from `rr` ----
+        self.pick_any.next = self.zero4.val();
+        self.pick_hi.next = self.zero4.val();
+        self.found_hi.next = false;
+        for wm1 in self._wm1..self._warps {
+            for n in 0..self._warps {
+                if self.warps.sched.val().get_bit(wm1 - n) {
+                    self.pick_any.next = (wm1 - n).to_bits();
+                    if self.rr.q.val().index() <= wm1 - n {
+                        self.pick_hi.next = (wm1 - n).to_bits();
+                        self.found_hi.next = true;
+                    }
+                }
+            }
+        }
+        self.pick.next = self.pick_any.val();
+        if self.found_hi.val() {
+            self.pick.next = self.pick_hi.val();
+        }
+        self.pick_gv.next = false;
+        for w in 0..self._warps {
+            if self.pick.val().index() == w {
+                self.pick_gv.next = self.warps.gvalid_all.val().get_bit(w);
+            }
+        }
+        self.last_block.next = (self.bid[0].q.val() + 1 >= self.grid[0].q.val())
+            && (self.bid[1].q.val() + 1 >= self.grid[1].q.val())
+            && (self.bid[2].q.val() + 1 >= self.grid[2].q.val());
+        self.probe_pc.next = self.zero16.val();
+        for lm1 in self._lm1..self._lanes {
+            for n in 0..self._lanes {
+                if self.warps.fw_mask.val().get_bit(lm1 - n) {
+                    self.probe_pc.next = self.lanes[lm1 - n].pc_probe.val();
+                }
+            }
+        }
+        self.t1.next = self.blk[0].q.val().get_bits::<16>(0) * self.blk[1].q.val().get_bits::<16>(0);
+        self.arrived_new.next = self.arrived.q.val() + self.pop_e.o.val();
+
+        // ---- the state machine ----
+        if !self.busy.val() {
+            // IDLE, DONE, TRAP: host writes.
+            if self.hw.val() {
+                if self.host_addr.val() == self.ha_entry.val() {
+                    self.entry_pc.d.next = self.host_wdata.val().get_bits::<16>(0);
+                }
+                if self.host_addr.val() == self.ha_code_len.val() {
+                    self.code_len.d.next = self.host_wdata.val();
+                }
+                for i in 0..3 {
+                    if self.host_addr.val() == self.ha_grid[i].val() {
+                        self.grid[i].d.next = self.host_wdata.val();
+                    }
+                    if self.host_addr.val() == self.ha_block[i].val() {
+                        self.blk[i].d.next = self.host_wdata.val();
+                    }
+                }
+                if self.host_addr.val() == self.ha_param_count.val() {
+                    self.param_count.d.next = self.host_wdata.val();
+                }
+                for i in 0..self._params {
+                    if self.host_addr.val() == self.ha_param[i].val() {
+                        self.params[i].d.next = self.host_wdata.val();
+                    }
+                }
+            }
+            if self.start.val() {
+                self.st.d.next = self.s_init.val();
+                self.init_i.d.next = self.zero32.val();
+                for i in 0..3 {
+                    self.bid[i].d.next = self.zero32.val();
+                    self.t_block[i].d.next = self.zero32.val();
+                }
+                self.threads.d.next = self.t1.val().get_bits::<16>(0) * self.blk[2].q.val().get_bits::<16>(0);
+                self.c_cycles.d.next = self.zero64.val();
+                self.c_issued.d.next = self.zero64.val();
+                self.c_active.d.next = self.zero64.val();
+                self.c_executed.d.next = self.zero64.val();
+                self.c_replays.d.next = self.zero64.val();
+                self.c_divergent.d.next = self.zero64.val();
+                self.c_taken.d.next = self.zero64.val();
+                self.c_not_taken.d.next = self.zero64.val();
+                self.c_arrivals.d.next = self.zero64.val();
+                self.c_barriers.d.next = self.zero64.val();
+                self.c_blocks.d.next = self.zero64.val();
+                self.t_cause.d.next = self.zero4.val();
+                self.t_pc.d.next = self.zero16.val();
+                self.t_warp.d.next = self.zero4.val();
+                self.t_lanes.d.next = self.zero32.val();
+                self.t_addr.d.next = self.zero32.val();
+                self.t_detail.d.next = self.zero32.val();
+            }
+        }
+        if self.st.q.val() == self.s_init.val() {
+            if self.init_i.q.val() < self.rf_words.val() {
+                self.rfwe.next = self.lane_mask.val();
+            }
+            if !self.init_i.q.val().any() {
+                self.warps.init0.next = true;
+                self.arrived.d.next = self.zero32.val();
+                self.exited.d.next = self.zero32.val();
+                self.rr.d.next = self.zero4.val();
+            }
+            self.init_i.d.next = self.init_i.q.val() + 1;
+            if self.init_i.q.val() == self.init_last.val() {
+                self.st.d.next = self.s_sched.val();
+            }
+        }
+        if self.st.q.val() == self.s_sched.val() {
+            if self.warps.sched.val().any() {
+                self.cur.d.next = self.pick.val();
+                self.rr.d.next = self.pick.val() + self.one4.val();
+                if self.pick.val() == self.wm1.val() {
+                    self.rr.d.next = self.zero4.val();
+                }
+                self.st.d.next = self.s_arb.val();
+                if self.pick_gv.val() {
+                    self.st.d.next = self.s_fetch.val();
+                }
+            } else if self.arrived.q.val().any() {
+                self.trap.next = true;
+                self.tc.next = self.tc_barrier.val();
+                self.tw.next = self.warps.fw.val();
+                self.tl.next = self.warps.fw_mask.val();
+                self.tpc.next = self.probe_pc.val();
+            } else {
+                self.c_blocks.d.next = self.c_blocks.q.val() + self.one64.val();
+                if self.last_block.val() {
+                    self.st.d.next = self.s_done.val();
+                } else {
+                    self.st.d.next = self.s_init.val();
+                    self.init_i.d.next = self.zero32.val();
+                    if self.bid[0].q.val() + 1 < self.grid[0].q.val() {
+                        self.bid[0].d.next = self.bid[0].q.val() + 1;
+                    } else {
+                        self.bid[0].d.next = self.zero32.val();
+                        if self.bid[1].q.val() + 1 < self.grid[1].q.val() {
+                            self.bid[1].d.next = self.bid[1].q.val() + 1;
+                        } else {
+                            self.bid[1].d.next = self.zero32.val();
+                            self.bid[2].d.next = self.bid[2].q.val() + 1;
+                        }
+                    }
+                }
+            }
+        }
+        if self.st.q.val() == self.s_arb.val() {
+            self.warps.grp_we.next = true;
+            self.warps.grp_mask.next = self.arbiter.sel.val();
+            self.warps.grp_pc.next = self.arbiter.min.val().get_bits::<16>(0);
+            self.warps.grp_valid.next = true;
+            self.st.d.next = self.s_fetch.val();
+        }
+        if self.st.q.val() == self.s_fetch.val() {
+            if self.gpcx.o.val() >= self.code_len.q.val() {
+                self.trap.next = true;
+                self.tc.next = self.tc_pc.val();
+            } else {
+                self.st.d.next = self.s_decode.val();
+            }
+        }
+        if self.st.q.val() == self.s_decode.val() {
+            self.ir.d.next = self.imem.rdata.val();
+            if !self.decode.valid.val() {
+                self.trap.next = true;
+                self.tc.next = self.tc_invalid.val();
+                self.td.next = self.imem.rdata.val();
+            } else {
+                self.exec.d.next = self.pctl.exec_new.val();
+                self.c_issued.d.next = self.c_issued.q.val() + self.one64.val();
+                self.c_active.d.next = self.c_active.q.val() + self.popa64.o.val();
+                self.c_executed.d.next = self.c_executed.q.val() + self.pope64.o.val();
+                self.st.d.next = self.s_read2.val();
+            }
+        }
+        if self.st.q.val() == self.s_read2.val() {
+            self.st.d.next = self.s_exec.val();
+        }
+        if self.st.q.val() == self.s_exec.val() {
+            self.st.d.next = self.s_sched.val();
+            if self.decode.memory.val() {
+                if self.mism.val().any() {
+                    self.trap.next = true;
+                    self.tc.next = self.tc_mis.val();
+                    self.tl.next = self.mism.val();
+                    self.ta.next = self.mis_a.val();
+                } else if self.oorm.val().any() {
+                    self.trap.next = true;
+                    self.tc.next = self.tc_oor.val();
+                    self.tl.next = self.oorm.val();
+                    self.ta.next = self.oor_a.val();
+                } else {
+                    self.pending.d.next = self.exec.q.val();
+                    if self.exec.q.val().any() {
+                        self.st.d.next = self.s_mem_arb.val();
+                    } else {
+                        self.advance.next = true;
+                    }
+                }
+            } else if self.decode.control.val() {
+                if (self.decode.k_call.val() || self.decode.k_callr.val()) && self.over.val().any() {
+                    self.trap.next = true;
+                    self.tc.next = self.tc_depth.val();
+                    self.tl.next = self.over.val();
+                } else if self.decode.k_ret.val() && self.zdep.val().any() {
+                    self.trap.next = true;
+                    self.tc.next = self.tc_ret.val();
+                    self.tl.next = self.zdep.val();
+                } else {
+                    self.warps.grp_we.next = true;
+                    self.warps.grp_valid.next = false;
+                    if self.decode.k_call.val() || self.decode.k_callr.val() {
+                        self.rfwe.next = self.exec.q.val();
+                    }
+                    if (self.decode.k_bra.val()
+                        || self.decode.k_jmp.val()
+                        || self.decode.k_call.val()
+                        || self.decode.k_callr.val()
+                        || self.decode.k_ret.val())
+                        && self.split.val()
+                    {
+                        self.c_divergent.d.next = self.c_divergent.q.val() + self.one64.val();
+                    }
+                    if self.decode.k_cons.val() {
+                        if self.pctl.taken.val() {
+                            self.c_taken.d.next = self.c_taken.q.val() + self.one64.val();
+                        } else {
+                            self.c_not_taken.d.next =
+                                self.c_not_taken.q.val() + self.one64.val();
+                        }
+                    }
+                    if self.decode.k_bar.val() {
+                        self.warps.wait_we.next = true;
+                        self.c_arrivals.d.next = self.c_arrivals.q.val() + self.pope64.o.val();
+                        self.arrived.d.next = self.arrived_new.val();
+                        if self.arrived_new.val() == self.threads.q.val() {
+                            self.warps.rel_all.next = true;
+                            self.arrived.d.next = self.zero32.val();
+                            self.c_barriers.d.next = self.c_barriers.q.val() + self.one64.val();
+                        }
+                    }
+                    if self.decode.k_exit.val() {
+                        self.warps.alive_we.next = true;
+                        self.exited.d.next = self.exited.q.val() + self.pop_e.o.val();
+                    }
+                }
+            } else {
+                // Data instructions.
+                if self.decode.k_ldparam.val()
+                    && self.exec.q.val().any()
+                    && (self.decode.imm.val() >= self.param_count.q.val())
+                {
+                    self.trap.next = true;
+                    self.tc.next = self.tc_param.val();
+                    self.td.next = self.decode.imm.val();
+                } else {
+                    if self.decode.wr_rd.val() {
+                        self.rfwe.next = self.exec.q.val();
+                    }
+                    if self.decode.wr_pd.val() {
+                        self.pwe.next = self.exec.q.val();
+                        self.pval.next = self.cmpm.val();
+                        if self.decode.k_plogic.val() {
+                            self.pval.next = self.pctl.plogic.val();
+                        }
+                        if self.decode.k_vote.val() {
+                            self.pval.next = self.pctl.vote.val();
+                        }
+                    }
+                    self.advance.next = true;
+                }
+            }
+        }
+        if self.st.q.val() == self.s_mem_arb.val() {
+            self.served.d.next = self.arbiter.sel.val();
+            self.st.d.next = self.s_g_req.val();
+            if self.decode.shared.val() {
+                self.st.d.next = self.s_sh_access.val();
+            }
+        }
+        if self.st.q.val() == self.s_sh_access.val() {
+            self.st.d.next = self.s_sh_data.val();
+        }
+        if self.st.q.val() == self.s_g_req.val() {
+            self.gmem_req_valid.next = true;
+            self.gmem_req_addr.next = self.sv_maddr.val() & self.line_mask.val();
+            if self.decode.k_load.val() {
+                self.gmem_req_kind.next = self.kind_read.val();
+            }
+            if self.decode.k_store.val() {
+                self.gmem_req_kind.next = self.kind_write.val();
+                self.gmem_req_wdata.next = self.wpack.out.val();
+                self.gmem_req_mask.next = self.mpack.out.val();
+            }
+            if self.decode.k_atom.val() {
+                self.gmem_req_kind.next = self.kind_atomic.val();
+                self.gmem_req_addr.next = self.sv_maddr.val();
+                self.gmem_req_atom_op.next = self.decode.func.val();
+                self.gmem_req_atom_data.next = self.sv_data.val();
+            }
+            if self.gmem_req_ready.val() {
+                self.st.d.next = self.s_g_wait.val();
+            }
+        }
+        if (self.st.q.val() == self.s_sh_data.val())
+            || ((self.st.q.val() == self.s_g_wait.val()) && self.gmem_resp_valid.val())
+        {
+            // Loads and atomics write rd of the served lanes; then complete.
+            if !self.decode.k_store.val() {
+                self.rfwe.next = self.served.q.val();
+            }
+            self.pending.d.next = self.pnew.val();
+            self.st.d.next = self.s_sched.val();
+            if !self.pnew.val().any() {
+                self.advance.next = true;
+            } else {
+                self.c_replays.d.next = self.c_replays.q.val() + self.one64.val();
+                self.warps.grp_we.next = true;
+                self.warps.grp_valid.next = false;
+            }
+        }
+        if self.advance.val() {
+            self.warps.grp_we.next = true;
+            self.warps.grp_valid.next = true;
+            self.warps.grp_pc.next = self.gpc1.val();
+            self.warps.grp_mask.next = self.warps.gmask_cur.val() | self.joinm.val();
+        }
+        if self.trap.val() {
+            self.st.d.next = self.s_trap.val();
+            self.rfwe.next = self.zero32.val();
+            self.pwe.next = self.zero32.val();
+            self.warps.grp_we.next = false;
+            self.warps.alive_we.next = false;
+            self.warps.wait_we.next = false;
+            self.warps.rel_all.next = false;
+            self.t_cause.d.next = self.tc.val();
+            self.t_pc.d.next = self.tpc.val();
+            self.t_warp.d.next = self.tw.val();
+            self.t_lanes.d.next = self.tl.val();
+            self.t_addr.d.next = self.ta.val();
+            self.t_detail.d.next = self.td.val();
+            for i in 0..3 {
+                self.t_block[i].d.next = self.bid[i].q.val();
+            }
+        }
+
+        // ---- shared memory ----
+        self.shared.addr.next = self.row.val().get_bits::<ROW_BITS>(0);
+        if self.st.q.val() == self.s_init.val() {
+            self.shared.addr.next = self.init_i.q.val().get_bits::<ROW_BITS>(0);
+        }
+        for bk in 0..self._banks {
+            for j in 0..4 {
+                self.shared.we[4 * bk + j].next = false;
+                self.shared.wdata[4 * bk + j].next = self.zero8.val();
+                if (self.st.q.val() == self.s_init.val())
+                    && (self.init_i.q.val() < self.rows.val())
+                {
+                    self.shared.we[4 * bk + j].next = true;
+                }
+                if (self.st.q.val() == self.s_sh_data.val())
+                    && self.decode.k_atom.val()
+                    && (self.sv_widx.val().index() == bk)
+                {
+                    self.shared.we[4 * bk + j].next = true;
+                    self.shared.wdata[4 * bk + j].next = self.sv_new.val().get_bits::<8>(8 * j);
+                }
+                for l in 0..self._lanes {
+                    // Stores: the highest lane writing a byte wins.
+                    if (self.st.q.val() == self.s_sh_access.val())
+                        && self.decode.k_store.val()
+                        && self.served.q.val().get_bit(l)
+                        && (self.lanes[l].widx.val().index() == bk)
+                        && self.lanes[l].st_be.val().get_bit(j)
+                    {
+                        self.shared.we[4 * bk + j].next = true;
+                        self.shared.wdata[4 * bk + j].next =
+                            self.lanes[l].st_data.val().get_bits::<8>(8 * j);
+                    }
+                }
+            }
+        }
+
+        // ---- global store line ----
+        for q in 0..self._gwords {
+            for j in 0..4 {
+                self.gbe[4 * q + j].next = false;
+                self.gbyte[4 * q + j].next = self.zero8.val();
+                for l in 0..self._lanes {
+                    if self.served.q.val().get_bit(l)
+                        && (self.lanes[l].widx.val().index() == q)
+                        && self.lanes[l].st_be.val().get_bit(j)
+                    {
+                        self.gbe[4 * q + j].next = true;
+                        self.gbyte[4 * q + j].next = self.lanes[l].st_data.val().get_bits::<8>(8 * j);
+                    }
+                }
+                self.wpack.ins[4 * q + j].next = self.gbyte[4 * q + j].val();
+                self.mpack.ins[4 * q + j].next = self.gbe[4 * q + j].val();
+            }
+        }
+
+        // ---- register-file writes and predicate writes ----
+        for l in 0..self._lanes {
+            self.lanes[l].rf_we.next = self.rfwe.val().get_bit(l);
+            self.tpack.ins[l].next = self.zero32.val();
+            if self.rfwe.val().get_bit(l) {
+                self.tpack.ins[l].next = self.lanes[l].wdata.val();
+            }
+        }
+        self.warps.pred_we.next = self.pwe.val().any();
+        self.warps.pval.next = self.pval.val();
+
+        // ---- trace port: writes of this cycle ----
+        self.trace_rf_we.next = self.rfwe.val();
+        self.trace_rf_addr.next = self.zero9.val();
+        if self.rfwe.val().any() {
+            self.trace_rf_addr.next = (self.curx9.o.val() << self.rp_shift.val()) | self.rd9.o.val();
+            if self.st.q.val() == self.s_init.val() {
+                self.trace_rf_addr.next = self.init_i.q.val().get_bits::<RF_ADDR_BITS>(0);
+            }
+        }
+        self.trace_rf_data.next = self.tpack.out.val();
+        self.trace_pred_we.next = self.pwe.val();
+        self.trace_pred_addr.next = self.zero7.val();
+        self.trace_pred_data.next = self.zero32.val();
+        if self.pwe.val().any() {
+            self.trace_pred_addr.next = (self.curx7.o.val() << 3) | self.pd7.o.val();
+            self.trace_pred_data.next = self.pval.val() & self.pwe.val();
+        }
+
+        // The arbiter's key above the PC (ARB keeps `min & 0xffff`), its
+        // `any`, the high half of the first block-size product, decoder
+        // outputs this core does not need, and the bits of warp and lane
+        // masks above the configured counts.
+        self.unused_ok.next = self.arbiter.min.val().get_bits::<24>(16).any()
+            || self.arbiter.any.val()
+            || self.t1.val().get_bits::<16>(16).any()
+            || self.decode.opcode.val().any()
+            || self.decode.k_nop.val()
+            || self.decode.k_setp.val()
+            || (self.warps.gvalid_all.val() & self.warps.sched.val()).any()
+            || self.pctl.pmb.val().any()
+            || (self.row.val() & self.row_hi.val()).any();
+
+        // ---- synchronous reset ----
+        if self.reset.val() {
+            self.st.d.next = self.s_idle.val();
+            self.init_i.d.next = self.zero32.val();
+            self.cur.d.next = self.zero4.val();
+            self.rr.d.next = self.zero4.val();
+            self.ir.d.next = self.zero32.val();
+            self.exec.d.next = self.zero32.val();
+            self.pending.d.next = self.zero32.val();
+            self.served.d.next = self.zero32.val();
+            self.entry_pc.d.next = self.zero16.val();
+            self.code_len.d.next = self.zero32.val();
+            self.param_count.d.next = self.zero32.val();
+            self.threads.d.next = self.zero32.val();
+            self.arrived.d.next = self.zero32.val();
+            self.exited.d.next = self.zero32.val();
+            self.c_cycles.d.next = self.zero64.val();
+            self.c_issued.d.next = self.zero64.val();
+            self.c_active.d.next = self.zero64.val();
+            self.c_executed.d.next = self.zero64.val();
+            self.c_replays.d.next = self.zero64.val();
+            self.c_divergent.d.next = self.zero64.val();
+            self.c_taken.d.next = self.zero64.val();
+            self.c_not_taken.d.next = self.zero64.val();
+            self.c_arrivals.d.next = self.zero64.val();
+            self.c_barriers.d.next = self.zero64.val();
+            self.c_blocks.d.next = self.zero64.val();
+            self.t_cause.d.next = self.zero4.val();
+            self.t_pc.d.next = self.zero16.val();
+            self.t_warp.d.next = self.zero4.val();
+            self.t_lanes.d.next = self.zero32.val();
+            self.t_addr.d.next = self.zero32.val();
+            self.t_detail.d.next = self.zero32.val();
+            for i in 0..3 {
+                self.grid[i].d.next = self.zero32.val();
+                self.blk[i].d.next = self.zero32.val();
+                self.bid[i].d.next = self.zero32.val();
+                self.t_block[i].d.next = self.zero32.val();
+            }
+            for i in 0..self._params {
+                self.params[i].d.next = self.zero32.val();
+            }
+        }
+    }
+}

@@ -1,0 +1,615 @@
+//! The cycle-accurate model of the Concord core: a literal transcription of
+//! `docs/microarchitecture.md` (v1: one instruction in flight in the whole
+//! core). It produces the same trace-port values as the RTL on every cycle;
+//! the co-simulation compares the two in lock-step.
+//!
+//! | item | what |
+//! |---|---|
+//! | [`CycleModel`] | the core: FSM, per-lane PCs/depths, arbiter, register files, shared memory, host interface, trace port |
+//! | [`GlobalMemory`], [`GlobalRequest`] | the testbench memory behind the global port (§8), shared with the Verilator harness |
+//! | [`run`] | load a launch through host writes, run it to `DONE`/`TRAP` or a cycle watchdog |
+//!
+//! # One clock cycle
+//!
+//! [`CycleModel::step`] is one cycle, in the order the Verilator harness
+//! drives the RTL:
+//!
+//! 1. read the core outputs, which depend on the registered state only: the
+//!    trace head (`trace_state`, `_warp`, `_pc`, `_active`, `_exec`) and the
+//!    global request (`gmem_req_*`, present in `G_REQ` only);
+//! 2. `memory.cycle(request)`: the memory accepts and performs a present
+//!    request now and returns the response inputs of **this** cycle (the
+//!    response of the request accepted `global_latency` cycles ago);
+//! 3. set the inputs (`gmem_resp_valid`/`_data`; `gmem_req_ready` is always
+//!    1);
+//! 4. the clock edge: the state's action and transition. The write-port
+//!    fields of the trace (`trace_rf_*`, `trace_pred_*`) are this cycle's
+//!    writes, which in `G_WAIT` depend on the response input of step 2.
+//!
+//! `step` returns the trace port as it was during that cycle. A request
+//! accepted in cycle `t` (a `G_REQ` cycle) is answered in cycle `t + lat`,
+//! the last of the `lat` `G_WAIT` cycles, which writes the destination
+//! register and completes the access.
+//!
+//! # Host writes
+//!
+//! [`CycleModel::host_write`] is one complete host-write cycle of the RTL
+//! harness (`host_we` = 1 for one cycle, including its clock edge): the write
+//! has taken effect when it returns. Writes are accepted in `IDLE`, `DONE`
+//! and `TRAP` (these cycles are not counted and not traced) and ignored in
+//! any other state. So `host_write(START, _)` followed by `step` gives the
+//! first `INIT` cycle, as in `crate::cosim`.
+//!
+//! # Choices where docs/microarchitecture.md is silent
+//!
+//! * A cycle that traps does nothing else: no register, predicate, memory
+//!   or counter update except `cycles` (its state is not `TRAP` yet) and the
+//!   trap registers. In particular a `DECODE` that traps on an invalid word
+//!   does not count an issue (as the functional model).
+//! * `trace_exec` is the `exec` register: during `DECODE` it still shows the
+//!   previous issue's value, the new value appears from `READ2` on. `INIT`
+//!   does not clear it, nor `cur`, `gpc` or `gmask` (only `gvalid`).
+//! * `INIT` clears the predicates as flip-flops: no predicate write appears
+//!   on the trace. Writes to `pt` (`pd` = 0) are no writes (`pred_we` = 0).
+//! * A memory instruction with `exec == 0` completes with no lane served:
+//!   every active lane moves to `pc + 1` and the warp advances.
+//! * Replays: "lanes in `pending` keep `pc`" means their PC is set to `gpc`.
+//! * PCs are 16 bits: `pc + 1`, `jmp`/`ret`/`callr` targets and the link
+//!   value written by `call`/`callr` are taken modulo 2^16.
+//! * `threads` is loaded (`bx * by * bz`) by the `start` write, with the
+//!   counters and `block_id`. The trap registers are loaded when a trap is
+//!   raised and keep their value until the next one (not cleared by
+//!   `start`); fields a cause does not use read 0. The trap address and
+//!   detail registers hold, for memory traps, the first faulting address
+//!   and the access width in bytes.
+//! * `gmem_req_addr` of an atomic is the byte address of the word
+//!   (4-aligned), like the line address of reads and writes.
+//! * Host writes to `imem[i]` with `i >= imem_words` and to unmapped
+//!   addresses are ignored; a fetch at `gpc >= imem_words` (only possible
+//!   if `code_len` exceeds the memory) reads 0.
+//! * Registers and predicates beyond the configuration (`r >= registers`,
+//!   `p >= predicates`), which launches reject, are unspecified: predicates
+//!   read 0 and are not stored; registers use the row `warp * RP + r` (rows
+//!   past the file read 0 and are not stored).
+
+mod arbiter;
+mod exec;
+mod global;
+mod host;
+mod run;
+
+use concord_isa::config::{Arbitration, CoreConfig};
+use concord_isa::func::{Trap, TrapCause};
+use concord_isa::instr::{Instr, Op, PredSrc, Reg};
+use concord_isa::mask;
+
+use crate::trace::{Counters, State, TracePort};
+
+pub use global::{GlobalMemory, GlobalRequest};
+pub use run::{run, OnCycle};
+
+// Counter indices (docs/microarchitecture.md §2).
+const CYCLES: usize = 0;
+const ISSUED: usize = 1;
+const ACTIVE_SLOTS: usize = 2;
+const EXECUTED_SLOTS: usize = 3;
+const REPLAYS: usize = 4;
+const DIVERGENT: usize = 5;
+const CONS_TAKEN: usize = 6;
+const CONS_NOT_TAKEN: usize = 7;
+const BAR_ARRIVALS: usize = 8;
+const BARRIERS: usize = 9;
+const BLOCKS: usize = 10;
+
+/// Everything fixed by the configuration.
+#[derive(Clone, Debug)]
+struct Hw {
+    lanes: usize,
+    /// Mask of the implemented lanes.
+    full: u32,
+    warps: usize,
+    /// Register-file rows per warp: `registers` rounded up to a power of two.
+    rp: usize,
+    preds: usize,
+    shared_bytes: u32,
+    banks: u32,
+    /// Shared memory rows: `S / (4B)`.
+    rows: u32,
+    max_depth: u32,
+    line_bytes: u32,
+    line_shift: u32,
+    global_bytes: u32,
+    policy: Arbitration,
+    /// `INIT` cycles: `max(W*RP, rows)`.
+    init_len: u32,
+}
+
+/// Per-warp state (§2).
+#[derive(Clone, Debug)]
+struct Warp {
+    /// Per-lane PC (16 bits). While `gvalid`, the entries of the `gmask`
+    /// lanes are stale: the group's PC is `gpc` (they are written whenever
+    /// `gvalid` drops, as the doc's per-lane updates say).
+    pc: [u32; 32],
+    depth: [u32; 32],
+    alive: u32,
+    waiting: u32,
+    /// `pred[p]` for `p` = 1..P-1 (lane masks); `pred[0]` is unused (`pt`).
+    pred: [u32; 8],
+    gvalid: bool,
+    gmask: u32,
+    gpc: u32,
+}
+
+impl Warp {
+    fn new() -> Warp {
+        Warp {
+            pc: [0; 32],
+            depth: [0; 32],
+            alive: 0,
+            waiting: 0,
+            pred: [0; 8],
+            gvalid: false,
+            gmask: 0,
+            gpc: 0,
+        }
+    }
+
+    fn schedulable(&self) -> u32 {
+        self.alive & !self.waiting
+    }
+
+    /// The PC of lane `l`, whether it is in the cached group or not.
+    fn lane_pc(&self, l: usize) -> u32 {
+        if self.gvalid && self.gmask >> l & 1 == 1 {
+            self.gpc
+        } else {
+            self.pc[l]
+        }
+    }
+
+    /// Writes the group's PC into its lanes' PC registers.
+    fn materialize(&mut self) {
+        if self.gvalid {
+            let mut m = self.gmask;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                self.pc[l] = self.gpc;
+            }
+        }
+    }
+}
+
+/// Decoded-instruction cache of one instruction-memory word.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    Unknown,
+    Valid(Instr),
+    Invalid,
+}
+
+/// The Concord core, cycle by cycle. See the module documentation for the
+/// cycle ordering and the host-write convention.
+#[derive(Clone, Debug)]
+pub struct CycleModel {
+    hw: Hw,
+    state: State,
+    /// `INIT` cycle counter `i`.
+    init_i: u32,
+
+    // Host registers.
+    imem: Vec<u32>,
+    decoded: Vec<Slot>,
+    entry_pc: u32,
+    code_len: u32,
+    grid: [u32; 3],
+    block: [u32; 3],
+    params: [u32; 16],
+    param_count: u32,
+
+    // Per-lane register files, row-major: `rf[warp * RP + reg][lane]`.
+    rf: Vec<[u32; 32]>,
+    warps: Vec<Warp>,
+    /// Shared memory in address order (bank `a % B`, row `a / B` of word `a`
+    /// is word `a` here).
+    shared: Vec<u8>,
+
+    // Block registers.
+    block_id: [u32; 3],
+    threads: u32,
+    arrived: u32,
+    exited: u32,
+
+    // Scheduler.
+    rr: usize,
+    cur: usize,
+
+    // In-flight instruction (`ir` decoded).
+    instr: Instr,
+    exec: u32,
+    a: [u32; 32],
+    b: [u32; 32],
+    maddr: [u32; 32],
+    pending: u32,
+    served: u32,
+
+    counters: [u64; Counters::COUNT],
+    /// The trap registers: the last trap raised.
+    trap: Option<Trap>,
+}
+
+fn config_rule(field: &str, ok: bool, message: impl FnOnce() -> String) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("config field `{field}`: {}", message()))
+    }
+}
+
+/// The hardware rules of docs/microarchitecture.md §1, on top of
+/// [`CoreConfig::validate`].
+fn check_buildable(c: &CoreConfig) -> Result<(), String> {
+    c.validate().map_err(|e| e.to_string())?;
+    let pow2 = |field: &str, v: u32| {
+        config_rule(field, v.is_power_of_two(), || {
+            format!("{v} is not a power of two, which the hardware needs")
+        })
+    };
+    pow2("lanes", c.lanes)?;
+    pow2("shared_banks", c.shared_banks)?;
+    let rows = c.shared_memory_bytes / (4 * c.shared_banks);
+    config_rule("shared_memory_bytes", rows.is_power_of_two(), || {
+        format!(
+            "{} bytes in {} banks make {rows} rows of 4-byte words per bank, not a power of two, which the hardware needs",
+            c.shared_memory_bytes, c.shared_banks
+        )
+    })?;
+    pow2("imem_words", c.imem_words)?;
+    pow2("global_line_bytes", c.global_line_bytes)?;
+    Ok(())
+}
+
+impl CycleModel {
+    /// A core in `IDLE` after reset. Fails with a message naming the config
+    /// field for configs the hardware cannot build (docs §1).
+    pub fn new(config: &CoreConfig) -> Result<CycleModel, String> {
+        check_buildable(config)?;
+        let lanes = config.lanes as usize;
+        let warps = config.warps as usize;
+        let rp = config.registers.next_power_of_two() as usize;
+        let rows = config.shared_memory_bytes / (4 * config.shared_banks);
+        let hw = Hw {
+            lanes,
+            full: mask::full(lanes),
+            warps,
+            rp,
+            preds: config.predicates as usize,
+            shared_bytes: config.shared_memory_bytes,
+            banks: config.shared_banks,
+            rows,
+            max_depth: config.max_call_depth(),
+            line_bytes: config.global_line_bytes,
+            line_shift: config.global_line_bytes.trailing_zeros(),
+            global_bytes: config.global_memory_bytes,
+            policy: config.arbitration,
+            init_len: ((warps * rp) as u32).max(rows),
+        };
+        Ok(CycleModel {
+            state: State::Idle,
+            init_i: 0,
+            imem: vec![0; config.imem_words as usize],
+            decoded: vec![Slot::Unknown; config.imem_words as usize],
+            entry_pc: 0,
+            code_len: 0,
+            grid: [0; 3],
+            block: [0; 3],
+            params: [0; 16],
+            param_count: 0,
+            rf: vec![[0; 32]; warps * rp],
+            warps: vec![Warp::new(); warps],
+            shared: vec![0; config.shared_memory_bytes as usize],
+            block_id: [0; 3],
+            threads: 0,
+            arrived: 0,
+            exited: 0,
+            rr: 0,
+            cur: 0,
+            instr: Instr::new(Op::Nop),
+            exec: 0,
+            a: [0; 32],
+            b: [0; 32],
+            maddr: [0; 32],
+            pending: 0,
+            served: 0,
+            counters: [0; Counters::COUNT],
+            trap: None,
+            hw,
+        })
+    }
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    pub fn counters(&self) -> Counters {
+        Counters::from_array(self.counters)
+    }
+
+    /// The trap report while the core is in `TRAP`.
+    pub fn trap(&self) -> Option<Trap> {
+        if self.state == State::Trap {
+            self.trap.clone()
+        } else {
+            None
+        }
+    }
+
+    /// Register `reg` of lane `lane` of warp `warp` (the register-file row
+    /// `warp * RP + reg`).
+    pub fn register(&self, warp: usize, lane: usize, reg: usize) -> u32 {
+        self.rf
+            .get(warp * self.hw.rp + reg)
+            .map_or(0, |row| row[lane])
+    }
+
+    /// Predicate `p` of lane `lane` of warp `warp`; `p0` (`pt`) reads true.
+    pub fn predicate(&self, warp: usize, lane: usize, p: usize) -> bool {
+        p == 0 || self.read_pred(&self.warps[warp], p) >> lane & 1 == 1
+    }
+
+    /// Shared memory, in byte-address order.
+    pub fn shared(&self) -> Vec<u8> {
+        self.shared.clone()
+    }
+
+    /// One clock cycle; returns the trace port during that cycle. See the
+    /// module documentation for the order of outputs, memory and edge.
+    pub fn step(&mut self, memory: &mut GlobalMemory) -> TracePort {
+        let mut t = self.trace_head();
+        let req = (self.state == State::GReq).then(|| self.request());
+        let resp = memory.cycle(req.as_ref());
+        self.edge(resp.as_ref(), &mut t);
+        t
+    }
+
+    /// The registered part of the trace port; write fields zero.
+    fn trace_head(&self) -> TracePort {
+        let w = &self.warps[self.cur];
+        TracePort {
+            state: self.state,
+            warp: self.cur as u32,
+            pc: w.gpc,
+            active: w.gmask,
+            exec: self.exec,
+            ..TracePort::default()
+        }
+    }
+
+    /// Everything that happens in the current state, up to and including
+    /// the clock edge.
+    fn edge(&mut self, resp: Option<&[u32; 32]>, t: &mut TracePort) {
+        let counting = !matches!(self.state, State::Idle | State::Done | State::Trap);
+        match self.state {
+            State::Idle | State::Done | State::Trap => {}
+            State::Init => self.init_cycle(t),
+            State::Sched => self.sched(),
+            State::Arb => self.arb(),
+            State::Fetch => self.fetch(),
+            State::Decode => self.decode(),
+            State::Read2 => {
+                self.b = self.read_rf(self.instr.sources().1);
+                self.state = State::Exec;
+            }
+            State::Exec => self.execute(t),
+            State::MemArb => self.mem_arb(),
+            State::ShAccess => self.sh_access(),
+            State::ShData => self.sh_data(t),
+            State::GReq => self.state = State::GWait,
+            State::GWait => {
+                if let Some(data) = resp {
+                    self.g_response(data, t);
+                }
+            }
+        }
+        if counting {
+            self.counters[CYCLES] += 1;
+        }
+    }
+
+    /// Raises a trap: loads the trap registers and enters `TRAP`.
+    fn raise(&mut self, cause: TrapCause, warp: usize, lanes: u32, pc: u32) {
+        self.trap = Some(Trap {
+            cause,
+            block: self.block_id,
+            warp: warp as u32,
+            lanes,
+            pc,
+            issued: self.counters[ISSUED],
+        });
+        self.state = State::Trap;
+    }
+
+    /// Raises a trap on the issuing warp at `gpc`.
+    fn raise_here(&mut self, cause: TrapCause, lanes: u32) {
+        let pc = self.warps[self.cur].gpc;
+        self.raise(cause, self.cur, lanes, pc);
+    }
+
+    fn init_cycle(&mut self, t: &mut TracePort) {
+        let i = self.init_i;
+        if let Some(row) = self.rf.get_mut(i as usize) {
+            *row = [0; 32];
+            t.rf_we = self.hw.full;
+            t.rf_addr = i;
+        }
+        if i < self.hw.rows {
+            let row_bytes = 4 * self.hw.banks as usize;
+            let start = i as usize * row_bytes;
+            self.shared[start..start + row_bytes].fill(0);
+        }
+        if i == 0 {
+            let lanes = self.hw.lanes as u64;
+            let entry = self.entry_pc & 0xffff;
+            for (w, warp) in self.warps.iter_mut().enumerate() {
+                let first = w as u64 * lanes;
+                let present = (self.threads as u64).saturating_sub(first).min(lanes);
+                warp.pc = [entry; 32];
+                warp.depth = [0; 32];
+                warp.alive = mask::full(present as usize);
+                warp.waiting = 0;
+                warp.pred = [0; 8];
+                warp.gvalid = false;
+            }
+            self.arrived = 0;
+            self.exited = 0;
+            self.rr = 0;
+        }
+        if i + 1 >= self.hw.init_len {
+            self.state = State::Sched;
+        } else {
+            self.init_i += 1;
+        }
+    }
+
+    fn sched(&mut self) {
+        let n = self.hw.warps;
+        let found = (0..n)
+            .map(|k| (self.rr + k) % n)
+            .find(|&w| self.warps[w].schedulable() != 0);
+        if let Some(w) = found {
+            self.cur = w;
+            self.rr = (w + 1) % n;
+            self.state = if self.warps[w].gvalid {
+                State::Fetch
+            } else {
+                State::Arb
+            };
+            return;
+        }
+        if self.arrived != 0 {
+            let w = self.warps.iter().position(|w| w.waiting != 0).unwrap_or(0);
+            let waiting = self.warps[w].waiting;
+            let pc = self.warps[w].pc[waiting.trailing_zeros().min(31) as usize];
+            let cause = TrapCause::BarrierNeverCompletes {
+                waiting: self.arrived,
+                exited: self.exited,
+                threads: self.threads,
+            };
+            self.raise(cause, w, waiting, pc);
+            return;
+        }
+        self.counters[BLOCKS] += 1;
+        let [x, y, z] = self.block_id;
+        let [gx, gy, gz] = self.grid;
+        let next = if x + 1 < gx {
+            Some([x + 1, y, z])
+        } else if y + 1 < gy {
+            Some([0, y + 1, z])
+        } else if z + 1 < gz {
+            Some([0, 0, z + 1])
+        } else {
+            None
+        };
+        match next {
+            Some(id) => {
+                self.block_id = id;
+                self.init_i = 0;
+                self.state = State::Init;
+            }
+            None => self.state = State::Done,
+        }
+    }
+
+    fn arb(&mut self) {
+        let max_depth = self.hw.max_depth as u64;
+        let policy = self.hw.policy;
+        let w = &mut self.warps[self.cur];
+        let (min, sel) = arbiter::arbitrate(w.schedulable(), |l| match policy {
+            Arbitration::DepthPc => (max_depth - w.depth[l] as u64) << 16 | w.pc[l] as u64,
+            Arbitration::PcOnly => w.pc[l] as u64,
+        });
+        w.gmask = sel;
+        w.gpc = (min & 0xffff) as u32;
+        w.gvalid = true;
+        self.state = State::Fetch;
+    }
+
+    fn fetch(&mut self) {
+        let w = &self.warps[self.cur];
+        if w.gpc >= self.code_len {
+            let len = self.code_len;
+            let lanes = w.gmask;
+            self.raise_here(TrapCause::PcOutOfRange { len }, lanes);
+        } else {
+            self.state = State::Decode;
+        }
+    }
+
+    /// The issue cycle.
+    fn decode(&mut self) {
+        let w = &self.warps[self.cur];
+        let pc = w.gpc as usize;
+        let word = self.imem.get(pc).copied().unwrap_or(0);
+        let slot = match self.decoded.get(pc) {
+            Some(Slot::Unknown) | None => {
+                let slot = match concord_isa::decode(word) {
+                    Ok(i) => Slot::Valid(i),
+                    Err(_) => Slot::Invalid,
+                };
+                if let Some(s) = self.decoded.get_mut(pc) {
+                    *s = slot;
+                }
+                slot
+            }
+            Some(s) => *s,
+        };
+        let Slot::Valid(instr) = slot else {
+            let reason = concord_isa::decode(word)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            let lanes = w.gmask;
+            self.raise_here(TrapCause::InvalidInstruction { word, reason }, lanes);
+            return;
+        };
+        let active = w.gmask;
+        let exec = active & self.pred_src(w, instr.guard);
+        self.instr = instr;
+        self.exec = exec;
+        self.counters[ISSUED] += 1;
+        self.counters[ACTIVE_SLOTS] += active.count_ones() as u64;
+        self.counters[EXECUTED_SLOTS] += exec.count_ones() as u64;
+        self.a = self.read_rf(instr.sources().0);
+        self.state = State::Read2;
+    }
+
+    /// A register read of the issuing warp (a missing source reads `r0`).
+    fn read_rf(&self, reg: Option<Reg>) -> [u32; 32] {
+        let r = reg.map_or(0, Reg::index);
+        self.rf
+            .get(self.cur * self.hw.rp + r)
+            .copied()
+            .unwrap_or([0; 32])
+    }
+
+    /// Predicate register `p` of a warp as a lane mask (`pt` all ones).
+    fn read_pred(&self, w: &Warp, p: usize) -> u32 {
+        if p == 0 {
+            u32::MAX
+        } else if p < self.hw.preds {
+            w.pred[p]
+        } else {
+            0
+        }
+    }
+
+    fn pred_src(&self, w: &Warp, p: PredSrc) -> u32 {
+        let m = self.read_pred(w, p.pred.index());
+        if p.negate {
+            !m
+        } else {
+            m
+        }
+    }
+}

@@ -1,1 +1,0 @@
-//! Random program generator (being written).

@@ -1,0 +1,161 @@
+//! Loading a built model: the shim's functions, looked up once per library.
+//!
+//! A library is loaded once per process and never unloaded: Verilator's
+//! runtime registers static and thread-local state whose destructors must
+//! not outlive the code, and a model is small next to the cost of reloading.
+
+use std::collections::HashMap;
+use std::ffi::c_char;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use super::ports::{Dir, PORTS};
+use super::shim::{RawRequest, RawTrace, SHIM_VERSION};
+use super::HarnessError;
+
+/// The C++ `ConcordSim`, opaque.
+#[repr(C)]
+pub struct Sim {
+    _opaque: [u8; 0],
+}
+
+pub type GetFn = unsafe extern "C" fn(*mut Sim, *mut u32);
+pub type SetFn = unsafe extern "C" fn(*mut Sim, *const u32);
+
+/// A port accessor, by the port's index in [`PORTS`].
+#[derive(Clone, Copy)]
+pub enum Access {
+    Get(GetFn),
+    Set(SetFn),
+}
+
+/// The shim's entry points of one library.
+pub struct Api {
+    pub path: PathBuf,
+    pub traced: bool,
+    pub new: unsafe extern "C" fn() -> *mut Sim,
+    pub free: unsafe extern "C" fn(*mut Sim),
+    pub eval: unsafe extern "C" fn(*mut Sim),
+    pub reset: unsafe extern "C" fn(*mut Sim, u32),
+    pub host_write: unsafe extern "C" fn(*mut Sim, u32, u32),
+    pub host_read: unsafe extern "C" fn(*mut Sim, u32) -> u32,
+    pub status: unsafe extern "C" fn(*mut Sim) -> u32,
+    pub request: unsafe extern "C" fn(*mut Sim, *mut RawRequest) -> u32,
+    pub step: unsafe extern "C" fn(*mut Sim, u32, *const u32, *mut RawTrace),
+    pub vcd_open: unsafe extern "C" fn(*mut Sim, *const c_char) -> u32,
+    pub vcd_flush: unsafe extern "C" fn(*mut Sim),
+    pub vcd_close: unsafe extern "C" fn(*mut Sim),
+    pub ports: Vec<Access>,
+    /// Keeps the code mapped; never dropped (the `Api` is leaked).
+    _library: libloading::Library,
+}
+
+/// The `Api` of the library at `path`, loading it on first use.
+pub fn load(path: &Path) -> Result<&'static Api, HarnessError> {
+    static LOADED: OnceLock<Mutex<HashMap<PathBuf, &'static Api>>> = OnceLock::new();
+    let mut map = LOADED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(api) = map.get(path) {
+        return Ok(api);
+    }
+    let api: &'static Api = Box::leak(Box::new(open(path)?));
+    map.insert(path.to_path_buf(), api);
+    Ok(api)
+}
+
+fn open(path: &Path) -> Result<Api, HarnessError> {
+    let err = |message: String| HarnessError::Load {
+        path: path.to_path_buf(),
+        message,
+    };
+    // SAFETY: the library is one this crate generated and linked; its static
+    // initializers are Verilator's runtime and the model's, which have no
+    // preconditions.
+    let library = unsafe { libloading::Library::new(path) }.map_err(|e| {
+        err(format!(
+            "{e} (delete the cache entry {} to rebuild it)",
+            path.parent().unwrap_or(path).display()
+        ))
+    })?;
+
+    macro_rules! sym {
+        ($name:literal, $ty:ty) => {{
+            // SAFETY: the shim declares this symbol with exactly this C
+            // signature (testbench/src/verilator/shim.rs); the pointer stays
+            // valid because the library is never unloaded.
+            let s: libloading::Symbol<$ty> =
+                unsafe { library.get(concat!($name, "\0").as_bytes()) }
+                    .map_err(|e| err(format!("missing symbol {}: {e}", $name)))?;
+            *s
+        }};
+    }
+
+    let version = sym!("concord_shim_version", unsafe extern "C" fn() -> u32);
+    // SAFETY: no arguments, no preconditions.
+    let version = unsafe { version() };
+    if version != SHIM_VERSION {
+        return Err(err(format!(
+            "shim version {version}, this harness expects {SHIM_VERSION}"
+        )));
+    }
+    let traced = sym!("concord_traced", unsafe extern "C" fn() -> u32);
+    // SAFETY: as above.
+    let traced = unsafe { traced() } != 0;
+
+    let mut ports = Vec::with_capacity(PORTS.len());
+    for p in PORTS.iter() {
+        let access = match p.dir {
+            Dir::Out => {
+                let name = format!("concord_get_{}\0", p.name);
+                // SAFETY: as in `sym!`.
+                let s: libloading::Symbol<GetFn> = unsafe { library.get(name.as_bytes()) }
+                    .map_err(|e| err(format!("missing accessor of port {}: {e}", p.name)))?;
+                Access::Get(*s)
+            }
+            Dir::In => {
+                let name = format!("concord_set_{}\0", p.name);
+                // SAFETY: as in `sym!`.
+                let s: libloading::Symbol<SetFn> = unsafe { library.get(name.as_bytes()) }
+                    .map_err(|e| err(format!("missing accessor of port {}: {e}", p.name)))?;
+                Access::Set(*s)
+            }
+        };
+        ports.push(access);
+    }
+
+    Ok(Api {
+        path: path.to_path_buf(),
+        traced,
+        new: sym!("concord_new", unsafe extern "C" fn() -> *mut Sim),
+        free: sym!("concord_free", unsafe extern "C" fn(*mut Sim)),
+        eval: sym!("concord_eval", unsafe extern "C" fn(*mut Sim)),
+        reset: sym!("concord_reset", unsafe extern "C" fn(*mut Sim, u32)),
+        host_write: sym!(
+            "concord_host_write",
+            unsafe extern "C" fn(*mut Sim, u32, u32)
+        ),
+        host_read: sym!(
+            "concord_host_read",
+            unsafe extern "C" fn(*mut Sim, u32) -> u32
+        ),
+        status: sym!("concord_status", unsafe extern "C" fn(*mut Sim) -> u32),
+        request: sym!(
+            "concord_request",
+            unsafe extern "C" fn(*mut Sim, *mut RawRequest) -> u32
+        ),
+        step: sym!(
+            "concord_step",
+            unsafe extern "C" fn(*mut Sim, u32, *const u32, *mut RawTrace)
+        ),
+        vcd_open: sym!(
+            "concord_vcd_open",
+            unsafe extern "C" fn(*mut Sim, *const c_char) -> u32
+        ),
+        vcd_flush: sym!("concord_vcd_flush", unsafe extern "C" fn(*mut Sim)),
+        vcd_close: sym!("concord_vcd_close", unsafe extern "C" fn(*mut Sim)),
+        ports,
+        _library: library,
+    })
+}

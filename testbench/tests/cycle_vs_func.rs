@@ -1,0 +1,851 @@
+//! The cycle model ends in the functional model's final state: every
+//! program of `isa/tests/func_golden.rs` and `isa/tests/func_instructions.rs`
+//! (copied here as fixtures), on a matrix of configurations (lanes 4/8/32,
+//! warps 1/2/8, global latency 1/3/20, shared banks 1/8/32, both
+//! arbitration policies). Completing programs must leave the same global
+//! memory, registers, predicates and shared memory (last block) and the
+//! same architectural counters; trapping programs the same trap report.
+
+// Per-lane tables are indexed by lane number.
+#![allow(clippy::needless_range_loop)]
+
+use concord_isa::config::{Arbitration, CoreConfig};
+use concord_isa::func::{self, BlockView, Issue, Observer, Options, Trap, TrapCause};
+use concord_isa::{Pred, Reg};
+use concord_testbench::cycle::{self, CycleModel, GlobalMemory};
+use concord_testbench::trace::{Counters, State};
+
+/// One program and its launch.
+#[derive(Clone)]
+struct Case {
+    name: String,
+    src: String,
+    block: [u32; 3],
+    blocks: u32,
+    params: Vec<u32>,
+    global: Vec<u8>,
+    /// `None`: run under both policies.
+    policy: Option<Arbitration>,
+    /// Single-warp-deterministic programs: compare registers and counters.
+    /// Programs whose warps race (spin locks) only compare memory.
+    deterministic: bool,
+    /// Functional-model watchdog (issues).
+    watchdog: u64,
+}
+
+impl Case {
+    fn new(name: impl Into<String>, src: impl Into<String>) -> Case {
+        Case {
+            name: name.into(),
+            src: src.into(),
+            block: [4, 1, 1],
+            blocks: 1,
+            params: vec![],
+            global: vec![0; 4096],
+            policy: None,
+            deterministic: true,
+            watchdog: 100_000,
+        }
+    }
+    fn threads(&self) -> u32 {
+        self.block.iter().product()
+    }
+}
+
+/// The configuration matrix: every (lanes, warps) pair, with latency and
+/// bank count rotated so that every value meets every other, under both
+/// policies.
+fn configs() -> Vec<CoreConfig> {
+    let lanes = [4, 8, 32];
+    let warps = [1, 2, 8];
+    let lat = [1, 3, 20];
+    let banks = [1, 8, 32];
+    let mut out = Vec::new();
+    for (i, &l) in lanes.iter().enumerate() {
+        for (j, &w) in warps.iter().enumerate() {
+            for policy in [Arbitration::DepthPc, Arbitration::PcOnly] {
+                let p = policy as usize;
+                out.push(CoreConfig {
+                    lanes: l,
+                    warps: w,
+                    global_latency: lat[(i + j + p) % 3],
+                    shared_banks: banks[(2 * i + j + p) % 3],
+                    arbitration: policy,
+                    ..CoreConfig::default()
+                });
+            }
+        }
+    }
+    out
+}
+
+/// What the functional model leaves: last block's registers, predicates,
+/// shared memory, and the issue trace.
+#[derive(Default)]
+struct Oracle {
+    threads: usize,
+    regs: Vec<[u32; 32]>,
+    preds: Vec<[bool; 8]>,
+    shared: Vec<u8>,
+    issues: Vec<Issue>,
+}
+
+impl Observer for Oracle {
+    fn issue(&mut self, issue: &Issue) {
+        self.issues.push(*issue);
+    }
+    fn block_end(&mut self, _block: [u32; 3], s: &BlockView<'_>) {
+        self.regs = (0..self.threads)
+            .map(|t| std::array::from_fn(|r| s.reg(t, Reg::new(r as u8).unwrap())))
+            .collect();
+        self.preds = (0..self.threads)
+            .map(|t| std::array::from_fn(|p| s.pred(t, Pred::new(p as u8).unwrap())))
+            .collect();
+        self.shared = s.shared().to_vec();
+    }
+}
+
+/// One issue as the cycle model's `DECODE` cycle shows it: (warp, pc, active).
+type Decoded = (u32, u32, u32);
+
+/// Drives the model like the co-simulation: host writes, then one `step`
+/// per cycle. Returns the model, the memory, the issues and whether it
+/// finished before `limit` cycles.
+fn drive(
+    config: &CoreConfig,
+    launch: &func::Launch<'_>,
+    global: Vec<u8>,
+    limit: u64,
+) -> (CycleModel, GlobalMemory, Vec<Decoded>, bool) {
+    let mut core = CycleModel::new(config).unwrap();
+    let mut mem = GlobalMemory::new(global, config.global_latency, config.global_line_bytes);
+    for (i, w) in launch.code.iter().enumerate() {
+        core.host_write(i as u32, *w);
+    }
+    core.host_write(0x20000, launch.entry_pc);
+    core.host_write(0x20001, launch.code.len() as u32);
+    for axis in 0..3 {
+        core.host_write(0x20002 + axis as u32, launch.grid[axis]);
+        core.host_write(0x20005 + axis as u32, launch.block[axis]);
+    }
+    core.host_write(0x20008, launch.params.len() as u32);
+    for (i, p) in launch.params.iter().enumerate() {
+        core.host_write(0x20010 + i as u32, *p);
+    }
+    core.host_write(0x200ff, 1);
+    let mut issues = Vec::new();
+    let mut cycles = 0;
+    while !matches!(core.state(), State::Done | State::Trap) {
+        if cycles >= limit {
+            return (core, mem, issues, false);
+        }
+        let t = core.step(&mut mem);
+        if t.state == State::Decode && core.state() != State::Trap {
+            issues.push((t.warp, t.pc, t.active));
+        }
+        cycles += 1;
+    }
+    (core, mem, issues, true)
+}
+
+fn check_config(case: &Case, kernel: &concord_isa::container::Kernel, base: &CoreConfig) {
+    let config = CoreConfig {
+        global_memory_bytes: case.global.len() as u32,
+        ..base.clone()
+    };
+    let what = format!(
+        "`{}` on lanes {} warps {} latency {} banks {} {:?}",
+        case.name,
+        config.lanes,
+        config.warps,
+        config.global_latency,
+        config.shared_banks,
+        config.arbitration
+    );
+    let launch = func::Launch {
+        code: &kernel.code,
+        entry_pc: kernel.entries[0].pc,
+        grid: [case.blocks, 1, 1],
+        block: case.block,
+        params: &case.params,
+    };
+    let mut oracle = Oracle {
+        threads: case.threads() as usize,
+        ..Oracle::default()
+    };
+    let mut func_global = case.global.clone();
+    let expected = func::run(
+        &config,
+        &launch,
+        &mut func_global,
+        Options {
+            watchdog: case.watchdog,
+        },
+        Some(&mut oracle),
+    );
+    let limit = 2_000_000;
+
+    // A livelock: the cycle watchdog must name the same starved lanes.
+    if let Err(Trap {
+        cause: TrapCause::Watchdog { .. },
+        ..
+    }) = &expected
+    {
+        let expected = expected.as_ref().unwrap_err();
+        let mut global = case.global.clone();
+        let got = cycle::run(&config, &launch, &mut global, 200_000, None)
+            .expect_err(&format!("{what}: expected a watchdog trap"));
+        let TrapCause::Watchdog { limit, diagnosis } = &got.cause else {
+            panic!("{what}: expected a watchdog trap, got {got}");
+        };
+        assert_eq!(*limit, 200_000, "{what}");
+        assert!(diagnosis.contains("livelock"), "{what}: {diagnosis}");
+        assert_eq!(
+            (got.block, got.warp, got.lanes, got.pc),
+            (expected.block, expected.warp, expected.lanes, expected.pc),
+            "{what}: {got}"
+        );
+        return;
+    }
+
+    let (core, mem, issues, finished) = drive(&config, &launch, case.global.clone(), limit);
+    assert!(finished, "{what}: no DONE or TRAP within {limit} cycles");
+    match &expected {
+        Err(trap) => {
+            let got = core.trap().unwrap_or_else(|| {
+                panic!("{what}: expected trap `{trap}`, the cycle model finished")
+            });
+            assert!(
+                got.same_report(trap),
+                "{what}:\n  functional: {trap}\n  cycle:      {got}"
+            );
+        }
+        Ok(stats) => {
+            if let Some(t) = core.trap() {
+                panic!("{what}: unexpected trap {t}");
+            }
+            assert_eq!(core.state(), State::Done, "{what}");
+            assert!(mem.bytes == func_global, "{what}: global memory differs");
+            let c = core.counters();
+            assert_eq!(c.blocks, stats.blocks, "{what}: blocks");
+            if case.deterministic {
+                let lanes = config.lanes as usize;
+                for t in 0..case.threads() as usize {
+                    let (w, l) = (t / lanes, t % lanes);
+                    for r in 0..32 {
+                        assert_eq!(
+                            core.register(w, l, r),
+                            oracle.regs[t][r],
+                            "{what}: thread {t} r{r}"
+                        );
+                    }
+                    for p in 0..8 {
+                        assert_eq!(
+                            core.predicate(w, l, p),
+                            oracle.preds[t][p],
+                            "{what}: thread {t} p{p}"
+                        );
+                    }
+                }
+                assert!(
+                    core.shared() == oracle.shared,
+                    "{what}: shared memory differs"
+                );
+                assert_eq!(c.issued - c.replays, stats.issued, "{what}: issues");
+                assert_eq!(c.divergent_branches, stats.divergent_branches, "{what}");
+                assert_eq!(c.consensual_taken, stats.consensual_taken, "{what}");
+                assert_eq!(c.consensual_not_taken, stats.consensual_not_taken, "{what}");
+                assert_eq!(c.barrier_arrivals, stats.barrier_arrivals, "{what}");
+                assert_eq!(c.barriers, stats.barriers, "{what}");
+                if c.replays == 0 {
+                    // Without replays the issue sequence is the architecture's
+                    // round robin, issue for issue.
+                    let want: Vec<Decoded> = oracle
+                        .issues
+                        .iter()
+                        .map(|i| (i.warp, i.pc, i.active))
+                        .collect();
+                    assert_eq!(issues, want, "{what}: issue sequence");
+                    assert_eq!(c.active_lane_slots, stats.active_lane_slots, "{what}");
+                    assert_eq!(c.executed_lane_slots, stats.executed_lane_slots, "{what}");
+                }
+            }
+        }
+    }
+
+    // `run` (the convenience entry point) agrees with the stepped model.
+    let mut global = case.global.clone();
+    match cycle::run(&config, &launch, &mut global, limit, None) {
+        Ok(c) => {
+            assert_eq!(
+                Some(c),
+                (core.state() == State::Done).then(|| core.counters()),
+                "{what}: run()"
+            );
+            assert!(global == mem.bytes, "{what}: run() global memory");
+        }
+        Err(t) => assert_eq!(Some(t), core.trap(), "{what}: run()"),
+    }
+}
+
+fn check(case: &Case) {
+    let kernel = concord_isa::asm::assemble(&case.src, "test.s")
+        .unwrap_or_else(|e| panic!("`{}`: {e}", case.name));
+    let mut ran = 0;
+    for config in configs() {
+        if case.threads() > config.lanes * config.warps {
+            continue;
+        }
+        if case.policy.is_some_and(|p| p != config.arbitration) {
+            continue;
+        }
+        check_config(case, &kernel, &config);
+        ran += 1;
+    }
+    assert!(ran > 0, "`{}` fits no configuration", case.name);
+}
+
+fn check_all(cases: &[Case]) {
+    for case in cases {
+        check(case);
+    }
+}
+
+// ---------------------------------------------------------------------
+// func_golden.rs
+
+#[test]
+fn golden_divergence_and_reconvergence() {
+    let table2 = "
+        s2r     r1, %tid
+        setp.ge p1, r1, 2
+    A:  add     r2, r2, 1
+        @p1 bra C
+    B:  add     r3, r3, 1
+        bra     D
+    C:  add     r4, r4, 1
+    D:  add     r5, r5, 1
+        exit
+    ";
+    let listing1 = "
+        s2r     r1, %tid
+        setp.lt p1, r1, 2
+        @p1 call r31, f
+after:  add     r2, r2, 1
+        exit
+f:      add     r3, r3, 1
+        ret     r31
+    ";
+    let loop_trips = "
+        s2r     r1, %tid
+        add     r1, r1, 1
+    body:
+        add     r1, r1, -1
+        setp.gt p1, r1, 0
+        @p1 bra body
+    done:
+        add     r2, r2, 1
+        exit
+    ";
+    let recursion = "
+        s2r     r1, %tid
+        add     r10, r1, 1
+        shl     r20, r1, 8
+        add     r20, r20, 1024
+        call    r31, sum
+        shl     r2, r1, 2
+        st.global [r2], r11
+        exit
+    sum:
+        setp.eq p1, r10, 0
+        @p1 movi r11, 0
+        @p1 ret r31
+        st.global [r20], r31
+        st.global [r20+4], r10
+        add     r20, r20, 8
+        add     r10, r10, -1
+        call    r31, sum
+        add     r20, r20, -8
+        ld.global r31, [r20]
+        ld.global r10, [r20+4]
+        add     r11, r11, r10
+        ret     r31
+    ";
+    // Lanes 2, 3 wait at pc 7 (depth 0) when the callers reach it at depth
+    // 1: only `pc_only` lets them join the callers' group.
+    let ahead_of_call = "
+        s2r     r1, %tid
+        setp.lt p1, r1, 2
+        @!p1 bra g
+        call    r31, f
+        exit
+        nop
+    f:  add     r3, r3, 1
+    g:  add     r4, r4, 1
+        @p1 ret r31
+        exit
+    ";
+    check_all(&[
+        Case::new("shallow lanes ahead of a call", ahead_of_call),
+        Case::new("collange table 2", table2),
+        Case::new("collange listing 1", listing1),
+        Case::new("loop with per-lane trip counts", loop_trips),
+        Case::new("recursion", recursion),
+    ]);
+}
+
+#[test]
+fn golden_consensual_branches() {
+    let mut cases = Vec::new();
+    for vote in ["none", "any", "all"] {
+        for pattern in [0b1111, 0b0000, 0b0101] {
+            let src = format!(
+                "
+                s2r     r1, %laneid
+                ldparam r2, 0
+                shr     r2, r2, r1
+                and     r2, r2, 1
+                setp.ne p1, r2, 0
+                bra.{vote} p1, target
+                movi    r3, 1
+                exit
+            target:
+                movi    r3, 2
+                exit
+            "
+            );
+            let mut c = Case::new(format!("bra.{vote} on {pattern:04b}"), src);
+            c.params = vec![pattern];
+            cases.push(c);
+        }
+    }
+    cases.push(Case::new(
+        "guarded consensual branch",
+        "
+        s2r     r1, %laneid
+        setp.lt p2, r1, 2
+        setp.eq p1, r1, 3
+        @p2 bra.none p1, target
+        movi    r3, 1
+        exit
+    target:
+        movi    r3, 2
+        exit
+    ",
+    ));
+    check_all(&cases);
+}
+
+#[test]
+fn golden_spin_locks() {
+    let naive = "
+        ldparam r1, 0
+        movi    r2, 1
+    spin:
+        atom.global.exch r3, [r1], r2
+        setp.ne p1, r3, 0
+        @p1 bra spin
+        ld.global r4, [r1+4]
+        add     r4, r4, 1
+        st.global [r1+4], r4
+        movi    r5, 0
+        st.global [r1], r5
+        exit
+    ";
+    let mut c = Case::new("naive spin lock (livelock)", naive);
+    c.params = vec![64];
+    c.watchdog = 10_000;
+    c.policy = Some(Arbitration::DepthPc);
+    check(&c);
+
+    let inside = "
+        ldparam r1, 0
+        movi    r2, 1
+        movi    r5, 0
+        pmov    p2, pt
+    retry:
+        atom.global.exch r3, [r1], r2
+        setp.eq p1, r3, 0
+        @!p1 bra skip
+        ld.global r4, [r1+4]
+        add     r4, r4, 1
+        st.global [r1+4], r4
+        st.global [r1], r5
+        pmov    p2, !pt
+    skip:
+        @p2 bra retry
+        exit
+    ";
+    let mut c = Case::new("spin lock inside the loop", inside);
+    c.params = vec![64];
+    c.block = [8, 1, 1];
+    c.deterministic = false;
+    check(&c);
+}
+
+#[test]
+fn golden_barriers() {
+    let across = "
+        s2r     r1, %tid
+        shl     r2, r1, 2
+        st.shared [r2], r1
+        and     r3, r1, 1
+        setp.eq p1, r3, 0
+        @p1 bra even
+        bar.sync
+        bra     read
+    even:
+        bar.sync
+    read:
+        add     r4, r1, 1
+        s2r     r5, %ntid.x
+        setp.ge p2, r4, r5
+        @p2 movi r4, 0
+        shl     r4, r4, 2
+        ld.shared r6, [r4]
+        exit
+    ";
+    let mut c = Case::new("barrier across warps", across);
+    c.block = [8, 1, 1];
+    let after_exit = "
+        s2r     r1, %tid
+        setp.ge p1, r1, 2
+        @p1 exit
+        bar.sync
+        exit
+    ";
+    check_all(&[c, Case::new("barrier after exits (trap)", after_exit)]);
+}
+
+#[test]
+fn golden_traps() {
+    let mut missing = Case::new("missing parameter", "ldparam r1, 3\nexit\n");
+    missing.params = vec![1, 2];
+    check_all(&[
+        Case::new(
+            "out of range",
+            "
+            s2r     r1, %tid
+            shl     r1, r1, 10
+            add     r1, r1, 4
+            ld.global r2, [r1+2044]
+            exit
+        ",
+        ),
+        Case::new(
+            "misaligned",
+            "s2r r1, %tid\nst.shared.b16 [r1+0], r1\nexit\n",
+        ),
+        Case::new("cleared memory", "nop\n.word 0\n"),
+        Case::new("falling off", "nop\n"),
+        Case::new("ret at depth 0", "movi r1, 3\nret r1\nexit\nexit\n"),
+        Case::new("call depth overflow", "f: call r1, f\n"),
+        missing,
+    ]);
+}
+
+#[test]
+fn golden_partial_warp_and_multiple_blocks() {
+    let src = "
+        s2r     r1, %tid
+        s2r     r2, %ctaid.x
+        s2r     r3, %ntid.x
+        mul     r4, r2, r3
+        add     r4, r4, r1
+        shl     r5, r4, 2
+        st.global [r5], r4
+        exit
+    ";
+    let mut c = Case::new("partial last warp, 3 blocks", src);
+    c.block = [6, 1, 1];
+    c.blocks = 3;
+    let mut d = Case::new(
+        "3-d block",
+        "
+        s2r r1, %tid.x
+        s2r r2, %tid.y
+        s2r r3, %tid.z
+        s2r r4, %warpid
+        s2r r5, %laneid
+        s2r r6, %nwarps
+        s2r r7, %tid
+        s2r r8, %ctaid.x
+        s2r r9, %nctaid.x
+        s2r r10, %warpsize
+        exit
+    ",
+    );
+    d.block = [2, 3, 2];
+    d.blocks = 2;
+    check_all(&[c, d]);
+}
+
+// ---------------------------------------------------------------------
+// func_instructions.rs
+
+const SENTINEL: u32 = 0xDEAD;
+const GUARDS: [&str; 3] = ["", "@p1 ", "@!pt "];
+const MINUS_10: u32 = 0xFFFF_FFF6;
+
+/// r1 = a, r2 = b, r3 = SENTINEL, p1 = lanes {0, 2, ...}, then `body`, exit.
+fn program(a: u32, b: u32, p3_init: bool, body: &str) -> String {
+    format!(
+        "
+        s2r     r30, %laneid
+        and     r29, r30, 1
+        setp.eq p1, r29, 0
+        li      r1, {a:#x}
+        li      r2, {b:#x}
+        li      r3, {SENTINEL}
+        pmov    p3, {p3}
+        {body}
+        exit
+        ",
+        p3 = if p3_init { "pt" } else { "!pt" }
+    )
+}
+
+fn guard_last(guard: &str, snippet: &str) -> String {
+    match snippet.rsplit_once('\n') {
+        Some((setup, last)) => format!("{setup}\n{guard}{last}"),
+        None => format!("{guard}{snippet}"),
+    }
+}
+
+/// The instruction under each guard, p3 starting both ways.
+fn guarded(a: u32, b: u32, body: &str) -> Vec<Case> {
+    let mut out = Vec::new();
+    for guard in GUARDS {
+        for p3 in [false, true] {
+            let src = program(a, b, p3, &guard_last(guard, body));
+            out.push(instr_case(format!("`{guard}{body}` p3={p3}"), src));
+        }
+    }
+    out
+}
+
+/// The launch of func_instructions.rs: 4 threads, params [7, 8], global
+/// bytes 0x100..0x200 holding their own low address byte.
+fn instr_case(name: String, src: String) -> Case {
+    let mut c = Case::new(name, src);
+    c.params = vec![7, 8];
+    for (i, b) in c.global.iter_mut().enumerate().take(512).skip(256) {
+        *b = i as u8;
+    }
+    c
+}
+
+#[test]
+fn instructions_alu() {
+    let mut cases = Vec::new();
+    for op in [
+        "add", "sub", "mul", "mulhi", "mulhiu", "and", "or", "xor", "shl", "shr", "sra", "min",
+        "max", "minu", "maxu",
+    ] {
+        cases.extend(guarded(MINUS_10, 3, &format!("{op} r3, r1, r2")));
+    }
+    for op in ["add", "mul", "and", "or", "xor", "shl", "shr", "sra"] {
+        cases.extend(guarded(MINUS_10, 0, &format!("{op} r3, r1, 3")));
+    }
+    cases.extend(guarded(0, 0, "add r3, r1, -2048"));
+    cases.extend(guarded(0x1234_5678, 0, "and r3, r1, -1"));
+    for body in [
+        "movi r3, -5",
+        "movi r3, 65535",
+        "movhi r3, 0x1234",
+        "mov r3, r1",
+        "li r3, 0x89ABCDEF",
+    ] {
+        cases.extend(guarded(77, 0, body));
+    }
+    check_all(&cases);
+}
+
+#[test]
+fn instructions_predicates() {
+    let mut cases = Vec::new();
+    for cmp in [
+        "eq", "ne", "lt", "le", "gt", "ge", "ltu", "leu", "gtu", "geu",
+    ] {
+        cases.extend(guarded(MINUS_10, 3, &format!("setp.{cmp} p3, r1, r2")));
+        cases.extend(guarded(MINUS_10, 0, &format!("setp.{cmp} p3, r1, 3")));
+    }
+    cases.extend(guarded(0xFFFF_FE00, 0, "setp.eq p3, r1, -512"));
+    for body in [
+        "pand p3, pt, !pt",
+        "pand p3, pt, pt",
+        "por p3, !pt, pt",
+        "por p3, !pt, !pt",
+        "pxor p3, pt, pt",
+        "pxor p3, pt, !pt",
+        "pmov p3, !pt",
+        "pand p3, p1, !p3",
+        "sel r3, p1, r1, r2",
+        "sel r3, !p1, r1, r2",
+    ] {
+        cases.extend(guarded(11, 22, body));
+    }
+    cases.push(instr_case(
+        "writes to pt are discarded".into(),
+        program(0, 0, false, "pand pt, !pt, !pt\n@pt movi r3, 1"),
+    ));
+    check_all(&cases);
+}
+
+#[test]
+fn instructions_special_registers() {
+    let mut cases = Vec::new();
+    for sreg in [
+        "tid.x", "tid", "laneid", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x",
+        "ctaid.y", "ctaid.z", "nctaid.x", "nctaid.y", "nctaid.z", "warpid", "nwarps", "warpsize",
+        "clockhi",
+    ] {
+        cases.extend(guarded(0, 0, &format!("s2r r3, %{sreg}")));
+    }
+    cases.extend(guarded(0, 0, "ldparam r3, 1"));
+    check_all(&cases);
+}
+
+#[test]
+fn instructions_loads_and_stores() {
+    let mut cases = Vec::new();
+    for body in [
+        "li r4, 0x180\nld.global.u8 r3, [r4+1]",
+        "li r4, 0x180\nld.global.s8 r3, [r4+1]",
+        "li r4, 0x180\nld.global.u16 r3, [r4+2]",
+        "li r4, 0x180\nld.global.s16 r3, [r4+2]",
+        "li r4, 0x180\nld.global.b32 r3, [r4+4]",
+        "li r4, 0x184\nld.global r3, [r4-4]",
+        "li r4, 64\nld.shared r3, [r4]",
+        // Per-lane addresses: lanes in different lines / rows replay.
+        "shl r4, r30, 6\nadd r4, r4, 0x100\nld.global.s8 r3, [r4+0x81]",
+        "shl r4, r30, 2\nadd r4, r4, 0x100\nld.global.u16 r3, [r4+2]",
+    ] {
+        cases.extend(guarded(0, 0, body));
+    }
+    for guard in GUARDS {
+        let body = format!(
+            "shl r5, r30, 2\nli r4, 0x800\nadd r4, r4, r5\nli r6, 0x11223344\n\
+             {guard}st.global.b8 [r4], r6\n{guard}st.global.b16 [r4+0x40], r6\n{guard}st.global [r4+0x80], r6\n\
+             {guard}st.shared.b16 [r5+2], r6\nld.shared r7, [r5]"
+        );
+        cases.push(instr_case(
+            format!("stores of every width `{guard}`"),
+            program(0, 0, false, &body),
+        ));
+        // Stores whose lanes spread over shared rows and global lines.
+        let body = format!(
+            "shl r5, r30, 5\nli r4, 0x800\nadd r4, r4, r5\nadd r6, r30, 0x51\n\
+             {guard}st.global.b8 [r4+3], r6\n{guard}st.shared.b16 [r5+6], r6\n\
+             {guard}st.shared.b8 [r5+1], r6\nld.shared r7, [r5+4]\nld.global r8, [r4]"
+        );
+        cases.push(instr_case(
+            format!("spread stores `{guard}`"),
+            program(0, 0, false, &body),
+        ));
+    }
+    cases.push(instr_case(
+        "same-address stores".into(),
+        program(
+            0,
+            0,
+            false,
+            "li r4, 0x800\nst.global [r4], r30\nst.shared.b8 [r4+1], r30\nst.shared [r4], r30",
+        ),
+    ));
+    check_all(&cases);
+}
+
+#[test]
+fn instructions_atomics() {
+    let mut cases = Vec::new();
+    for guard in GUARDS {
+        let body = format!("li r4, 0x800\nadd r5, r30, 1\n{guard}atom.global.add r3, [r4], r5");
+        cases.push(instr_case(
+            format!("atom.add `{guard}`"),
+            program(0, 0, false, &body),
+        ));
+    }
+    for op in ["exch", "min", "max", "minu", "maxu", "and", "or", "xor"] {
+        for space in ["global", "shared"] {
+            let body = format!(
+                "li r4, 0x800\nli r6, 6\nst.{space} [r4], r6\nadd r5, r30, 1\natom.{space}.{op} r3, [r4], r5"
+            );
+            cases.push(instr_case(
+                format!("atom.{space}.{op}"),
+                program(0, 0, false, &body),
+            ));
+        }
+    }
+    cases.push(instr_case(
+        "shared atomics".into(),
+        program(
+            0,
+            0,
+            false,
+            "li r4, 16\natom.shared.add r3, [r4], r30\nld.shared r7, [r4]",
+        ),
+    ));
+    // Different addresses: served lowest address first.
+    cases.push(instr_case(
+        "atomics on per-lane words".into(),
+        program(
+            0,
+            0,
+            false,
+            "sub r4, r0, r30\nshl r4, r4, 2\nadd r4, r4, 0x700\natom.global.add r3, [r4], r30\natom.shared.or r5, [r4], r30",
+        ),
+    ));
+    check_all(&cases);
+}
+
+#[test]
+fn instructions_votes() {
+    let mut cases = Vec::new();
+    for guard in GUARDS {
+        cases.push(instr_case(
+            format!("votes `{guard}`"),
+            program(
+                0,
+                0,
+                false,
+                &format!("{guard}vote.any p3, p1\n{guard}vote.all p4, p1\n{guard}vote.ballot r3, p1\n{guard}vote.all p5, pt"),
+            ),
+        ));
+    }
+    check_all(&cases);
+}
+
+#[test]
+fn instructions_control() {
+    let mut cases = Vec::new();
+    let bodies = [
+        "{g}bra over\nmovi r3, 1\nover:",
+        "li r8, over\n{g}jmp r8\nmovi r3, 1\nover:",
+        "{g}exit\nmovi r3, 1",
+        "{g}call r9, fn\nbra over\nfn: movi r10, 5\nret r9\nover:",
+        "li r8, fn\n{g}callr r9, r8\nbra over\nfn: movi r10, 5\nret r9\nover:",
+        "call r9, fn\nbra over\nfn: {g}ret r9\nmovi r3, 1\nret r9\nover:",
+        "{g}bar.sync\n{g}nop\nmovi r3, 1",
+    ];
+    for body in bodies {
+        for guard in GUARDS {
+            let src = program(0, 0, false, &body.replace("{g}", guard));
+            cases.push(instr_case(format!("`{body}` with `{guard}`"), src));
+        }
+    }
+    for vote in ["none", "any", "all"] {
+        for guard in GUARDS {
+            let body = format!("{guard}bra.{vote} p3, over\nmovi r3, 1\nover:");
+            cases.push(instr_case(body.clone(), program(0, 0, false, &body)));
+        }
+    }
+    check_all(&cases);
+}
+
+#[test]
+fn counters_type_is_the_trace_modules() {
+    // The model reports through testbench::trace::Counters.
+    let c: Counters = CycleModel::new(&CoreConfig::default()).unwrap().counters();
+    assert_eq!(c, Counters::default());
+}
