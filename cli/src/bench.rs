@@ -23,6 +23,11 @@ pub struct BenchArgs {
     /// Runs per kernel; the fastest is reported.
     #[arg(long, default_value_t = 3)]
     repeat: u32,
+    /// Measure the timed models instead: simulated cycles per second of the
+    /// cycle model and of the Verilator RTL at 8x4 and 32x8, and the time to
+    /// generate the Verilog and build the Verilator model (uncached).
+    #[arg(long)]
+    core: bool,
 }
 
 struct BenchKernel {
@@ -45,6 +50,9 @@ const KERNELS: [BenchKernel; 2] = [
 ];
 
 pub fn run(args: BenchArgs) -> Result<(), String> {
+    if args.core {
+        return run_core(&args);
+    }
     if args.blocks == 0 || args.iterations == 0 || args.repeat == 0 {
         return Err("--blocks, --iterations and --repeat must be at least 1".into());
     }
@@ -109,6 +117,109 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
             s.active_lane_slots as f64 / best / 1e6,
             s.issued as f64 / best / 1e6,
             100.0 * s.simd_efficiency()
+        );
+    }
+    Ok(())
+}
+
+/// Cycle model and RTL throughput on the ALU kernel, per configuration.
+fn run_core(args: &BenchArgs) -> Result<(), String> {
+    use concord_testbench::verilator::{BuildOptions, Rtl};
+    let kernel = concord_isa::asm::assemble(KERNELS[0].source, KERNELS[0].file)
+        .map_err(|e| e.to_string())?;
+    println!(
+        "timed models, ALU kernel ({}), {} iterations, best of {}",
+        KERNELS[0].file, args.iterations, args.repeat
+    );
+    println!(
+        "{:<8} {:>10} {:>12} {:>14} {:>14} {:>7} {:>10} {:>10}",
+        "core",
+        "verilog s",
+        "verilator s",
+        "cycle M cyc/s",
+        "RTL M cyc/s",
+        "ratio",
+        "cycles",
+        "SIMD eff"
+    );
+    for (lanes, warps) in [(8u32, 4u32), (32, 8)] {
+        let config = CoreConfig {
+            lanes,
+            warps,
+            ..CoreConfig::default()
+        };
+        let start = Instant::now();
+        let verilog = concord_hdl::generate_verilog(&config).map_err(|e| e.to_string())?;
+        let gen_s = start.elapsed().as_secs_f64();
+        let cache = std::env::temp_dir().join(format!(
+            "concord-bench-{}-{lanes}x{warps}",
+            std::process::id()
+        ));
+        let start = Instant::now();
+        let built = Rtl::build(
+            &verilog,
+            &BuildOptions {
+                cache_dir: Some(cache.clone()),
+                ..BuildOptions::default()
+            },
+        );
+        let build_s = start.elapsed().as_secs_f64();
+        let mut rtl = built.map_err(|e| e.to_string())?;
+        let threads = lanes * warps;
+        let params = [args.iterations, 0x100];
+        let launch = func::Launch {
+            code: &kernel.code,
+            entry_pc: kernel.entries[0].pc,
+            grid: [2, 1, 1],
+            block: [threads, 1, 1],
+            params: &params,
+        };
+        let time = |f: &mut dyn FnMut() -> Result<concord_testbench::trace::Counters, String>| {
+            let mut best = f64::INFINITY;
+            let mut counters = None;
+            for _ in 0..args.repeat {
+                let start = Instant::now();
+                let c = f()?;
+                best = best.min(start.elapsed().as_secs_f64());
+                counters = Some(c);
+            }
+            Ok::<_, String>((best, counters.expect("repeat >= 1")))
+        };
+        let (cycle_s, c) = time(&mut || {
+            let mut global = vec![0u8; config.global_memory_bytes as usize];
+            concord_testbench::cycle::run(&config, &launch, &mut global, u64::MAX, None)
+                .map_err(|t| t.to_string())
+        })?;
+        let (rtl_s, r) = time(&mut || {
+            let mut global = vec![0u8; config.global_memory_bytes as usize];
+            concord_testbench::verilator::run(
+                &mut rtl,
+                &config,
+                &launch,
+                &mut global,
+                u64::MAX,
+                None,
+            )
+            .map_err(|t| t.to_string())
+        })?;
+        let _ = std::fs::remove_dir_all(&cache);
+        if c != r {
+            return Err(format!(
+                "{lanes}x{warps}: counters differ between cycle model and RTL: {c:?} vs {r:?}"
+            ));
+        }
+        let cycle_rate = c.cycles as f64 / cycle_s / 1e6;
+        let rtl_rate = r.cycles as f64 / rtl_s / 1e6;
+        println!(
+            "{:<8} {:>10.2} {:>12.1} {:>14.1} {:>14.2} {:>6.1}x {:>10} {:>9.1}%",
+            format!("{lanes}x{warps}"),
+            gen_s,
+            build_s,
+            cycle_rate,
+            rtl_rate,
+            cycle_rate / rtl_rate,
+            c.cycles,
+            100.0 * c.simd_efficiency(lanes)
         );
     }
     Ok(())

@@ -7,6 +7,9 @@
 //! add the source line and a caret) and a non-zero exit.
 
 mod bench;
+mod fuzz;
+mod hw;
+mod rtl;
 mod run;
 
 use std::path::{Path, PathBuf};
@@ -22,7 +25,7 @@ use concord_isa::container::Kernel;
     name = "concord",
     version,
     about = "Concord: a SIMT core with stack-less min-PC reconvergence, its assembler and its models",
-    after_help = "Examples:\n  concord run kernels/vecadd.yaml\n  concord run kernels/vecadd.yaml --json --trace vecadd.jsonl\n  concord asm kernels/vecadd.s -o vecadd.cbin\n  concord disasm vecadd.cbin\n  concord config check configs/default.yaml\n  concord bench"
+    after_help = "Examples:\n  concord run kernels/vecadd.yaml\n  concord run kernels/vecadd.yaml --json --trace vecadd.jsonl\n  concord asm kernels/vecadd.s -o vecadd.cbin\n  concord disasm vecadd.cbin\n  concord run kernels/collatz.yaml --model rtl\n  concord verilog -o core.v\n  concord config check configs/default.yaml\n  concord bench"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -58,7 +61,23 @@ enum Command {
         #[command(subcommand)]
         command: ConfigCommand,
     },
-    /// Measure functional-model throughput (lane-instructions per second).
+    /// Run a launch on the RTL in lock-step with the cycle model (same as `run --model rtl`).
+    #[command(after_help = "Example:\n  concord cosim kernels/collatz.yaml --vcd collatz.vcd")]
+    Cosim(run::CosimArgs),
+    /// Write the core's Verilog for a configuration.
+    #[command(after_help = "Example:\n  concord verilog --config configs/default.yaml -o core.v")]
+    Verilog(hw::VerilogArgs),
+    /// Synthesize the core for iCE40 and ECP5 with Yosys and write an area table.
+    #[command(
+        after_help = "Example:\n  concord synth-report --config configs/default.yaml -o area.md"
+    )]
+    SynthReport(hw::SynthReportArgs),
+    /// Run random programs on the timed models and check them against the functional model.
+    #[command(
+        after_help = "Examples:\n  concord fuzz-core --programs 200 --config configs/small.yaml\n  concord fuzz-core --programs 5000 --cycle-only"
+    )]
+    FuzzCore(fuzz::FuzzArgs),
+    /// Measure model throughput (functional model; with --core, the cycle model and the RTL).
     Bench(bench::BenchArgs),
 }
 
@@ -153,6 +172,10 @@ fn dispatch(command: Command) -> Result<(), String> {
             Ok(())
         }
         Command::Bench(args) => bench::run(args),
+        Command::Cosim(args) => run::run(args.into_run()),
+        Command::Verilog(args) => hw::verilog(args),
+        Command::SynthReport(args) => hw::synth_report(args),
+        Command::FuzzCore(args) => fuzz::run(args),
     }
 }
 

@@ -200,6 +200,8 @@ pub struct Core {
     pd7: Ext<3, 7>,
     curx32: Ext<4, 32>,
     gpcx: Ext<16, 32>,
+    /// `call`/`callr` link value: `pc + 1` modulo 2^16, like every PC.
+    linkx: Ext<16, 32>,
     tpcx: Ext<16, 32>,
     twx: Ext<4, 32>,
     tcx: Ext<4, 32>,
@@ -457,6 +459,7 @@ impl Core {
             pd7: Default::default(),
             curx32: Default::default(),
             gpcx: Default::default(),
+            linkx: Default::default(),
             tpcx: Default::default(),
             twx: Default::default(),
             tcx: Default::default(),
@@ -725,6 +728,7 @@ impl Logic for Core {
         self.pd7.i.next = self.decode.pd.val();
         self.curx32.i.next = self.cur.q.val();
         self.gpcx.i.next = self.warps.gpc_cur.val();
+        self.linkx.i.next = self.warps.gpc_cur.val() + self.one16.val();
         self.tpcx.i.next = self.t_pc.q.val();
         self.twx.i.next = self.t_warp.q.val();
         self.tcx.i.next = self.t_cause.q.val();
@@ -767,7 +771,7 @@ impl Logic for Core {
         self.bc.threads.next = self.threads.q.val();
         self.bc.clock_lo.next = self.c_cycles.q.val().get_bits::<32>(0);
         self.bc.clock_hi.next = self.c_cycles.q.val().get_bits::<32>(32);
-        self.bc.link.next = self.gpcx.o.val() + 1;
+        self.bc.link.next = self.linkx.o.val();
         self.bc.ballot.next = self.pctl.ballot.val();
 
         // Memory access limits.
@@ -776,8 +780,8 @@ impl Logic for Core {
 
         // Arbiter: branch mode (schedulable lanes, PC keys) or memory mode.
         for l in 0..self._lanes {
-            self.arbiter.valid[l].next = self.warps.alive_cur.val().get_bit(l)
-                && !self.warps.waiting_cur.val().get_bit(l);
+            self.arbiter.valid[l].next =
+                self.warps.alive_cur.val().get_bit(l) && !self.warps.waiting_cur.val().get_bit(l);
             self.arbiter.key[l].next = self.lanes[l].bkey.val();
             if self.st.q.val() == self.s_mem_arb.val() {
                 self.arbiter.valid[l].next = self.pending.q.val().get_bit(l);
@@ -790,11 +794,15 @@ impl Logic for Core {
             self.lanes[l].clock.next = self.clock.val();
             self.lanes[l].cur.next = self.cur.q.val();
             self.lanes[l].pw.next = self.warps.fw.val();
-            self.lanes[l].rf_raddr.next = (self.curx9.o.val() << self.rp_shift.val()) | self.srcb9.o.val();
+            self.lanes[l].reset.next = self.reset.val();
+            self.lanes[l].rf_raddr.next =
+                (self.curx9.o.val() << self.rp_shift.val()) + self.srcb9.o.val();
             if self.st.q.val() == self.s_decode.val() {
-                self.lanes[l].rf_raddr.next = (self.curx9.o.val() << self.rp_shift.val()) | self.srca9.o.val();
+                self.lanes[l].rf_raddr.next =
+                    (self.curx9.o.val() << self.rp_shift.val()) + self.srca9.o.val();
             }
-            self.lanes[l].rf_waddr.next = (self.curx9.o.val() << self.rp_shift.val()) | self.rd9.o.val();
+            self.lanes[l].rf_waddr.next =
+                (self.curx9.o.val() << self.rp_shift.val()) + self.rd9.o.val();
             if self.st.q.val() == self.s_init.val() {
                 self.lanes[l].rf_waddr.next = self.init_i.q.val().get_bits::<RF_ADDR_BITS>(0);
             }
@@ -864,8 +872,7 @@ impl Logic for Core {
                 if self.decode.k_cons.val() {
                     self.lanes[l].pc_sel_t.next = self.pctl.taken.val();
                 }
-                if self.decode.k_jmp.val() || self.decode.k_callr.val() || self.decode.k_ret.val()
-                {
+                if self.decode.k_jmp.val() || self.decode.k_callr.val() || self.decode.k_ret.val() {
                     self.lanes[l].pc_sel_a.next = self.exec.q.val().get_bit(l);
                 }
                 if self.decode.k_call.val() || self.decode.k_callr.val() {
@@ -881,7 +888,7 @@ impl Logic for Core {
                 // Completing a memory issue: every active lane that is not
                 // left pending moves to pc + 1.
                 self.lanes[l].pc_we.next = self.warps.gmask_cur.val().get_bit(l)
-                    && !(self.pending.q.val().get_bit(l) && !self.served.q.val().get_bit(l));
+                    && (self.served.q.val().get_bit(l) || !self.pending.q.val().get_bit(l));
             }
         }
 
@@ -1086,7 +1093,9 @@ impl Logic for Core {
         self.over.next = self.zero32.val();
         self.zdep.next = self.zero32.val();
         for l in 0..self._lanes {
-            if self.exec.q.val().get_bit(l) && (self.lanes[l].depth_cur.val() == self.max_depth.val()) {
+            if self.exec.q.val().get_bit(l)
+                && (self.lanes[l].depth_cur.val() == self.max_depth.val())
+            {
                 self.over.next = self.over.val() | self.lane_bit[l].val();
             }
             if self.exec.q.val().get_bit(l) && !self.lanes[l].depth_cur.val().any() {
@@ -1189,7 +1198,8 @@ impl Logic for Core {
                 }
             }
         }
-        self.t1.next = self.blk[0].q.val().get_bits::<16>(0) * self.blk[1].q.val().get_bits::<16>(0);
+        self.t1.next =
+            self.blk[0].q.val().get_bits::<16>(0) * self.blk[1].q.val().get_bits::<16>(0);
         self.arrived_new.next = self.arrived.q.val() + self.pop_e.o.val();
 
         // ---- the state machine ----
@@ -1224,9 +1234,9 @@ impl Logic for Core {
                 self.init_i.d.next = self.zero32.val();
                 for i in 0..3 {
                     self.bid[i].d.next = self.zero32.val();
-                    self.t_block[i].d.next = self.zero32.val();
                 }
-                self.threads.d.next = self.t1.val().get_bits::<16>(0) * self.blk[2].q.val().get_bits::<16>(0);
+                self.threads.d.next =
+                    self.t1.val().get_bits::<16>(0) * self.blk[2].q.val().get_bits::<16>(0);
                 self.c_cycles.d.next = self.zero64.val();
                 self.c_issued.d.next = self.zero64.val();
                 self.c_active.d.next = self.zero64.val();
@@ -1238,12 +1248,6 @@ impl Logic for Core {
                 self.c_arrivals.d.next = self.zero64.val();
                 self.c_barriers.d.next = self.zero64.val();
                 self.c_blocks.d.next = self.zero64.val();
-                self.t_cause.d.next = self.zero4.val();
-                self.t_pc.d.next = self.zero16.val();
-                self.t_warp.d.next = self.zero4.val();
-                self.t_lanes.d.next = self.zero32.val();
-                self.t_addr.d.next = self.zero32.val();
-                self.t_detail.d.next = self.zero32.val();
             }
         }
         if self.st.q.val() == self.s_init.val() {
@@ -1315,17 +1319,18 @@ impl Logic for Core {
             }
         }
         if self.st.q.val() == self.s_decode.val() {
+            // The issue is counted even when the word turns out invalid
+            // (docs/microarchitecture.md §4).
             self.ir.d.next = self.imem.rdata.val();
+            self.exec.d.next = self.pctl.exec_new.val();
+            self.c_issued.d.next = self.c_issued.q.val() + self.one64.val();
+            self.c_active.d.next = self.c_active.q.val() + self.popa64.o.val();
+            self.c_executed.d.next = self.c_executed.q.val() + self.pope64.o.val();
+            self.st.d.next = self.s_read2.val();
             if !self.decode.valid.val() {
                 self.trap.next = true;
                 self.tc.next = self.tc_invalid.val();
                 self.td.next = self.imem.rdata.val();
-            } else {
-                self.exec.d.next = self.pctl.exec_new.val();
-                self.c_issued.d.next = self.c_issued.q.val() + self.one64.val();
-                self.c_active.d.next = self.c_active.q.val() + self.popa64.o.val();
-                self.c_executed.d.next = self.c_executed.q.val() + self.pope64.o.val();
-                self.st.d.next = self.s_read2.val();
             }
         }
         if self.st.q.val() == self.s_read2.val() {
@@ -1339,11 +1344,13 @@ impl Logic for Core {
                     self.tc.next = self.tc_mis.val();
                     self.tl.next = self.mism.val();
                     self.ta.next = self.mis_a.val();
+                    self.td.next = self.mc.amask.val() + 1;
                 } else if self.oorm.val().any() {
                     self.trap.next = true;
                     self.tc.next = self.tc_oor.val();
                     self.tl.next = self.oorm.val();
                     self.ta.next = self.oor_a.val();
+                    self.td.next = self.mc.amask.val() + 1;
                 } else {
                     self.pending.d.next = self.exec.q.val();
                     if self.exec.q.val().any() {
@@ -1353,7 +1360,8 @@ impl Logic for Core {
                     }
                 }
             } else if self.decode.control.val() {
-                if (self.decode.k_call.val() || self.decode.k_callr.val()) && self.over.val().any() {
+                if (self.decode.k_call.val() || self.decode.k_callr.val()) && self.over.val().any()
+                {
                     self.trap.next = true;
                     self.tc.next = self.tc_depth.val();
                     self.tl.next = self.over.val();
@@ -1380,8 +1388,7 @@ impl Logic for Core {
                         if self.pctl.taken.val() {
                             self.c_taken.d.next = self.c_taken.q.val() + self.one64.val();
                         } else {
-                            self.c_not_taken.d.next =
-                                self.c_not_taken.q.val() + self.one64.val();
+                            self.c_not_taken.d.next = self.c_not_taken.q.val() + self.one64.val();
                         }
                     }
                     if self.decode.k_bar.val() {
@@ -1508,8 +1515,7 @@ impl Logic for Core {
             for j in 0..4 {
                 self.shared.we[4 * bk + j].next = false;
                 self.shared.wdata[4 * bk + j].next = self.zero8.val();
-                if (self.st.q.val() == self.s_init.val())
-                    && (self.init_i.q.val() < self.rows.val())
+                if (self.st.q.val() == self.s_init.val()) && (self.init_i.q.val() < self.rows.val())
                 {
                     self.shared.we[4 * bk + j].next = true;
                 }
@@ -1547,7 +1553,8 @@ impl Logic for Core {
                         && self.lanes[l].st_be.val().get_bit(j)
                     {
                         self.gbe[4 * q + j].next = true;
-                        self.gbyte[4 * q + j].next = self.lanes[l].st_data.val().get_bits::<8>(8 * j);
+                        self.gbyte[4 * q + j].next =
+                            self.lanes[l].st_data.val().get_bits::<8>(8 * j);
                     }
                 }
                 self.wpack.ins[4 * q + j].next = self.gbyte[4 * q + j].val();
@@ -1570,7 +1577,8 @@ impl Logic for Core {
         self.trace_rf_we.next = self.rfwe.val();
         self.trace_rf_addr.next = self.zero9.val();
         if self.rfwe.val().any() {
-            self.trace_rf_addr.next = (self.curx9.o.val() << self.rp_shift.val()) | self.rd9.o.val();
+            self.trace_rf_addr.next =
+                (self.curx9.o.val() << self.rp_shift.val()) + self.rd9.o.val();
             if self.st.q.val() == self.s_init.val() {
                 self.trace_rf_addr.next = self.init_i.q.val().get_bits::<RF_ADDR_BITS>(0);
             }

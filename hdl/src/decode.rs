@@ -12,8 +12,7 @@ use concord_isa::encoding::{
     field, field_mask, operand_fields, Opcode, VOTE_ALL, VOTE_ANY, VOTE_BALLOT,
 };
 use concord_isa::instr::{
-    AluOp, AtomOp, Cmp, Consensus, LoadWidth, PredOp, Space, SpecialReg, StoreWidth,
-    MAX_IMEM_WORDS,
+    AluOp, AtomOp, Cmp, Consensus, LoadWidth, PredOp, Space, SpecialReg, StoreWidth, MAX_IMEM_WORDS,
 };
 use rust_hdl_core::prelude::*;
 
@@ -264,9 +263,8 @@ impl Decoder {
         let (st_first, st_last) = opcode_range(|o| o.store().is_some());
         let (atom_first, atom_last) =
             opcode_range(|o| matches!(o, Opcode::AtomShared | Opcode::AtomGlobal));
-        let (cons_first, cons_last) = opcode_range(|o| {
-            matches!(o, Opcode::BraNone | Opcode::BraAny | Opcode::BraAll)
-        });
+        let (cons_first, cons_last) =
+            opcode_range(|o| matches!(o, Opcode::BraNone | Opcode::BraAny | Opcode::BraAll));
         let mut used_tab = Vec::new();
         let mut attr_tab = Vec::new();
         let mut func_tab = Vec::new();
@@ -469,14 +467,14 @@ impl Decoder {
             op_exit: op6(Opcode::Exit),
             op_vote: op6(Opcode::Vote),
             op_count: Constant::new((Opcode::ALL.len() as u64).into()),
-            n_alu: Constant::new(((AluOp::ALL.len() as u64) as u64).into()),
-            n_cmp: Constant::new(((Cmp::ALL.len() as u64) as u64).into()),
-            n_pred_ops: Constant::new(((PredOp::ALL.len() as u64) as u64).into()),
-            n_atom: Constant::new(((AtomOp::ALL.len() as u64) as u64).into()),
-            n_sreg: Constant::new(((SpecialReg::ALL.len() as u64) as u64).into()),
-            vote_any: Constant::new(((VOTE_ANY as u64) as u64).into()),
-            vote_all: Constant::new(((VOTE_ALL as u64) as u64).into()),
-            vote_ballot: Constant::new(((VOTE_BALLOT as u64) as u64).into()),
+            n_alu: Constant::new((AluOp::ALL.len() as u64).into()),
+            n_cmp: Constant::new((Cmp::ALL.len() as u64).into()),
+            n_pred_ops: Constant::new((PredOp::ALL.len() as u64).into()),
+            n_atom: Constant::new((AtomOp::ALL.len() as u64).into()),
+            n_sreg: Constant::new((SpecialReg::ALL.len() as u64).into()),
+            vote_any: Constant::new((VOTE_ANY as u64).into()),
+            vote_all: Constant::new((VOTE_ALL as u64).into()),
+            vote_ballot: Constant::new((VOTE_BALLOT as u64).into()),
             shift_max: c32(shift_max),
             max_target: c32(MAX_IMEM_WORDS as u64),
             zero_reg: Constant::new(0u64.into()),
@@ -520,8 +518,14 @@ impl Logic for Decoder {
         self.f_pd.next = self.word.val().get_bits::<PD_W>(self.lsb_pd.val().index());
         self.f_rs1.next = self.word.val().get_bits::<RD_W>(self.lsb_rs1.val().index());
         self.f_rs2.next = self.word.val().get_bits::<RD_W>(self.lsb_rs2.val().index());
-        self.f_func.next = self.word.val().get_bits::<FUNC_W>(self.lsb_func.val().index());
-        self.f_func5.next = self.word.val().get_bits::<FUNC5_W>(self.lsb_func5.val().index());
+        self.f_func.next = self
+            .word
+            .val()
+            .get_bits::<FUNC_W>(self.lsb_func.val().index());
+        self.f_func5.next = self
+            .word
+            .val()
+            .get_bits::<FUNC5_W>(self.lsb_func5.val().index());
         self.f_setpi_cmp.next = self
             .word
             .val()
@@ -640,8 +644,7 @@ impl Logic for Decoder {
         self.shared.next = self.attr.val().get_bit(3);
 
         // Validity.
-        self.assigned.next =
-            self.opcode.val().any() && (self.opcode.val() < self.op_count.val());
+        self.assigned.next = self.opcode.val().any() && (self.opcode.val() < self.op_count.val());
         self.func_ok.next = true;
         if self.k_alu.val() {
             self.func_ok.next = self.f_func.val() < self.n_alu.val();
@@ -702,7 +705,10 @@ impl Logic for Decoder {
             self.src_a.next = self.f_sel_rs1.val();
             self.src_b.next = self.f_sel_rs2.val();
         }
-        if self.k_alui.val() || self.k_load.val() || self.k_jmp.val() || self.k_ret.val()
+        if self.k_alui.val()
+            || self.k_load.val()
+            || self.k_jmp.val()
+            || self.k_ret.val()
             || self.k_callr.val()
         {
             self.src_b.next = self.zero_reg.val();

@@ -23,7 +23,10 @@ pub const RF_ADDR_BITS: usize = 9;
 pub const LINE_BITS: usize = 1024;
 
 /// Unsigned restoring division of a dividend below 2^`DIV_BITS` by a 32-bit
-/// divisor: quotient and remainder (thread ids are below 16 * 32).
+/// divisor: quotient and remainder (thread ids are below 16 * 32). The
+/// remainder is below the divisor and the quotient below the dividend, so
+/// 16-bit arithmetic suffices once a divisor of 2^16 or more is saturated
+/// (it exceeds every dividend just as well).
 pub const DIV_BITS: usize = 9;
 
 /// Index of the dividend's top bit and the number of stages + 1 (loop
@@ -38,11 +41,16 @@ pub struct Div {
     pub q: Signal<Out, Bits<32>>,
     pub r: Signal<Out, Bits<32>>,
     unused_n: Signal<Local, bool>,
-    rem: [Signal<Local, Bits<32>>; DIV_BITS + 1],
-    quo: [Signal<Local, Bits<32>>; DIV_BITS + 1],
-    sh: [Signal<Local, Bits<32>>; DIV_BITS],
+    d16: Signal<Local, Bits<16>>,
+    rem: [Signal<Local, Bits<16>>; DIV_BITS + 1],
+    quo: [Signal<Local, Bits<16>>; DIV_BITS + 1],
+    sh: [Signal<Local, Bits<16>>; DIV_BITS],
+    q16: Ext<16, 32>,
+    r16: Ext<16, 32>,
     hi_mask: Constant<Bits<32>>,
-    zero: Constant<Bits<32>>,
+    zero: Constant<Bits<16>>,
+    one: Constant<Bits<16>>,
+    ones: Constant<Bits<16>>,
 }
 
 impl Default for Div {
@@ -59,11 +67,16 @@ impl Div {
             q: Default::default(),
             r: Default::default(),
             unused_n: Default::default(),
+            d16: Default::default(),
             rem: Default::default(),
             quo: Default::default(),
             sh: Default::default(),
+            q16: Default::default(),
+            r16: Default::default(),
             hi_mask: Constant::new((!((1u64 << DIV_BITS) - 1) & 0xffff_ffff).into()),
             zero: Constant::new(0u64.into()),
+            one: Constant::new(1u64.into()),
+            ones: Constant::new(0xffffu64.into()),
         }
     }
 }
@@ -73,19 +86,23 @@ impl Logic for Div {
     fn update(&mut self) {
         // Dividend bits at and above DIV_BITS are zero by construction.
         self.unused_n.next = (self.n.val() & self.hi_mask.val()).any();
+        self.d16.next = self.d.val().get_bits::<16>(0);
+        if self.d.val().get_bits::<16>(16).any() {
+            self.d16.next = self.ones.val();
+        }
         self.rem[0].next = self.zero.val();
         self.quo[0].next = self.zero.val();
         for top in DIV_TOP..DIV_BITS {
             for k in 0..DIV_BITS {
                 // Step k brings down dividend bit DIV_BITS-1-k.
                 if self.n.val().get_bit(top - k) {
-                    self.sh[k].next = (self.rem[k].val() << 1) | 1;
+                    self.sh[k].next = (self.rem[k].val() << 1) | self.one.val();
                 } else {
                     self.sh[k].next = self.rem[k].val() << 1;
                 }
-                if self.sh[k].val() >= self.d.val() {
-                    self.rem[k + 1].next = self.sh[k].val() - self.d.val();
-                    self.quo[k + 1].next = (self.quo[k].val() << 1) | 1;
+                if self.sh[k].val() >= self.d16.val() {
+                    self.rem[k + 1].next = self.sh[k].val() - self.d16.val();
+                    self.quo[k + 1].next = (self.quo[k].val() << 1) | self.one.val();
                 } else {
                     self.rem[k + 1].next = self.sh[k].val();
                     self.quo[k + 1].next = self.quo[k].val() << 1;
@@ -93,9 +110,11 @@ impl Logic for Div {
             }
         }
         for last in DIV_BITS..DIV_END {
-            self.q.next = self.quo[last].val();
-            self.r.next = self.rem[last].val();
+            self.q16.i.next = self.quo[last].val();
+            self.r16.i.next = self.rem[last].val();
         }
+        self.q.next = self.q16.o.val();
+        self.r.next = self.r16.o.val();
     }
 }
 
@@ -128,6 +147,8 @@ fn pos<T: PartialEq>(all: &[T], x: T) -> u64 {
 #[derive(LogicBlock)]
 pub struct Lane {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset: PCs, depths and latches to 0 (the RAM keeps its data).
+    pub reset: Signal<In, bool>,
     /// Current warp (per-warp PC/depth and register-file half are its).
     pub cur: Signal<In, Bits<4>>,
     /// A second warp whose PC is shown on `pc_probe` (barrier trap report).
@@ -232,6 +253,7 @@ pub struct Lane {
     mul_hu: Signal<Local, Bits<32>>,
     mul_hs: Signal<Local, Bits<32>>,
     shamt: Signal<Local, Bits<5>>,
+    shx: Signal<Local, Bits<32>>,
     shr: Signal<Local, Bits<32>>,
     lt_s: Signal<Local, bool>,
     gt_s: Signal<Local, bool>,
@@ -244,6 +266,8 @@ pub struct Lane {
     sreg_val: Signal<Local, Bits<32>>,
     result: Signal<Local, Bits<32>>,
     // Memory locals.
+    /// Bus bits above the words a row or line can hold.
+    unused_line: Signal<Local, bool>,
     mval: Signal<Local, Bits<32>>,
     ext_m: Ext<32, KEY_BITS>,
     raw: Signal<Local, Bits<32>>,
@@ -274,7 +298,6 @@ pub struct Lane {
     bank_mask: Constant<Bits<32>>,
     gword_mask: Constant<Bits<32>>,
     sign32: Constant<Bits<32>>,
-    ones32: Constant<Bits<32>>,
     zero32: Constant<Bits<32>>,
     zero16: Constant<Bits<16>>,
     be_byte: Constant<Bits<4>>,
@@ -319,7 +342,9 @@ pub struct Lane {
     s_tid_z: Constant<Bits<5>>,
     s_tid: Constant<Bits<5>>,
     s_laneid: Constant<Bits<5>>,
+    line_used: Constant<Bits<32>>,
     _warps: usize,
+    _words: usize,
 }
 
 impl Lane {
@@ -330,6 +355,7 @@ impl Lane {
         let s = |r: SpecialReg| Constant::new((r.code() as u64).into());
         Lane {
             clock: Default::default(),
+            reset: Default::default(),
             cur: Default::default(),
             pw: Default::default(),
             rf_raddr: Default::default(),
@@ -410,6 +436,7 @@ impl Lane {
             mul_hu: Default::default(),
             mul_hs: Default::default(),
             shamt: Default::default(),
+            shx: Default::default(),
             shr: Default::default(),
             lt_s: Default::default(),
             gt_s: Default::default(),
@@ -421,6 +448,7 @@ impl Lane {
             div_y: Div::new(),
             sreg_val: Default::default(),
             result: Default::default(),
+            unused_line: Default::default(),
             mval: Default::default(),
             ext_m: Default::default(),
             raw: Default::default(),
@@ -447,7 +475,6 @@ impl Lane {
             bank_mask: c32(p.banks as u64 - 1),
             gword_mask: c32(p.line_bytes as u64 / 4 - 1),
             sign32: c32(0x8000_0000),
-            ones32: c32(0xffff_ffff),
             zero32: c32(0),
             zero16: Constant::new(0u64.into()),
             be_byte: Constant::new(1u64.into()),
@@ -492,7 +519,9 @@ impl Lane {
             s_tid_z: s(SpecialReg::TidZ),
             s_tid: s(SpecialReg::TidLinear),
             s_laneid: s(SpecialReg::LaneId),
+            line_used: c32(32 * p.banks.max(p.line_bytes / 4) as u64),
             _warps: p.warps,
+            _words: p.banks.max(p.line_bytes / 4),
         }
     }
 }
@@ -515,6 +544,10 @@ impl Logic for Lane {
         self.b.d.next = self.b.q.val();
         if self.latch_b.val() {
             self.b.d.next = self.rf.rdata.val();
+        }
+        if self.reset.val() {
+            self.a.d.next = self.zero32.val();
+            self.b.d.next = self.zero32.val();
         }
 
         // ---- ALU: x = a, y = register B (read this cycle) or the immediate ----
@@ -546,7 +579,11 @@ impl Logic for Lane {
             self.mul_hs.next = self.mul_hu.val() - self.a.q.val();
         }
         self.shamt.next = self.y.val().get_bits::<5>(0);
-        self.shr.next = self.a.q.val() >> self.shamt.val();
+        self.shx.next = self.a.q.val();
+        if self.a.q.val().get_bit(31) && (self.alu_func.val() == self.f_sra.val()) {
+            self.shx.next = !self.a.q.val();
+        }
+        self.shr.next = self.shx.val() >> self.shamt.val();
         self.lt_u.next = self.a.q.val() < self.y.val();
         self.gt_u.next = self.y.val() < self.a.q.val();
         self.lt_s.next = (self.a.q.val() ^ self.sign32.val()) < (self.y.val() ^ self.sign32.val());
@@ -581,9 +618,11 @@ impl Logic for Lane {
             self.alu.next = self.shr.val();
         }
         if self.alu_func.val() == self.f_sra.val() {
+            // `shx` is the complement of a negative `a`: complementing the
+            // logical shift back shifts in ones.
             self.alu.next = self.shr.val();
             if self.a.q.val().get_bit(31) {
-                self.alu.next = self.shr.val() | !(self.ones32.val() >> self.shamt.val());
+                self.alu.next = !self.shr.val();
             }
         }
         if self.alu_func.val() == self.f_min.val() {
@@ -697,6 +736,9 @@ impl Logic for Lane {
         if self.latch_m.val() {
             self.maddr.d.next = self.maddr_n.val();
         }
+        if self.reset.val() {
+            self.maddr.d.next = self.zero32.val();
+        }
         self.maddr_q.next = self.maddr.q.val();
         self.row.next = self.maddr.q.val() >> self.row_shift.val();
         self.mis.next = (self.maddr_n.val() & self.amask.val()).any();
@@ -722,10 +764,15 @@ impl Logic for Lane {
             // A global atomic's old word comes back in bits 31..0.
             self.widx.next = self.zero32.val();
         }
-        self.raw.next = self
-            .line
-            .val()
-            .get_bits::<32>(self.widx.val().index() * 32);
+        // The addressed word of the row / line: an explicit mux over the
+        // words a bank row or a line can hold (max(B, G/4)).
+        self.raw.next = self.line.val().get_bits::<32>(0);
+        for k in 1..self._words {
+            if self.widx.val().index() == k {
+                self.raw.next = self.line.val().get_bits::<32>(32 * k);
+            }
+        }
+        self.unused_line.next = (self.line.val() >> self.line_used.val()).any();
         self.bsh.next = (self.maddr.q.val() & 3) << 3;
         self.shifted.next = self.raw.val() >> self.bsh.val();
         self.memval.next = self.shifted.val();
@@ -872,11 +919,13 @@ impl Logic for Lane {
                 self.pc[w].d.next = self.entry_pc.val();
                 self.depth[w].d.next = self.zero16.val();
             }
-            if self.cur.val().index() == w {
-                if self.pc_we.val() {
-                    self.pc[w].d.next = self.npc_i.val();
-                    self.depth[w].d.next = self.nd_i.val();
-                }
+            if (self.cur.val().index() == w) && self.pc_we.val() {
+                self.pc[w].d.next = self.npc_i.val();
+                self.depth[w].d.next = self.nd_i.val();
+            }
+            if self.reset.val() {
+                self.pc[w].d.next = self.zero16.val();
+                self.depth[w].d.next = self.zero16.val();
             }
         }
 

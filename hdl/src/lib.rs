@@ -35,7 +35,10 @@ pub enum HdlError {
     /// The configuration is invalid, or valid but not buildable by this RTL;
     /// `field` is the YAML field name.
     #[error("config field `{field}`: {message}")]
-    Config { field: &'static str, message: String },
+    Config {
+        field: &'static str,
+        message: String,
+    },
 }
 
 fn rule(field: &'static str, ok: bool, message: impl FnOnce() -> String) -> Result<(), HdlError> {
@@ -60,9 +63,16 @@ pub fn check_config(c: &CoreConfig) -> Result<(), HdlError> {
         },
     })?;
     let pow2 = |v: u32| v.is_power_of_two();
-    rule("lanes", pow2(c.lanes) && (4..=32).contains(&c.lanes), || {
-        format!("{} lanes: the hardware needs a power of two in 4..=32", c.lanes)
-    })?;
+    rule(
+        "lanes",
+        pow2(c.lanes) && (4..=32).contains(&c.lanes),
+        || {
+            format!(
+                "{} lanes: the hardware needs a power of two in 4..=32",
+                c.lanes
+            )
+        },
+    )?;
     rule("warps", (1..=16).contains(&c.warps), || {
         format!("{} warps: the hardware has 1..=16", c.warps)
     })?;
@@ -128,9 +138,11 @@ pub fn check_config(c: &CoreConfig) -> Result<(), HdlError> {
             )
         },
     )?;
-    rule("call_depth_bits", (1..=16).contains(&c.call_depth_bits), || {
-        format!("{} bits: the hardware has 1..=16", c.call_depth_bits)
-    })?;
+    rule(
+        "call_depth_bits",
+        (1..=16).contains(&c.call_depth_bits),
+        || format!("{} bits: the hardware has 1..=16", c.call_depth_bits),
+    )?;
     rule(
         "global_line_bytes",
         pow2(c.global_line_bytes) && (4..=128).contains(&c.global_line_bytes),
@@ -187,46 +199,32 @@ fn postprocess(raw: &str, config: &CoreConfig) -> String {
     out
 }
 
-/// Renames module identifiers on one line: `top$arbiter` -> `arbiter`,
-/// `top` / `top$...` -> `concord_core` / `concord_core$...`. Identifiers are
-/// only ever module names when they start with `top` (signals inside a
-/// module never carry the `top` prefix).
+/// Renames the module name on a `module`, `endmodule` or instance line.
+/// rust-hdl names every module `top` or `top$<path>` and writes module names
+/// only at the start of those lines; nothing else in the text starts with
+/// `top`.
 fn rename_line(line: &str) -> String {
-    let t = line.trim_start();
-    let module_decl = t.starts_with("module top") || t.starts_with("endmodule // top");
-    let instance = t.starts_with("top$") || t.starts_with("top ");
-    if !(module_decl || instance) {
+    let body = line.trim_start();
+    let indent = &line[..line.len() - body.len()];
+    let (keyword, rest) = if let Some(r) = body.strip_prefix("module ") {
+        ("module ", r)
+    } else if let Some(r) = body.strip_prefix("endmodule // ") {
+        ("endmodule // ", r)
+    } else {
+        ("", body)
+    };
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+        .unwrap_or(rest.len());
+    let name = &rest[..end];
+    let renamed = if name == "top$arbiter" {
+        ARBITER_MODULE.to_string()
+    } else if name == "top" {
+        TOP_MODULE.to_string()
+    } else if let Some(path) = name.strip_prefix("top$") {
+        format!("{TOP_MODULE}${path}")
+    } else {
         return line.to_string();
-    }
-    let renamed = rename_ident(line, "top$arbiter", ARBITER_MODULE);
-    let renamed = rename_ident(&renamed, "top", TOP_MODULE);
-    renamed
-}
-
-/// Replaces `from` where it starts an identifier (preceded by a non-identifier
-/// character) and is followed by a non-identifier character or `$`.
-fn rename_ident(line: &str, from: &str, to: &str) -> String {
-    let is_id = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let mut out = String::with_capacity(line.len() + 16);
-    let mut rest = line;
-    let mut prev: Option<char> = None;
-    while let Some(pos) = rest.find(from) {
-        let before = rest[..pos].chars().last().or(prev);
-        let after = rest[pos + from.len()..].chars().next();
-        let starts = before.is_none_or(|c| !is_id(c) && c != '$');
-        let ends = after.is_none_or(|c| !is_id(c));
-        // `from` followed by `$` continues the path: rename the prefix only
-        // for the top rename, never for the exact arbiter name.
-        let ends = ends && !(from != "top" && after == Some('$'));
-        out.push_str(&rest[..pos]);
-        if starts && ends {
-            out.push_str(to);
-        } else {
-            out.push_str(from);
-        }
-        prev = Some(from.chars().last().unwrap());
-        rest = &rest[pos + from.len()..];
-    }
-    out.push_str(rest);
-    out
+    };
+    format!("{indent}{keyword}{renamed}{}", &rest[end..])
 }

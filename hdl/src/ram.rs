@@ -8,7 +8,9 @@
 //! Verilog (`Verilog::Custom`): a `reg` array of the run-time depth, one write
 //! port with enable and one registered read port, the pattern Yosys maps to
 //! block RAM (`SB_RAM40_4K` on iCE40, `DP16KD` on ECP5). Only the low
-//! `clog2(depth)` address bits index the array; the others are ignored.
+//! `clog2(depth)` address bits index the array. An address at or beyond the
+//! depth (possible when the depth is not a power of two, or through an
+//! address port wider than the array) reads 0 and is not written.
 
 use rust_hdl_core::prelude::*;
 
@@ -24,7 +26,8 @@ pub fn index_bits(depth: usize) -> usize {
 /// `DW`-bit words, `AW`-bit address ports, `depth` words (run time).
 /// Read: the word at `raddr` appears on `rdata` after the next clock edge.
 /// Write: `wdata` is stored at `waddr` on the clock edge when `we` is high.
-/// A read of the address being written returns the old word.
+/// A read of the address being written returns the old word. Addresses at
+/// or beyond `depth` read 0 and ignore writes.
 #[derive(LogicBlock)]
 pub struct Ram<const DW: usize, const AW: usize> {
     pub clock: Signal<In, Clock>,
@@ -60,11 +63,10 @@ impl<const DW: usize, const AW: usize> Ram<DW, AW> {
 impl<const DW: usize, const AW: usize> Logic for Ram<DW, AW> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
-            let mask = (1usize << index_bits(self._depth)) - 1;
-            let r = self.raddr.val().index() & mask;
+            let r = self.raddr.val().index();
             self.rdata.next = self._mem.get(r).copied().unwrap_or_default();
             if self.we.val() {
-                let w = self.waddr.val().index() & mask;
+                let w = self.waddr.val().index();
                 if w < self._depth {
                     self._mem[w] = self.wdata.val();
                 }
@@ -81,26 +83,46 @@ impl<const DW: usize, const AW: usize> Logic for Ram<DW, AW> {
         let (ra, wa) = if ib == 0 {
             ("0".to_string(), "0".to_string())
         } else {
-            (format!("raddr[{}:0]", ib - 1), format!("waddr[{}:0]", ib - 1))
-        };
-        let unused = if ib < AW {
-            format!(
-                "// Address bits above the depth are ignored.\nwire unused_addr_bits = &{{1'b0, raddr[{hi}:{ib}], waddr[{hi}:{ib}]}};\n",
-                hi = AW - 1
+            (
+                format!("raddr[{}:0]", ib - 1),
+                format!("waddr[{}:0]", ib - 1),
             )
-        } else {
-            String::new()
         };
-        Verilog::Custom(format!(
-            "\
+        let code = if self._depth == 1 << AW {
+            // Every address is a word: the plain block-RAM pattern.
+            format!(
+                "\
 reg [{dw}:0] mem [0:{last}];
-{unused}always @(posedge clock) begin
+always @(posedge clock) begin
     if (we) mem[{wa}] <= wdata;
     rdata <= mem[{ra}];
 end
 ",
-            dw = DW - 1,
-            last = self._depth - 1,
-        ))
+                dw = DW - 1,
+                last = self._depth - 1,
+            )
+        } else {
+            // Addresses past the depth: no write, and a read of 0 (the
+            // flag is registered beside the block RAM's output register).
+            format!(
+                "\
+reg [{dw}:0] mem [0:{last}];
+reg [{dw}:0] rd_q;
+reg in_q;
+always @(posedge clock) begin
+    if (we && waddr < {aw}'d{depth}) mem[{wa}] <= wdata;
+    rd_q <= mem[{ra}];
+    in_q <= raddr < {aw}'d{depth};
+end
+always @(*) rdata = in_q ? rd_q : {dwn}'d0;
+",
+                dw = DW - 1,
+                last = self._depth - 1,
+                depth = self._depth,
+                aw = AW,
+                dwn = DW,
+            )
+        };
+        Verilog::Custom(code)
     }
 }

@@ -132,7 +132,9 @@ impl WarpState {
             gvalid: (0..warps).map(|_| Default::default()).collect(),
             gmask: (0..warps).map(|_| Default::default()).collect(),
             gpc: (0..warps).map(|_| Default::default()).collect(),
-            pred: (0..warps * (preds - 1)).map(|_| Default::default()).collect(),
+            pred: (0..warps * (preds - 1))
+                .map(|_| Default::default())
+                .collect(),
             ainit: (0..warps).map(|_| Default::default()).collect(),
             warp_base: (0..warps)
                 .map(|w| Constant::new(((w * lanes) as u64).into()))
@@ -285,9 +287,7 @@ impl Logic for WarpState {
                         && (self.cur.val().index() == w)
                         && (self.pd.val().index() == p)
                     {
-                        self.pred[w * pm1 + p - 1].d.next = (self.pred[w * pm1 + p - 1]
-                            .q
-                            .val()
+                        self.pred[w * pm1 + p - 1].d.next = (self.pred[w * pm1 + p - 1].q.val()
                             & !self.pmask.val())
                             | (self.pval.val() & self.pmask.val());
                     }

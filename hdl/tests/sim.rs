@@ -45,7 +45,9 @@ fn sim_binary(config: &CoreConfig) -> PathBuf {
     let (ok, log, t) = common::run_bounded(
         Command::new("verilator")
             .current_dir(&dir)
-            .args(["--cc", "--exe", "--build", "-j", "2", "--Mdir", "obj", "-o", "sim"])
+            .args([
+                "--cc", "--exe", "--build", "-j", "2", "--Mdir", "obj", "-o", "sim",
+            ])
             .args(["concord_core.v", "tb.cpp"]),
         Duration::from_secs(900),
     );
@@ -82,17 +84,24 @@ impl<'a> Case<'a> {
 /// Where kernels write their results.
 const OUT: u32 = 0x1000;
 
+/// Register file ((lane, rf address) -> value) and predicates (pred address
+/// -> mask) at the end of a block.
+type BlockEnd = (HashMap<(usize, usize), u32>, HashMap<usize, u32>);
+
 struct RtlRun {
     state: u32,
     regs: Vec<u32>,
     mem: BTreeMap<u32, u32>,
     /// Per finished block: (lane, rf address) -> value, (pred address) -> mask.
-    blocks: Vec<(HashMap<(usize, usize), u32>, HashMap<usize, u32>)>,
+    blocks: Vec<BlockEnd>,
 }
 
 fn run_rtl(config: &CoreConfig, bin: &PathBuf, case: &Case, code: &[u32], entry: u32) -> RtlRun {
     let mut s = String::new();
-    s += &format!("latency {}\nmemsize {}\ntrace 1\n", config.global_latency, config.global_memory_bytes);
+    s += &format!(
+        "latency {}\nmemsize {}\ntrace 1\n",
+        config.global_latency, config.global_memory_bytes
+    );
     for (a, w) in &case.mem {
         s += &format!("mem {a} {w}\n");
     }
@@ -111,10 +120,17 @@ fn run_rtl(config: &CoreConfig, bin: &PathBuf, case: &Case, code: &[u32], entry:
     }
     s += &format!("write {} 1\nrun {}\n", 0x200FF, case.max_cycles);
     let dir = common::scratch("runs");
-    let script = dir.join(format!("{}-{}-{}.txt", case.name, config.lanes, config.warps));
+    let script = dir.join(format!(
+        "{}-{}-{}.txt",
+        case.name, config.lanes, config.warps
+    ));
     std::fs::write(&script, s).unwrap();
     let out = Command::new(bin).arg(&script).output().unwrap();
-    assert!(out.status.success(), "sim failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "sim failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
 
     let lanes = config.lanes as usize;
@@ -143,8 +159,12 @@ fn run_rtl(config: &CoreConfig, bin: &PathBuf, case: &Case, code: &[u32], entry:
                 // §10 invariants.
                 let high = if lanes == 32 { 0 } else { !0u32 << lanes };
                 assert!(st <= 14, "{ctx}");
-                assert_eq!((active | exec | rfwe | pwe | pdata) & high, 0, "lanes >= L: {ctx}");
-                assert!((warp as u32) < config.warps, "{ctx}");
+                assert_eq!(
+                    (active | exec | rfwe | pwe | pdata) & high,
+                    0,
+                    "lanes >= L: {ctx}"
+                );
+                assert!(warp < config.warps, "{ctx}");
                 let _ = pc;
                 if rfwe == 0 {
                     assert_eq!(rfaddr, 0, "rf addr without write: {ctx}");
@@ -239,7 +259,13 @@ fn check(config: &CoreConfig, case: &Case) -> Result<func::Stats, Trap> {
         block: case.block,
         params: &case.params,
     };
-    let result = func::run(config, &launch, &mut global, func::Options::default(), Some(&mut obs));
+    let result = func::run(
+        config,
+        &launch,
+        &mut global,
+        func::Options::default(),
+        Some(&mut obs),
+    );
     let name = case.name;
 
     // Global memory.
@@ -272,17 +298,41 @@ fn check(config: &CoreConfig, case: &Case) -> Result<func::Stats, Trap> {
 
     match &result {
         Ok(stats) => {
-            assert_eq!(rtl.state, 13, "{name}: RTL did not finish (state {})", rtl.state);
+            assert_eq!(
+                rtl.state, 13,
+                "{name}: RTL did not finish (state {})",
+                rtl.state
+            );
             assert_eq!(rtl.regs[R_STATUS], 2, "{name}: status");
             let replays = counter(&rtl, 4);
-            assert_eq!(counter(&rtl, 1) - replays, stats.issued, "{name}: issued - replays");
+            assert_eq!(
+                counter(&rtl, 1) - replays,
+                stats.issued,
+                "{name}: issued - replays"
+            );
             if replays == 0 {
-                assert_eq!(counter(&rtl, 2), stats.active_lane_slots, "{name}: active slots");
-                assert_eq!(counter(&rtl, 3), stats.executed_lane_slots, "{name}: executed slots");
+                assert_eq!(
+                    counter(&rtl, 2),
+                    stats.active_lane_slots,
+                    "{name}: active slots"
+                );
+                assert_eq!(
+                    counter(&rtl, 3),
+                    stats.executed_lane_slots,
+                    "{name}: executed slots"
+                );
             }
-            assert_eq!(counter(&rtl, 5), stats.divergent_branches, "{name}: divergent");
+            assert_eq!(
+                counter(&rtl, 5),
+                stats.divergent_branches,
+                "{name}: divergent"
+            );
             assert_eq!(counter(&rtl, 6), stats.consensual_taken, "{name}: taken");
-            assert_eq!(counter(&rtl, 7), stats.consensual_not_taken, "{name}: not taken");
+            assert_eq!(
+                counter(&rtl, 7),
+                stats.consensual_not_taken,
+                "{name}: not taken"
+            );
             assert_eq!(counter(&rtl, 8), stats.barrier_arrivals, "{name}: arrivals");
             assert_eq!(counter(&rtl, 9), stats.barriers, "{name}: barriers");
             assert_eq!(counter(&rtl, 10), stats.blocks, "{name}: blocks");
@@ -291,7 +341,11 @@ fn check(config: &CoreConfig, case: &Case) -> Result<func::Stats, Trap> {
         Err(trap) => {
             assert_eq!(rtl.state, 14, "{name}: RTL did not trap ({trap})");
             assert_eq!(rtl.regs[R_STATUS], 4, "{name}: status");
-            assert_eq!(Some(rtl.regs[1]), trap.cause.code(), "{name}: cause of {trap}");
+            assert_eq!(
+                Some(rtl.regs[1]),
+                trap.cause.code(),
+                "{name}: cause of {trap}"
+            );
             assert_eq!(rtl.regs[2], trap.pc, "{name}: trap pc of {trap}");
             assert_eq!(rtl.regs[3], trap.warp, "{name}: trap warp of {trap}");
             assert_eq!(rtl.regs[4], trap.lanes, "{name}: trap lanes of {trap}");

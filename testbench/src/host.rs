@@ -44,7 +44,12 @@ pub const STATUS_TRAPPED: u32 = 4;
 /// The host writes that load `launch` (code, entry pc, code length, grid,
 /// block, parameter count, parameters), in that order, without `START`.
 pub fn launch_writes(launch: &Launch<'_>) -> Vec<(u32, u32)> {
-    let mut w: Vec<(u32, u32)> = launch.code.iter().enumerate().map(|(i, word)| (IMEM + i as u32, *word)).collect();
+    let mut w: Vec<(u32, u32)> = launch
+        .code
+        .iter()
+        .enumerate()
+        .map(|(i, word)| (IMEM + i as u32, *word))
+        .collect();
     w.push((ENTRY_PC, launch.entry_pc));
     w.push((CODE_LEN, launch.code.len() as u32));
     for axis in 0..3 {

@@ -5,6 +5,10 @@
 //! arbitration policies). Completing programs must leave the same global
 //! memory, registers, predicates and shared memory (last block) and the
 //! same architectural counters; trapping programs the same trap report.
+//!
+//! On a subset of the configurations ([`on_rtl`]) every case also runs on
+//! the RTL (the generated Verilog under Verilator) in lock-step with the
+//! cycle model: the trace ports must agree on every cycle.
 
 // Per-lane tables are indexed by lane number.
 #![allow(clippy::needless_range_loop)]
@@ -12,8 +16,56 @@
 use concord_isa::config::{Arbitration, CoreConfig};
 use concord_isa::func::{self, BlockView, Issue, Observer, Options, Trap, TrapCause};
 use concord_isa::{Pred, Reg};
+use concord_testbench::cosim;
 use concord_testbench::cycle::{self, CycleModel, GlobalMemory};
 use concord_testbench::trace::{Counters, State};
+use concord_testbench::verilator::{BuildOptions, Rtl};
+
+/// Configurations whose cases also run on the RTL in lock-step.
+fn on_rtl(config: &CoreConfig) -> bool {
+    matches!(
+        (config.lanes, config.warps, config.arbitration),
+        (4, 1, Arbitration::DepthPc) | (8, 2, Arbitration::PcOnly)
+    )
+}
+
+thread_local! {
+    /// Verilated cores by configuration, so each test thread generates and
+    /// loads each once (builds are cached on disk across threads and runs).
+    static RTLS: std::cell::RefCell<std::collections::HashMap<CoreConfig, Rtl>> = Default::default();
+}
+
+/// Runs `launch` on the RTL in lock-step with the cycle model.
+fn co_simulate(
+    config: &CoreConfig,
+    launch: &func::Launch<'_>,
+    case: &Case,
+    what: &str,
+    expect_watchdog: bool,
+) {
+    RTLS.with(|rtls| {
+        let mut rtls = rtls.borrow_mut();
+        let rtl = rtls.entry(config.clone()).or_insert_with(|| {
+            let verilog =
+                concord_hdl::generate_verilog(config).unwrap_or_else(|e| panic!("{what}: {e}"));
+            Rtl::build(&verilog, &BuildOptions::default()).unwrap_or_else(|e| panic!("{what}: {e}"))
+        });
+        let oracle = if case.deterministic {
+            cosim::Oracle::Full
+        } else {
+            cosim::Oracle::MemoryOnly
+        };
+        let watchdog = if expect_watchdog { 20_000 } else { 2_000_000 };
+        match cosim::run_with(config, launch, &case.global, rtl, watchdog, None, oracle) {
+            Ok(_) => assert!(
+                !expect_watchdog,
+                "{what}: expected the cosimulation watchdog"
+            ),
+            Err(cosim::CosimError::Watchdog { .. }) if expect_watchdog => {}
+            Err(e) => panic!("{what} on the RTL: {e}"),
+        }
+    });
+}
 
 /// One program and its launch.
 #[derive(Clone)]
@@ -205,6 +257,9 @@ fn check_config(case: &Case, kernel: &concord_isa::container::Kernel, base: &Cor
             (expected.block, expected.warp, expected.lanes, expected.pc),
             "{what}: {got}"
         );
+        if on_rtl(&config) {
+            co_simulate(&config, &launch, case, &what, true);
+        }
         return;
     }
 
@@ -271,6 +326,10 @@ fn check_config(case: &Case, kernel: &concord_isa::container::Kernel, base: &Cor
                 }
             }
         }
+    }
+
+    if on_rtl(&config) {
+        co_simulate(&config, &launch, case, &what, false);
     }
 
     // `run` (the convenience entry point) agrees with the stepped model.

@@ -26,8 +26,12 @@ impl CycleModel {
             }
             host::ENTRY_PC => self.entry_pc = data,
             host::CODE_LEN => self.code_len = data,
-            a if (host::GRID..host::GRID + 3).contains(&a) => self.grid[(a - host::GRID) as usize] = data,
-            a if (host::BLOCK..host::BLOCK + 3).contains(&a) => self.block[(a - host::BLOCK) as usize] = data,
+            a if (host::GRID..host::GRID + 3).contains(&a) => {
+                self.grid[(a - host::GRID) as usize] = data
+            }
+            a if (host::BLOCK..host::BLOCK + 3).contains(&a) => {
+                self.block[(a - host::BLOCK) as usize] = data
+            }
             host::PARAM_COUNT => self.param_count = data,
             a if (host::PARAM..host::PARAM + host::MAX_PARAMS as u32).contains(&a) => {
                 self.params[(a - host::PARAM) as usize] = data

@@ -75,7 +75,7 @@ use rng::Rng;
 /// constructs it may use.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GenConfig {
-    /// Lanes per warp (clamped to 4..=32).
+    /// Lanes per warp (clamped to 4..=32; the hardware needs a power of two).
     pub lanes: u32,
     /// Warps per core (clamped to 1..=16).
     pub warps: u32,
@@ -231,25 +231,42 @@ pub fn generate(seed: u64, cfg: &GenConfig) -> Program {
 
 impl Program {
     /// A core that runs the program: its lanes and warps, memories that fit,
-    /// enough call depth and instruction memory; defaults otherwise.
+    /// enough call depth and instruction memory; defaults otherwise. The
+    /// shared memory and instruction memory sizes follow the hardware's
+    /// power-of-two rules (docs/microarchitecture.md §1), so the RTL can be
+    /// built for it when `lanes` is a power of two.
     pub fn core_config(&self) -> CoreConfig {
         let d = CoreConfig::default();
-        let bank_bytes = 4 * d.shared_banks;
-        let depth_bits = 32 - self.max_call_depth.leading_zeros();
-        CoreConfig {
+        self.fit(&CoreConfig {
             lanes: self.lanes,
             warps: self.warps,
-            shared_memory_bytes: self
-                .shared_bytes
-                .max(bank_bytes)
-                .next_multiple_of(bank_bytes),
-            global_memory_bytes: self.global_bytes,
-            call_depth_bits: d.call_depth_bits.max(depth_bits),
-            imem_words: d
-                .imem_words
-                .max(self.code_words.next_power_of_two())
-                .min(1 << 16),
             ..d
+        })
+    }
+
+    /// `base` grown where the program needs more: shared and global memory,
+    /// call depth, instruction memory (keeping the hardware's power-of-two
+    /// rules of docs/microarchitecture.md §1). Folding many programs through
+    /// it gives one core that runs them all.
+    pub fn fit(&self, base: &CoreConfig) -> CoreConfig {
+        let bank_bytes = 4 * base.shared_banks;
+        let depth_bits = 32 - self.max_call_depth.leading_zeros();
+        let rows = self
+            .shared_bytes
+            .max(base.shared_memory_bytes)
+            .div_ceil(bank_bytes)
+            .max(1)
+            .next_power_of_two();
+        CoreConfig {
+            shared_memory_bytes: rows * bank_bytes,
+            global_memory_bytes: base.global_memory_bytes.max(self.global_bytes),
+            call_depth_bits: base.call_depth_bits.max(depth_bits),
+            imem_words: base
+                .imem_words
+                .max(self.code_words)
+                .next_power_of_two()
+                .min(1 << 16),
+            ..base.clone()
         }
     }
 
