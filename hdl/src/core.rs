@@ -1319,15 +1319,16 @@ impl Logic for Core {
             }
         }
         if self.st.q.val() == self.s_decode.val() {
-            // The issue is counted even when the word turns out invalid
-            // (docs/microarchitecture.md §4).
-            self.ir.d.next = self.imem.rdata.val();
-            self.exec.d.next = self.pctl.exec_new.val();
-            self.c_issued.d.next = self.c_issued.q.val() + self.one64.val();
-            self.c_active.d.next = self.c_active.q.val() + self.popa64.o.val();
-            self.c_executed.d.next = self.c_executed.q.val() + self.pope64.o.val();
-            self.st.d.next = self.s_read2.val();
-            if !self.decode.valid.val() {
+            // A cycle that traps does nothing else: an invalid word is not
+            // counted as an issue (docs/microarchitecture.md §4).
+            if self.decode.valid.val() {
+                self.ir.d.next = self.imem.rdata.val();
+                self.exec.d.next = self.pctl.exec_new.val();
+                self.c_issued.d.next = self.c_issued.q.val() + self.one64.val();
+                self.c_active.d.next = self.c_active.q.val() + self.popa64.o.val();
+                self.c_executed.d.next = self.c_executed.q.val() + self.pope64.o.val();
+                self.st.d.next = self.s_read2.val();
+            } else {
                 self.trap.next = true;
                 self.tc.next = self.tc_invalid.val();
                 self.td.next = self.imem.rdata.val();
