@@ -272,6 +272,15 @@ pub struct Core {
     probe_pc: Signal<Local, Bits<16>>,
     // advance / complete
     advance: Signal<Local, bool>,
+    // counter increments of this cycle
+    i_issue: Signal<Local, bool>,
+    i_replays: Signal<Local, bool>,
+    i_divergent: Signal<Local, bool>,
+    i_taken: Signal<Local, bool>,
+    i_not_taken: Signal<Local, bool>,
+    i_arrivals: Signal<Local, bool>,
+    i_barriers: Signal<Local, bool>,
+    i_blocks: Signal<Local, bool>,
     gpc1: Signal<Local, Bits<16>>,
     gdepth: Signal<Local, Bits<16>>,
     joinm: Signal<Local, Bits<32>>,
@@ -524,6 +533,14 @@ impl Core {
             last_block: Default::default(),
             probe_pc: Default::default(),
             advance: Default::default(),
+            i_issue: Default::default(),
+            i_replays: Default::default(),
+            i_divergent: Default::default(),
+            i_taken: Default::default(),
+            i_not_taken: Default::default(),
+            i_arrivals: Default::default(),
+            i_barriers: Default::default(),
+            i_blocks: Default::default(),
             gpc1: Default::default(),
             gdepth: Default::default(),
             joinm: Default::default(),
@@ -1035,6 +1052,14 @@ impl Logic for Core {
         self.ta.next = self.zero32.val();
         self.td.next = self.zero32.val();
         self.advance.next = false;
+        self.i_issue.next = false;
+        self.i_replays.next = false;
+        self.i_divergent.next = false;
+        self.i_taken.next = false;
+        self.i_not_taken.next = false;
+        self.i_arrivals.next = false;
+        self.i_barriers.next = false;
+        self.i_blocks.next = false;
         self.warps.init0.next = false;
         self.warps.grp_we.next = false;
         self.warps.grp_mask.next = self.warps.gmask_cur.val();
@@ -1056,10 +1081,6 @@ impl Logic for Core {
         self.gmem_req_mask.next = self.zero128.val();
         self.gmem_req_atom_op.next = self.zero4.val();
         self.gmem_req_atom_data.next = self.zero32.val();
-
-        if self.busy.val() {
-            self.c_cycles.d.next = self.c_cycles.q.val() + self.one64.val();
-        }
 
         // ---- values derived from the lanes ----
         self.gpc1.next = self.warps.gpc_cur.val() + self.one16.val();
@@ -1237,17 +1258,6 @@ impl Logic for Core {
                 }
                 self.threads.d.next =
                     self.t1.val().get_bits::<16>(0) * self.blk[2].q.val().get_bits::<16>(0);
-                self.c_cycles.d.next = self.zero64.val();
-                self.c_issued.d.next = self.zero64.val();
-                self.c_active.d.next = self.zero64.val();
-                self.c_executed.d.next = self.zero64.val();
-                self.c_replays.d.next = self.zero64.val();
-                self.c_divergent.d.next = self.zero64.val();
-                self.c_taken.d.next = self.zero64.val();
-                self.c_not_taken.d.next = self.zero64.val();
-                self.c_arrivals.d.next = self.zero64.val();
-                self.c_barriers.d.next = self.zero64.val();
-                self.c_blocks.d.next = self.zero64.val();
             }
         }
         if self.st.q.val() == self.s_init.val() {
@@ -1283,7 +1293,7 @@ impl Logic for Core {
                 self.tl.next = self.warps.fw_mask.val();
                 self.tpc.next = self.probe_pc.val();
             } else {
-                self.c_blocks.d.next = self.c_blocks.q.val() + self.one64.val();
+                self.i_blocks.next = true;
                 if self.last_block.val() {
                     self.st.d.next = self.s_done.val();
                 } else {
@@ -1324,9 +1334,7 @@ impl Logic for Core {
             if self.decode.valid.val() {
                 self.ir.d.next = self.imem.rdata.val();
                 self.exec.d.next = self.pctl.exec_new.val();
-                self.c_issued.d.next = self.c_issued.q.val() + self.one64.val();
-                self.c_active.d.next = self.c_active.q.val() + self.popa64.o.val();
-                self.c_executed.d.next = self.c_executed.q.val() + self.pope64.o.val();
+                self.i_issue.next = true;
                 self.st.d.next = self.s_read2.val();
             } else {
                 self.trap.next = true;
@@ -1383,23 +1391,23 @@ impl Logic for Core {
                         || self.decode.k_ret.val())
                         && self.split.val()
                     {
-                        self.c_divergent.d.next = self.c_divergent.q.val() + self.one64.val();
+                        self.i_divergent.next = true;
                     }
                     if self.decode.k_cons.val() {
                         if self.pctl.taken.val() {
-                            self.c_taken.d.next = self.c_taken.q.val() + self.one64.val();
+                            self.i_taken.next = true;
                         } else {
-                            self.c_not_taken.d.next = self.c_not_taken.q.val() + self.one64.val();
+                            self.i_not_taken.next = true;
                         }
                     }
                     if self.decode.k_bar.val() {
                         self.warps.wait_we.next = true;
-                        self.c_arrivals.d.next = self.c_arrivals.q.val() + self.pope64.o.val();
+                        self.i_arrivals.next = true;
                         self.arrived.d.next = self.arrived_new.val();
                         if self.arrived_new.val() == self.threads.q.val() {
                             self.warps.rel_all.next = true;
                             self.arrived.d.next = self.zero32.val();
-                            self.c_barriers.d.next = self.c_barriers.q.val() + self.one64.val();
+                            self.i_barriers.next = true;
                         }
                     }
                     if self.decode.k_exit.val() {
@@ -1477,7 +1485,7 @@ impl Logic for Core {
             if !self.pnew.val().any() {
                 self.advance.next = true;
             } else {
-                self.c_replays.d.next = self.c_replays.q.val() + self.one64.val();
+                self.i_replays.next = true;
                 self.warps.grp_we.next = true;
                 self.warps.grp_valid.next = false;
             }
@@ -1607,6 +1615,50 @@ impl Logic for Core {
             || self.pctl.pmb.val().any()
             || (self.row.val() & self.row_hi.val()).any();
 
+        // ---- counters (§2): cleared by start and by reset ----
+        if self.busy.val() {
+            self.c_cycles.d.next = self.c_cycles.q.val() + self.one64.val();
+        }
+        if self.i_issue.val() {
+            self.c_issued.d.next = self.c_issued.q.val() + self.one64.val();
+            self.c_active.d.next = self.c_active.q.val() + self.popa64.o.val();
+            self.c_executed.d.next = self.c_executed.q.val() + self.pope64.o.val();
+        }
+        if self.i_replays.val() {
+            self.c_replays.d.next = self.c_replays.q.val() + self.one64.val();
+        }
+        if self.i_divergent.val() {
+            self.c_divergent.d.next = self.c_divergent.q.val() + self.one64.val();
+        }
+        if self.i_taken.val() {
+            self.c_taken.d.next = self.c_taken.q.val() + self.one64.val();
+        }
+        if self.i_not_taken.val() {
+            self.c_not_taken.d.next = self.c_not_taken.q.val() + self.one64.val();
+        }
+        if self.i_arrivals.val() {
+            self.c_arrivals.d.next = self.c_arrivals.q.val() + self.pope64.o.val();
+        }
+        if self.i_barriers.val() {
+            self.c_barriers.d.next = self.c_barriers.q.val() + self.one64.val();
+        }
+        if self.i_blocks.val() {
+            self.c_blocks.d.next = self.c_blocks.q.val() + self.one64.val();
+        }
+        if self.start.val() || self.reset.val() {
+            self.c_cycles.d.next = self.zero64.val();
+            self.c_issued.d.next = self.zero64.val();
+            self.c_active.d.next = self.zero64.val();
+            self.c_executed.d.next = self.zero64.val();
+            self.c_replays.d.next = self.zero64.val();
+            self.c_divergent.d.next = self.zero64.val();
+            self.c_taken.d.next = self.zero64.val();
+            self.c_not_taken.d.next = self.zero64.val();
+            self.c_arrivals.d.next = self.zero64.val();
+            self.c_barriers.d.next = self.zero64.val();
+            self.c_blocks.d.next = self.zero64.val();
+        }
+
         // ---- synchronous reset ----
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
@@ -1623,17 +1675,6 @@ impl Logic for Core {
             self.threads.d.next = self.zero32.val();
             self.arrived.d.next = self.zero32.val();
             self.exited.d.next = self.zero32.val();
-            self.c_cycles.d.next = self.zero64.val();
-            self.c_issued.d.next = self.zero64.val();
-            self.c_active.d.next = self.zero64.val();
-            self.c_executed.d.next = self.zero64.val();
-            self.c_replays.d.next = self.zero64.val();
-            self.c_divergent.d.next = self.zero64.val();
-            self.c_taken.d.next = self.zero64.val();
-            self.c_not_taken.d.next = self.zero64.val();
-            self.c_arrivals.d.next = self.zero64.val();
-            self.c_barriers.d.next = self.zero64.val();
-            self.c_blocks.d.next = self.zero64.val();
             self.t_cause.d.next = self.zero4.val();
             self.t_pc.d.next = self.zero16.val();
             self.t_warp.d.next = self.zero4.val();

@@ -251,7 +251,10 @@ pub struct Lane {
     mid: Signal<Local, Bits<32>>,
     mul_lo: Signal<Local, Bits<32>>,
     mul_hu: Signal<Local, Bits<32>>,
+    corr_a: Signal<Local, Bits<32>>,
+    corr_y: Signal<Local, Bits<32>>,
     mul_hs: Signal<Local, Bits<32>>,
+    eq: Signal<Local, bool>,
     shamt: Signal<Local, Bits<5>>,
     shx: Signal<Local, Bits<32>>,
     shr: Signal<Local, Bits<32>>,
@@ -434,7 +437,10 @@ impl Lane {
             mid: Default::default(),
             mul_lo: Default::default(),
             mul_hu: Default::default(),
+            corr_a: Default::default(),
+            corr_y: Default::default(),
             mul_hs: Default::default(),
+            eq: Default::default(),
             shamt: Default::default(),
             shx: Default::default(),
             shr: Default::default(),
@@ -570,24 +576,27 @@ impl Logic for Lane {
             + (self.p_lh.val() >> 16)
             + (self.p_hl.val() >> 16)
             + (self.mid.val() >> 16);
-        self.mul_hs.next = self.mul_hu.val();
-        if self.a.q.val().get_bit(31) && self.y.val().get_bit(31) {
-            self.mul_hs.next = self.mul_hu.val() - self.y.val() - self.a.q.val();
-        } else if self.a.q.val().get_bit(31) {
-            self.mul_hs.next = self.mul_hu.val() - self.y.val();
-        } else if self.y.val().get_bit(31) {
-            self.mul_hs.next = self.mul_hu.val() - self.a.q.val();
+        // Signed high word: the unsigned one minus y if a < 0, minus a if y < 0.
+        self.corr_a.next = self.zero32.val();
+        if self.a.q.val().get_bit(31) {
+            self.corr_a.next = self.y.val();
         }
+        self.corr_y.next = self.zero32.val();
+        if self.y.val().get_bit(31) {
+            self.corr_y.next = self.a.q.val();
+        }
+        self.mul_hs.next = self.mul_hu.val() - (self.corr_a.val() + self.corr_y.val());
         self.shamt.next = self.y.val().get_bits::<5>(0);
         self.shx.next = self.a.q.val();
         if self.a.q.val().get_bit(31) && (self.alu_func.val() == self.f_sra.val()) {
             self.shx.next = !self.a.q.val();
         }
         self.shr.next = self.shx.val() >> self.shamt.val();
+        self.eq.next = self.a.q.val() == self.y.val();
         self.lt_u.next = self.a.q.val() < self.y.val();
-        self.gt_u.next = self.y.val() < self.a.q.val();
+        self.gt_u.next = !self.lt_u.val() && !self.eq.val();
         self.lt_s.next = (self.a.q.val() ^ self.sign32.val()) < (self.y.val() ^ self.sign32.val());
-        self.gt_s.next = (self.y.val() ^ self.sign32.val()) < (self.a.q.val() ^ self.sign32.val());
+        self.gt_s.next = !self.lt_s.val() && !self.eq.val();
 
         self.alu.next = self.a.q.val() + self.y.val();
         if self.alu_func.val() == self.f_sub.val() {
@@ -655,9 +664,9 @@ impl Logic for Lane {
         }
 
         // ---- comparisons (setp) ----
-        self.cmp.next = self.a.q.val() == self.y.val();
+        self.cmp.next = self.eq.val();
         if self.cmp_func.val() == self.c_ne.val() {
-            self.cmp.next = self.a.q.val() != self.y.val();
+            self.cmp.next = !self.eq.val();
         }
         if self.cmp_func.val() == self.c_lt.val() {
             self.cmp.next = self.lt_s.val();
@@ -684,7 +693,7 @@ impl Logic for Lane {
             self.cmp.next = !self.lt_u.val();
         }
         if self.cmp_func.val() == self.c_eq.val() {
-            self.cmp.next = self.a.q.val() == self.y.val();
+            self.cmp.next = self.eq.val();
         }
 
         // ---- per-lane special registers ----

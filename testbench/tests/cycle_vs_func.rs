@@ -171,20 +171,10 @@ fn drive(
 ) -> (CycleModel, GlobalMemory, Vec<Decoded>, bool) {
     let mut core = CycleModel::new(config).unwrap();
     let mut mem = GlobalMemory::new(global, config.global_latency, config.global_line_bytes);
-    for (i, w) in launch.code.iter().enumerate() {
-        core.host_write(i as u32, *w);
+    for (addr, data) in concord_testbench::host::launch_writes(launch) {
+        core.host_write(addr, data);
     }
-    core.host_write(0x20000, launch.entry_pc);
-    core.host_write(0x20001, launch.code.len() as u32);
-    for axis in 0..3 {
-        core.host_write(0x20002 + axis as u32, launch.grid[axis]);
-        core.host_write(0x20005 + axis as u32, launch.block[axis]);
-    }
-    core.host_write(0x20008, launch.params.len() as u32);
-    for (i, p) in launch.params.iter().enumerate() {
-        core.host_write(0x20010 + i as u32, *p);
-    }
-    core.host_write(0x200ff, 1);
+    core.host_write(concord_testbench::host::START, 1);
     let mut issues = Vec::new();
     let mut cycles = 0;
     while !matches!(core.state(), State::Done | State::Trap) {
