@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use concord_isa::config::CoreConfig;
 use concord_isa::func::{self, Launch, Options};
 use concord_testbench::gen::{generate, GenConfig};
 

@@ -233,7 +233,7 @@ fn run_timed(
             }
         }
     };
-    let hook: Option<&mut dyn FnMut(u64, &TracePort)> = if args.trace.is_some() {
+    let hook: Option<concord_testbench::cosim::OnCycle<'_>> = if args.trace.is_some() {
         Some(&mut on_cycle)
     } else {
         None
