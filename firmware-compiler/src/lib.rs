@@ -1,0 +1,14 @@
+//! The Concord kernel compiler: a CUDA-C subset in, Concord machine code out.
+//!
+//! The pipeline, in order (each step a module of its own):
+//!
+//! 1. [`frontend`]: preprocessing, parsing to an AST with spans, type
+//!    checking, lowering to IR;
+//! 2. [`ir`]: the SSA IR, its text form and verifier; [`interp`] is the
+//!    SIMT reference interpreter, the oracle for every later stage;
+//! 3. analyses ([`flowgraph`], [`dominator_tree`], [`loop_analysis`]) and
+//!    the clean-up passes in [`passes`];
+//! 4. the back end: block layout for min-PC reconvergence, instruction
+//!    selection, register allocation, emission ([`backend`]).
+
+pub mod ir;
