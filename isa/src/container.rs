@@ -20,8 +20,10 @@ use crate::instr::{MAX_IMEM_WORDS, MAX_PARAM_WORDS, MAX_PREDS, MAX_REGS};
 
 /// The four bytes every container starts with.
 pub const MAGIC: [u8; 4] = *b"CNCD";
-/// The container format version this build reads and writes.
-pub const FORMAT_VERSION: u16 = 1;
+/// The newest container format version, the one written for kernels that
+/// use a per-thread stack. Kernels without one are written as version 1, so
+/// their bytes do not change; this build reads both.
+pub const FORMAT_VERSION: u16 = 2;
 /// The conventional file extension of a container, without the dot.
 pub const EXTENSION: &str = "cbin";
 
@@ -49,6 +51,11 @@ pub struct Kernel {
     pub preds_used: u32,
     /// Code labels (name, pc), for disassembly listings. Optional.
     pub symbols: Vec<(String, u32)>,
+    /// Bytes of per-thread stack the kernel keeps at the top of global
+    /// memory (0: none). Thread `t` of a block owns
+    /// `[G - (t+1)·stack_bytes, G - t·stack_bytes)`, `G` the global memory
+    /// size; a launch keeps its buffers below `G - stack_bytes·lanes·warps`.
+    pub stack_bytes: u32,
 }
 
 /// Why a container could not be read or written, or why a kernel is not
@@ -103,6 +110,7 @@ struct Layout {
     preds_used: usize,
     /// (name, pc) offsets per symbol.
     symbols: Vec<(usize, usize)>,
+    stack_bytes: usize,
 }
 
 /// Where a rule's field lives in the byte layout.
@@ -117,6 +125,7 @@ enum Loc {
     RegsUsed,
     PredsUsed,
     SymbolPc(usize),
+    StackBytes,
 }
 
 impl Layout {
@@ -131,6 +140,7 @@ impl Layout {
             Loc::RegsUsed => Some(self.regs_used),
             Loc::PredsUsed => Some(self.preds_used),
             Loc::SymbolPc(i) => self.symbols.get(i).map(|s| s.1),
+            Loc::StackBytes => (self.stack_bytes != 0).then_some(self.stack_bytes),
         }
     }
 }
@@ -247,7 +257,7 @@ impl Kernel {
                 + strings,
         );
         out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&self.format_version().to_le_bytes());
         out.extend_from_slice(&0u16.to_le_bytes());
         put_len(&mut out, self.code.len());
         for w in &self.code {
@@ -270,7 +280,20 @@ impl Kernel {
             put_str(&mut out, name);
             put_u32(&mut out, *pc);
         }
+        if self.stack_bytes != 0 {
+            put_u32(&mut out, self.stack_bytes);
+        }
         out
+    }
+
+    /// The version [`Kernel::to_bytes`] writes: 1, unless the kernel has a
+    /// per-thread stack (version 2 adds `stack_bytes`).
+    pub fn format_version(&self) -> u16 {
+        if self.stack_bytes == 0 {
+            1
+        } else {
+            2
+        }
     }
 
     /// Decodes and validates a container. Never panics; see the module
@@ -289,11 +312,11 @@ impl Kernel {
         }
         let at = r.pos;
         let version = r.u16(&|| "the format version".to_string())?;
-        if version != FORMAT_VERSION {
+        if !(1..=FORMAT_VERSION).contains(&version) {
             return Err(ContainerError::Format {
                 offset: at,
                 message: format!(
-                    "unsupported container version {version} (this build reads {FORMAT_VERSION})"
+                    "unsupported container version {version} (this build reads 1..={FORMAT_VERSION})"
                 ),
             });
         }
@@ -353,6 +376,19 @@ impl Kernel {
             symbols.push((name, pc));
         }
 
+        let mut stack_bytes = 0;
+        if version >= 2 {
+            let at = r.pos;
+            layout.stack_bytes = at;
+            stack_bytes = r.u32(&|| "stack_bytes".to_string())?;
+            if stack_bytes == 0 {
+                return Err(ContainerError::Format {
+                    offset: at,
+                    message: "stack_bytes is 0 in a version-2 container (a kernel without a stack is written as version 1)".into(),
+                });
+            }
+        }
+
         if r.remaining() != 0 {
             return Err(ContainerError::Format {
                 offset: r.pos,
@@ -372,6 +408,7 @@ impl Kernel {
             regs_used,
             preds_used,
             symbols,
+            stack_bytes,
         };
         kernel.check(Some(&layout))?;
         Ok(kernel)
@@ -506,6 +543,16 @@ impl Kernel {
                     ),
                 ));
             }
+        }
+        if self.stack_bytes % 4 != 0 {
+            return Err(fail(
+                Loc::StackBytes,
+                "stack_bytes".into(),
+                format!(
+                    "{} is not a multiple of 4 (the per-thread stack holds words)",
+                    self.stack_bytes
+                ),
+            ));
         }
         Ok(())
     }

@@ -226,7 +226,10 @@ pub fn disassemble(kernel: &Kernel) -> String {
     if kernel.shared_bytes != 0 {
         let _ = writeln!(out, ".shared {}", kernel.shared_bytes);
     }
-    if !params.is_empty() || kernel.shared_bytes != 0 {
+    if kernel.stack_bytes != 0 {
+        let _ = writeln!(out, ".stack {}", kernel.stack_bytes);
+    }
+    if !params.is_empty() || kernel.shared_bytes != 0 || kernel.stack_bytes != 0 {
         out.push('\n');
     }
 

@@ -918,6 +918,20 @@ impl LaunchDescription {
 
         // Place the buffers, then build the memory image.
         let memory = config.global_memory_bytes as u64;
+        // The per-thread stacks sit at the top of global memory, one per
+        // resident thread (blocks run one after another).
+        let stack_region = kernel.stack_bytes as u64 * config.lanes as u64 * config.warps as u64;
+        if stack_region + BUFFER_BASE as u64 > memory {
+            return Err(field_err(
+                "program",
+                format!(
+                    "the kernel's per-thread stacks ({} bytes x {} threads = {stack_region} bytes) do not fit in global memory of {memory} bytes (`global_memory_bytes`)",
+                    kernel.stack_bytes,
+                    config.lanes * config.warps
+                ),
+            ));
+        }
+        let buffer_limit = memory - stack_region;
         let mut next = BUFFER_BASE as u64;
         let mut buffers = Vec::new();
         let mut params = Vec::with_capacity(self.args.len());
@@ -935,6 +949,15 @@ impl LaunchDescription {
                             format!(
                                 "buffer `{}` of {size} bytes at {addr:#x}..{end:#x} does not fit in global memory of {memory} bytes (`global_memory_bytes`); raise `global_memory_bytes` in the config (buffers start at {BUFFER_BASE:#x}, each aligned to {BUFFER_ALIGN} bytes)",
                                 arg.name
+                            ),
+                        ));
+                    }
+                    if end > buffer_limit {
+                        return Err(field_err(
+                            format!("args[{i}]"),
+                            format!(
+                                "buffer `{}` at {addr:#x}..{end:#x} overlaps the per-thread stacks at {buffer_limit:#x}..{memory:#x} ({} bytes per thread); raise `global_memory_bytes` in the config",
+                                arg.name, kernel.stack_bytes
                             ),
                         ));
                     }

@@ -151,6 +151,13 @@ fn duplicate_label() {
         "duplicate `.shared` directive",
     );
     check(
+        ".stack 8\n.stack 8\nexit",
+        2,
+        1,
+        "duplicate `.stack` directive",
+    );
+    check(".stack 6\nexit", 1, 8, "stack size 6 is not a multiple of 4");
+    check(
         "r3: exit",
         1,
         1,

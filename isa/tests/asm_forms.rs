@@ -390,3 +390,13 @@ fn listing_invents_labels_for_unnamed_targets() {
     assert!(text.ends_with("L4:\n"), "{text}");
     assert_eq!(assemble(&text, "l.s").unwrap().code, k.code);
 }
+
+#[test]
+fn stack_directive_sets_the_per_thread_stack() {
+    let k = concord_isa::asm::assemble(".stack 0x40\n.entry main\nexit\n", "k.s").unwrap();
+    assert_eq!(k.stack_bytes, 64);
+    let listing = concord_isa::disasm::disassemble(&k);
+    assert!(listing.contains(".stack 64\n"), "{listing}");
+    let plain = concord_isa::asm::assemble("exit\n", "k.s").unwrap();
+    assert_eq!(plain.stack_bytes, 0);
+}

@@ -249,6 +249,7 @@ proptest! {
         params in prop::collection::vec(any::<String>(), 0..20),
         symbols in prop::collection::vec((any::<String>(), any::<u32>()), 0..6),
         shared_bytes in any::<u32>(),
+        stack_bytes in any::<u32>(),
     ) {
         let k = Kernel {
             code,
@@ -258,6 +259,7 @@ proptest! {
             regs_used: 0,
             preds_used: 0,
             symbols,
+            stack_bytes,
         };
         let text = disassemble(&k);
         let _ = assemble(&text, "listing.s");

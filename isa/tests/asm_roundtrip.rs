@@ -264,8 +264,9 @@ fn kernel() -> impl Strategy<Value = Kernel> {
         prop::collection::vec("[a-z][a-z0-9_.$]{0,6}", 0..=MAX_PARAM_WORDS),
         prop_oneof![Just(0u32), any::<u32>()],
         prop::collection::vec((any::<u32>(), "[A-Za-z_][a-z0-9]{0,4}"), 0..6),
+        prop_oneof![Just(0u32), (0u32..1 << 20).prop_map(|w| w * 4)],
     )
-        .prop_map(|(code, entries, params, shared_bytes, symbols)| {
+        .prop_map(|(code, entries, params, shared_bytes, symbols, stack_bytes)| {
             let len = code.len() as u32;
             let mut entries: Vec<Entry> = entries
                 .into_iter()
@@ -301,6 +302,7 @@ fn kernel() -> impl Strategy<Value = Kernel> {
                 regs_used,
                 preds_used,
                 symbols,
+                stack_bytes,
             }
         })
 }
@@ -319,6 +321,7 @@ proptest! {
         prop_assert_eq!(&back.entries, &k.entries, "listing:\n{}", text);
         prop_assert_eq!(&back.params, &k.params, "listing:\n{}", text);
         prop_assert_eq!(back.shared_bytes, k.shared_bytes);
+        prop_assert_eq!(back.stack_bytes, k.stack_bytes);
         prop_assert_eq!(back.regs_used, k.regs_used);
         prop_assert_eq!(back.preds_used, k.preds_used);
         // Listing the reassembled kernel gives the same text again.
@@ -350,6 +353,7 @@ fn listing_sanitizes_names_that_are_not_valid_assembly() {
         regs_used: 0,
         preds_used: 0,
         symbols: vec![("1bad".into(), 1), ("ok".into(), 1)],
+        stack_bytes: 0,
     };
     let text = disassemble(&k);
     let back = assemble(&text, "l.s").unwrap_or_else(|e| panic!("{e}\n{text}"));

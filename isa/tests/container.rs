@@ -20,6 +20,7 @@ fn sample() -> Kernel {
         regs_used: 3,
         preds_used: 1,
         symbols: vec![("main".into(), 0)],
+        stack_bytes: 0,
     }
 }
 
@@ -60,9 +61,48 @@ fn patched(at: usize, new: &[u8]) -> Vec<u8> {
 #[test]
 fn sample_encodes_to_the_documented_bytes_and_back() {
     assert_eq!(MAGIC, *b"CNCD");
-    assert_eq!(FORMAT_VERSION, 1);
+    assert_eq!(FORMAT_VERSION, 2);
     assert_eq!(sample().to_bytes(), SAMPLE_BYTES.to_vec());
     assert_eq!(Kernel::from_bytes(&SAMPLE_BYTES).unwrap(), sample());
+}
+
+#[test]
+fn a_kernel_with_a_stack_is_version_2_with_stack_bytes_last() {
+    let k = Kernel {
+        stack_bytes: 264,
+        ..sample()
+    };
+    let mut expected = SAMPLE_BYTES.to_vec();
+    expected[4] = 2;
+    expected.extend_from_slice(&[0x08, 0x01, 0x00, 0x00]); // 69: stack_bytes = 264
+    assert_eq!(k.to_bytes(), expected);
+    assert_eq!(Kernel::from_bytes(&expected).unwrap(), k);
+    // Version 1 has no such field: the same 4 bytes are trailing garbage.
+    let mut v1 = expected.clone();
+    v1[4] = 1;
+    assert_eq!(
+        load_err(&v1),
+        "byte 69: 4 trailing bytes after the end of the container"
+    );
+    // Version 2 always has one, and it is not 0 (that is version 1).
+    let mut zero = expected.clone();
+    zero[69] = 0;
+    zero[70] = 0;
+    assert_eq!(
+        load_err(&zero),
+        "byte 69: stack_bytes is 0 in a version-2 container (a kernel without a stack is written as version 1)"
+    );
+    zero[69] = 6;
+    assert_eq!(
+        load_err(&zero),
+        "byte 69: stack_bytes: 6 is not a multiple of 4 (the per-thread stack holds words)"
+    );
+    let mut short = expected;
+    short.truncate(71);
+    assert_eq!(
+        load_err(&short),
+        "byte 69: truncated: reading stack_bytes needs 4 bytes, only 2 left"
+    );
 }
 
 #[test]
@@ -81,11 +121,11 @@ fn bad_magic() {
 fn unsupported_version() {
     assert_eq!(
         load_err(&patched(4, &[7, 0])),
-        "byte 4: unsupported container version 7 (this build reads 1)"
+        "byte 4: unsupported container version 7 (this build reads 1..=2)"
     );
     assert_eq!(
         load_err(&patched(4, &[0, 1])),
-        "byte 4: unsupported container version 256 (this build reads 1)"
+        "byte 4: unsupported container version 256 (this build reads 1..=2)"
     );
 }
 
@@ -371,7 +411,7 @@ fn files_round_trip_and_errors_name_the_file() {
     assert_eq!(
         Kernel::load_file(&path).unwrap_err().to_string(),
         format!(
-            "{}: byte 4: unsupported container version 7 (this build reads 1)",
+            "{}: byte 4: unsupported container version 7 (this build reads 1..=2)",
             path.display()
         )
     );
@@ -410,6 +450,7 @@ prop_compose! {
         preds_used in 0u32..=8,
         symbol_names in prop::collection::vec(name(), 0..6),
         pcs in prop::collection::vec(any::<u32>(), 12),
+        stack_words in prop_oneof![Just(0u32), 1u32..1 << 20],
     ) -> Kernel {
         let len = code.len() as u32;
         let entries = entry_names
@@ -430,6 +471,7 @@ prop_compose! {
             regs_used,
             preds_used,
             symbols,
+            stack_bytes: stack_words * 4,
         }
     }
 }

@@ -677,7 +677,7 @@ fn load_program_by_extension() {
     assert_eq!(
         load_program(&path).unwrap_err().to_string(),
         format!(
-            "{}: byte 4: unsupported container version 7 (this build reads 1)",
+            "{}: byte 4: unsupported container version 7 (this build reads 1..=2)",
             path.display()
         )
     );
@@ -784,6 +784,37 @@ fn buffers_must_fit_global_memory() {
     let yaml = with_args("  - { name: a, buffer: u8, len: 768 }\n");
     let p = parse(&yaml).unwrap().prepare(&kernel(), &config).unwrap();
     assert_eq!(p.global.len(), 1024);
+}
+
+#[test]
+fn buffers_stay_below_the_per_thread_stacks() {
+    // 4 lanes x 2 warps x 16 bytes: the stacks take 0xf80..0x1000 of 4 KiB.
+    let config = CoreConfig {
+        lanes: 4,
+        warps: 2,
+        global_memory_bytes: 4096,
+        ..CoreConfig::default()
+    };
+    let k = Kernel {
+        stack_bytes: 16,
+        ..kernel()
+    };
+    let yaml = with_args("  - { name: a, buffer: u8, len: 3712 }\n");
+    let p = parse(&yaml).unwrap().prepare(&k, &config).unwrap();
+    assert_eq!(p.buffer("a").unwrap().addr + 3712, 0xf80);
+    let yaml = with_args("  - { name: a, buffer: u8, len: 3713 }\n");
+    assert_eq!(
+        prepare_err(&yaml, &k, &config),
+        "args[0]: buffer `a` at 0x100..0xf81 overlaps the per-thread stacks at 0xf80..0x1000 (16 bytes per thread); raise `global_memory_bytes` in the config"
+    );
+    let k = Kernel {
+        stack_bytes: 512,
+        ..kernel()
+    };
+    assert_eq!(
+        prepare_err(&with_args("  - { name: n, value: 1 }\n"), &k, &config),
+        "program: the kernel's per-thread stacks (512 bytes x 8 threads = 4096 bytes) do not fit in global memory of 4096 bytes (`global_memory_bytes`)"
+    );
 }
 
 #[test]

@@ -304,6 +304,7 @@ impl Assembler<'_> {
     fn define_names(&mut self) {
         let mut defined: HashMap<String, usize> = HashMap::new();
         let mut shared_seen = false;
+        let mut stack_seen = false;
         for (line, stmt) in &self.stmts {
             let line = *line;
             let mut define = |name: &str, at: usize, what: &str, diags: &mut Diags| {
@@ -374,6 +375,12 @@ impl Assembler<'_> {
                             .push(line, raw(*at, "duplicate `.shared` directive"));
                     }
                     shared_seen = true;
+                }
+                Stmt::Stack { at, .. } => {
+                    if stack_seen {
+                        self.diags.push(line, raw(*at, "duplicate `.stack` directive"));
+                    }
+                    stack_seen = true;
                 }
                 _ => {}
             }
@@ -515,6 +522,7 @@ impl Assembler<'_> {
     fn emit(&mut self, layout: Layout) -> Kernel {
         let mut code = Vec::new();
         let mut shared_bytes = 0;
+        let mut stack_bytes = 0;
         let mut li_words = layout.li_words.iter();
         let mut errors = Vec::new();
         let word_value = |this: &Self, val: &Val| {
@@ -586,6 +594,19 @@ impl Assembler<'_> {
                         Err(e) => errors.push((line, e)),
                     }
                 }
+                Stmt::Stack { val, .. } => {
+                    match self
+                        .value(val, |s| format!("undefined constant `{s}`"))
+                        .and_then(|v| in_range("stack size", v, 0, WORD_MAX, val.at))
+                    {
+                        Ok(v) if v % 4 != 0 => errors.push((
+                            line,
+                            raw(val.at, format!("stack size {v} is not a multiple of 4")),
+                        )),
+                        Ok(v) => stack_bytes = v as u32,
+                        Err(e) => errors.push((line, e)),
+                    }
+                }
                 _ => {}
             }
         }
@@ -622,6 +643,7 @@ impl Assembler<'_> {
             regs_used,
             preds_used,
             symbols: layout.symbols,
+            stack_bytes,
         }
     }
 }

@@ -59,6 +59,10 @@ pub(crate) enum Stmt {
         at: usize,
         val: Val,
     },
+    Stack {
+        at: usize,
+        val: Val,
+    },
     Equ {
         name: String,
         at: usize,
@@ -474,6 +478,11 @@ fn directive(c: &mut Cursor) -> Res<Stmt> {
             let val = Ops::new(c).value("a size in bytes")?;
             end(c, "the size")?;
             Stmt::Shared { at, val }
+        }
+        ".stack" => {
+            let val = Ops::new(c).value("a size in bytes")?;
+            end(c, "the size")?;
+            Stmt::Stack { at, val }
         }
         ".equ" => {
             c.ws();
