@@ -12,3 +12,6 @@
 //!    selection, register allocation, emission ([`backend`]).
 
 pub mod ir;
+pub mod dominator_tree;
+pub mod flowgraph;
+pub mod loop_analysis;
