@@ -12,6 +12,7 @@
 //!    selection, register allocation, emission ([`backend`]).
 
 pub mod ir;
+pub mod divergence;
 pub mod dominator_tree;
 pub mod flowgraph;
 pub mod loop_analysis;
