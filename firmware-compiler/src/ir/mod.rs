@@ -12,6 +12,8 @@
 pub mod entities;
 pub mod function;
 pub mod instructions;
+pub mod parse;
+pub mod print;
 
 pub use entities::{Block, FuncId, Inst, SharedId, StackSlot, Value};
 pub use function::{
@@ -19,3 +21,5 @@ pub use function::{
     ValueDef,
 };
 pub use instructions::{BinaryOp, BlockCall, InstData, MemSpace, Type, UnaryOp, VoteOp};
+pub use parse::{parse_module, IrParseError};
+pub use print::{print_function, print_inst};
