@@ -16,3 +16,4 @@ pub mod divergence;
 pub mod dominator_tree;
 pub mod flowgraph;
 pub mod loop_analysis;
+pub mod passes;
