@@ -12,8 +12,10 @@
 //!    selection, register allocation, emission ([`backend`]).
 
 pub mod ir;
+pub mod interp;
 pub mod divergence;
 pub mod dominator_tree;
 pub mod flowgraph;
 pub mod loop_analysis;
 pub mod passes;
+pub mod frontend;
