@@ -14,6 +14,7 @@ pub mod function;
 pub mod instructions;
 pub mod parse;
 pub mod print;
+pub mod verify;
 
 pub use entities::{Block, FuncId, Inst, SharedId, StackSlot, Value};
 pub use function::{
@@ -23,3 +24,4 @@ pub use function::{
 pub use instructions::{BinaryOp, BlockCall, InstData, MemSpace, Type, UnaryOp, VoteOp};
 pub use parse::{parse_module, IrParseError};
 pub use print::{print_function, print_inst};
+pub use verify::{verify_function, verify_module, VerifyError};
