@@ -5,16 +5,17 @@
 //! 1. blocks the entry cannot reach leave the layout;
 //! 2. `brif c, B(args), B(args)` (same target, same arguments) becomes
 //!    `jump B(args)`;
-//! 3. jumps are threaded through *forwarding blocks*, blocks whose only
+//! 3. a block `B` whose only incoming edge is `jump B(args)` from `P` is
+//!    merged into `P`: `B`'s parameters are replaced by the arguments, `P`'s
+//!    jump by `B`'s instructions (merging first keeps the first block of a
+//!    straight-line run, so block names stay close to the source's);
+//! 4. jumps are threaded through *forwarding blocks*, blocks whose only
 //!    instruction is `jump T(args')`: a branch to such a block `E(a)` is
 //!    redirected to `T(args'[E's parameters := a])`. Only done when E's
 //!    parameters are used by nothing but that jump (otherwise a block after
 //!    `T` could read a parameter that the new edge never defines) and when
 //!    `T` is neither `E` itself nor the entry block. A forwarding block left
 //!    without predecessors is removed by step 1 of the next round;
-//! 4. a block `B` whose only incoming edge is `jump B(args)` from `P` is
-//!    merged into `P`: `B`'s parameters are replaced by the arguments, `P`'s
-//!    jump by `B`'s instructions;
 //! 5. block parameters that receive the same value on every edge are
 //!    replaced by it (threading and merging make such parameters).
 //!
@@ -49,8 +50,8 @@ pub fn run_function(func: &mut Function) -> bool {
     for _ in 0..256 {
         let mut round = remove_unreachable_blocks(func);
         round |= fold_same_target_brifs(func);
-        round |= thread_jumps(func);
         round |= merge_straight_line_blocks(func);
+        round |= thread_jumps(func);
         round |= remove_trivial_params(func);
         if !round {
             break;
