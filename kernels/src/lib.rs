@@ -82,6 +82,8 @@ pub enum Pattern {
     NarrowMemory,
     /// Integer division or remainder.
     Division,
+    /// Warp votes (`__any_sync`, `__all_sync`, `__ballot_sync`).
+    Votes,
 }
 
 impl Pattern {
@@ -98,6 +100,7 @@ impl Pattern {
             Pattern::LocalArrays => "local arrays",
             Pattern::NarrowMemory => "8/16-bit memory",
             Pattern::Division => "division",
+            Pattern::Votes => "warp votes",
         }
     }
 }

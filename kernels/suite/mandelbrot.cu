@@ -2,9 +2,10 @@
 // (px, py) is c = (x0 + px * step, y0 + py * step); iters gets the number
 // of steps z = z^2 + c taken before |z|^2 > 4, at most max_iter. Trip
 // counts differ from pixel to pixel: a data-dependent loop with an early
-// break. 2-D grid and blocks; pixels past the image edge do nothing.
+// break (ESCAPE is 4.0 in Q12). 2-D grid and blocks; pixels past the
+// image edge do nothing.
 #define FRAC 12
-#define ESCAPE (4 << FRAC)
+#define ESCAPE 16384
 
 __global__ void mandelbrot(int *iters, int width, int height, int max_iter, int x0, int y0, int step)
 {

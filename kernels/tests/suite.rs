@@ -386,3 +386,12 @@ fn golden_workqueue_useful_counts() {
     let wide = reference_output("workqueue", "suite/workqueue-wide.yaml", "useful");
     assert_eq!(wide.iter().sum::<i64>(), 320);
 }
+
+#[test]
+fn golden_collatz_vote_small() {
+    // Known Collatz step counts; 837799 takes 524 > 500 steps.
+    let steps = reference_output("collatz_vote", "suite/collatz_vote-small.yaml", "steps");
+    assert_eq!(&steps[..9], &[0, 1, 7, 111, 118, 178, 261, 350, -1]);
+    assert_eq!(&steps[9..14], &[4, 10, 16, 19, 0]);
+    assert_eq!(steps[14], -1);
+}

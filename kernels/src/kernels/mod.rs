@@ -6,6 +6,7 @@ use crate::{Pattern, SuiteKernel};
 mod avgsquare;
 mod bfs;
 mod bitonic;
+mod collatz_vote;
 mod histogram;
 mod mandelbrot;
 mod matmul;
@@ -136,5 +137,11 @@ pub(crate) static SUITE: &[SuiteKernel] = &[
         workqueue::reference,
         ["workqueue", "workqueue-wide", "workqueue-small"],
         [DataDependentLoop, EarlyExit, Division]
+    ),
+    entry!(
+        "collatz_vote",
+        collatz_vote::reference,
+        ["collatz_vote", "collatz_vote-wide", "collatz_vote-small"],
+        [DataDependentLoop, Votes, BoundsCheck, Division]
     ),
 ];

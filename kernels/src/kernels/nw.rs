@@ -37,8 +37,8 @@ pub(crate) fn reference(launch: &PreparedLaunch, memory: &mut [u8]) -> Result<()
     for i in 0..=la {
         score[i * w] = (i as i32).wrapping_neg().wrapping_mul(gap);
     }
-    for j in 0..=lb {
-        score[j] = (j as i32).wrapping_neg().wrapping_mul(gap);
+    for (j, cell) in score.iter_mut().enumerate().take(lb + 1) {
+        *cell = (j as i32).wrapping_neg().wrapping_mul(gap);
     }
     for i in 1..=la {
         for j in 1..=lb {
