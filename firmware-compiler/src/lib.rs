@@ -19,3 +19,4 @@ pub mod flowgraph;
 pub mod loop_analysis;
 pub mod passes;
 pub mod frontend;
+pub mod filetest;

@@ -1,0 +1,76 @@
+//! The passes the filetests can run, by name.
+//!
+//! A filetest (`filetests/<pass>/*.cir`) starts with `; test: <pass>`, then
+//! IR text, then `; check:` lines (see `tests/filetests.rs`, the runner).
+//! The runner parses the IR and calls [`run_pass`] with the pass name; the
+//! text returned is what the check lines are matched against, and an
+//! `Err` is matched against `; error:` lines.
+//!
+//! To add a pass: add an arm to the match in [`run_pass`] that runs it on
+//! the module and returns the output text (usually the printed module).
+//! Transformations should call [`verify`] on their input (so a broken test
+//! input is reported as such) and on their output (so a pass that breaks an
+//! invariant fails its own tests).
+
+use crate::ir::{verify_module, Module};
+
+/// Runs filetest pass `name` on `module`. `file` is the test's path, for
+/// messages.
+pub fn run_pass(name: &str, module: &mut Module, file: &str) -> Result<String, String> {
+    match name {
+        // The printed module: the parser's round trip.
+        "parse" => Ok(module.to_string()),
+        // The printed module if it verifies, else the verifier's error.
+        "verify" => {
+            verify(module, "input")?;
+            Ok(module.to_string())
+        }
+        // The middle-end passes (`passes/`): verified input, the pass, verified
+        // and idempotent output.
+        "mem2reg" => run_transform(module, |m| Ok(crate::passes::mem2reg::run(m))),
+        "const-fold" => run_transform(module, |m| Ok(crate::passes::const_fold::run(m))),
+        "dce" => run_transform(module, |m| Ok(crate::passes::dce::run(m))),
+        "gvn" => run_transform(module, |m| Ok(crate::passes::gvn::run(m))),
+        "simplify-cfg" => run_transform(module, |m| Ok(crate::passes::simplify_cfg::run(m))),
+        "inline" => run_transform(module, |m| {
+            let options = crate::passes::inline::InlineOptions::default();
+            Ok(crate::passes::inline::run(m, &options))
+        }),
+        "opt" => run_transform(module, |m| {
+            let options = crate::passes::OptOptions {
+                verify_each_pass: true,
+                ..Default::default()
+            };
+            crate::passes::optimize(m, &options)
+                .map(|report| report.changed)
+                .map_err(|e| e.to_string())
+        }),
+        _ => Err(format!("{file}: unknown filetest pass `{name}`")),
+    }
+}
+
+/// Verifies `module`; the error says whether the pass's `input` or
+/// `output` is broken.
+pub fn verify(module: &Module, which: &str) -> Result<(), String> {
+    verify_module(module).map_err(|e| format!("verifier error in the {which}: {e}"))
+}
+
+/// Runs a transformation pass for a filetest: the input must verify, the
+/// output must verify, and running the pass again must change nothing
+/// (every pass is idempotent). Returns the printed output.
+fn run_transform(
+    module: &mut Module,
+    pass: impl Fn(&mut Module) -> Result<bool, String>,
+) -> Result<String, String> {
+    verify(module, "input")?;
+    pass(module)?;
+    verify(module, "output")?;
+    let out = module.to_string();
+    let mut again = module.clone();
+    if pass(&mut again)? || again.to_string() != out {
+        return Err(format!(
+            "the pass is not idempotent: a second run changed\n{out}\ninto\n{again}"
+        ));
+    }
+    Ok(out)
+}
