@@ -19,4 +19,5 @@ pub mod flowgraph;
 pub mod loop_analysis;
 pub mod passes;
 pub mod frontend;
+pub mod kernel_gen;
 pub mod filetest;
