@@ -4,11 +4,13 @@
 //! nothing changes):
 //!
 //! * operations on constants become constants, with exactly the IR's
-//!   semantics: the arithmetic of [`concord_isa::semantics::alu`] and
-//!   [`concord_isa::semantics::compare`] (wrapping, shifts modulo 32),
-//!   division and remainder by the rules of [`BinaryOp`] (a quotient of
-//!   `-1` and a remainder equal to the dividend for a zero divisor, also when
-//!   only the divisor is constant; `i32::MIN / -1 == i32::MIN`);
+//!   semantics: the interpreter's [`crate::interp::ops`] (which defers to
+//!   `concord_isa::semantics` for everything the ISA has) and
+//!   [`concord_isa::semantics::compare`], so wrapping arithmetic, shifts
+//!   modulo 32 and division by the rules of [`BinaryOp`] have one
+//!   definition (a quotient of `-1` and a remainder equal to the dividend
+//!   for a zero divisor, also when only the divisor is constant;
+//!   `i32::MIN / -1 == i32::MIN`);
 //! * identities: `x+0`, `x-0`, `x*1`, `x/1`, `x|0`, `x^0`, `x&-1`, `x<<0`
 //!   give `x`; `x*0`, `x&0`, `x-x`, `x^x`, `x%1` give `0`; `x&x`, `x|x`,
 //!   `min(x,x)` give `x`; the `i1` forms of `and`/`or`/`xor` with `true` and
@@ -31,10 +33,11 @@
 //! conditional constant propagation, which we do not do); results replaced
 //! by another value are removed, their uses redirected.
 
-use concord_isa::instr::{AluOp, Cmp, LoadWidth};
-use concord_isa::semantics::{alu, compare, load_extend};
+use concord_isa::instr::Cmp;
+use concord_isa::semantics::compare;
 
 use super::util::{bconst_value, func_ids, iconst_value, Aliases};
+use crate::interp::ops::{eval_binary, eval_unary};
 use crate::ir::{BinaryOp, Function, Inst, InstData, Module, Type, UnaryOp, Value};
 
 /// Folds every function of the module. Returns whether anything changed.
@@ -163,60 +166,6 @@ fn simplify(func: &Function, inst: Inst) -> Option<Simplified> {
     }
 }
 
-/// The ISA operation computing a binary operation, if one does (division
-/// and remainder have none: the back end calls a routine).
-fn alu_op(op: BinaryOp) -> Option<AluOp> {
-    Some(match op {
-        BinaryOp::Add => AluOp::Add,
-        BinaryOp::Sub => AluOp::Sub,
-        BinaryOp::Mul => AluOp::Mul,
-        BinaryOp::MulHi => AluOp::MulHi,
-        BinaryOp::MulHiU => AluOp::MulHiU,
-        BinaryOp::And => AluOp::And,
-        BinaryOp::Or => AluOp::Or,
-        BinaryOp::Xor => AluOp::Xor,
-        BinaryOp::Shl => AluOp::Shl,
-        BinaryOp::LShr => AluOp::Shr,
-        BinaryOp::AShr => AluOp::Sra,
-        BinaryOp::SMin => AluOp::Min,
-        BinaryOp::SMax => AluOp::Max,
-        BinaryOp::UMin => AluOp::MinU,
-        BinaryOp::UMax => AluOp::MaxU,
-        BinaryOp::SDiv | BinaryOp::UDiv | BinaryOp::SRem | BinaryOp::URem => return None,
-    })
-}
-
-/// `a op b` on `i32` with the IR's semantics (see [`BinaryOp`]).
-pub fn eval_binary(op: BinaryOp, a: i32, b: i32) -> i32 {
-    if let Some(alu_op) = alu_op(op) {
-        return alu(alu_op, a as u32, b as u32) as i32;
-    }
-    match op {
-        BinaryOp::SDiv if b == 0 => -1,
-        BinaryOp::SDiv => a.wrapping_div(b),
-        BinaryOp::SRem if b == 0 => a,
-        BinaryOp::SRem => a.wrapping_rem(b),
-        BinaryOp::UDiv => (a as u32).checked_div(b as u32).unwrap_or(u32::MAX) as i32,
-        BinaryOp::URem => (a as u32).checked_rem(b as u32).unwrap_or(a as u32) as i32,
-        // Every other operation has an ALU operation (handled above).
-        _ => 0,
-    }
-}
-
-/// `op a` on `i32` with the IR's semantics (`bint` is not an `i32` operation).
-pub fn eval_unary(op: UnaryOp, a: i32) -> i32 {
-    let a = a as u32;
-    (match op {
-        UnaryOp::Not => !a,
-        UnaryOp::Neg => a.wrapping_neg(),
-        UnaryOp::Sext8 => load_extend(LoadWidth::S8, a),
-        UnaryOp::Zext8 => load_extend(LoadWidth::U8, a),
-        UnaryOp::Sext16 => load_extend(LoadWidth::S16, a),
-        UnaryOp::Zext16 => load_extend(LoadWidth::U16, a),
-        UnaryOp::BoolToInt => u32::from(a != 0),
-    }) as i32
-}
-
 /// `log2(c)` when `c` is a power of two greater than one (as unsigned).
 fn power_of_two_shift(c: i32) -> Option<i32> {
     let c = c as u32;
@@ -227,7 +176,7 @@ fn simplify_int_binary(func: &Function, op: BinaryOp, a: Value, b: Value) -> Opt
     let ca = iconst_value(func, a);
     let cb = iconst_value(func, b);
     if let (Some(x), Some(y)) = (ca, cb) {
-        return Some(Simplified::Int(eval_binary(op, x, y)));
+        return Some(Simplified::Int(eval_binary(op, x as u32, y as u32) as i32));
     }
     // Commutative operations: look at the constant on the right.
     let (x, c) = match (ca, cb) {
@@ -344,7 +293,8 @@ fn simplify_unary(func: &Function, op: UnaryOp, arg: Value) -> Option<Simplified
     }
     if let Some(c) = iconst_value(func, arg) {
         // `bint` takes an i1; an iconst operand is ill-typed, left to the verifier.
-        return (op != UnaryOp::BoolToInt).then(|| Simplified::Int(eval_unary(op, c)));
+        return (op != UnaryOp::BoolToInt)
+            .then(|| Simplified::Int(eval_unary(op, Type::I32, c as u32) as i32));
     }
     match op {
         UnaryOp::Not | UnaryOp::Neg => unary_operand(func, arg, op).map(Simplified::Value),

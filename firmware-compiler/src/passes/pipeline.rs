@@ -102,9 +102,9 @@ impl Runner<'_> {
         let changed = run(module);
         self.changed |= changed;
         if self.options.verify_each_pass && changed {
-            verify(module).map_err(|message| PassError {
+            crate::ir::verify_module(module).map_err(|e| PassError {
                 pass: name,
-                message,
+                message: e.to_string(),
             })?;
         }
         Ok(changed)
@@ -120,8 +120,168 @@ impl Runner<'_> {
     }
 }
 
-/// The verifier, as text errors.
-fn verify(_module: &Module) -> Result<(), String> {
-    // TODO(opt): call `ir::verify::verify_module` once it exists.
-    Ok(())
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::interp::{run, InterpLaunch, InterpOptions};
+    use crate::ir::{parse_module, verify_module};
+
+    /// The directories of this module's filetests.
+    const FILETEST_DIRS: [&str; 7] = [
+        "mem2reg",
+        "const-fold",
+        "dce",
+        "gvn",
+        "simplify-cfg",
+        "inline",
+        "opt",
+    ];
+
+    fn filetest_modules() -> Vec<(String, Module)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("filetests");
+        let mut out = Vec::new();
+        for dir in FILETEST_DIRS {
+            let mut paths: Vec<_> = std::fs::read_dir(root.join(dir))
+                .expect("filetest directory")
+                .map(|e| e.expect("directory entry").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "cir"))
+                .collect();
+            paths.sort();
+            for path in paths {
+                let name = path.display().to_string();
+                let text = std::fs::read_to_string(&path).expect("readable filetest");
+                let module = parse_module(&text, &name).expect("filetest parses");
+                out.push((name, module));
+            }
+        }
+        out
+    }
+
+    /// Global memory after running each kernel (by name: inlining renumbers
+    /// functions) on 8 threads, with every parameter word 256; `None` where
+    /// the run fails.
+    fn outcomes(module: &Module) -> Vec<(String, Option<Vec<u8>>)> {
+        let launch = InterpLaunch {
+            grid: [1, 1, 1],
+            block: [8, 1, 1],
+            params: vec![256; 8],
+            lanes: 8,
+            shared_memory_bytes: 1024,
+        };
+        module
+            .kernels()
+            .map(|k| {
+                let mut global = vec![0u8; 4096];
+                let result = run(module, k, &launch, &mut global, &InterpOptions::default());
+                (module.func(k).name.clone(), result.ok().map(|_| global))
+            })
+            .collect()
+    }
+
+    type Pass = (&'static str, fn(&mut Module) -> bool);
+
+    const PASSES: [Pass; 7] = [
+        ("mem2reg", super::mem2reg::run),
+        ("const-fold", super::const_fold::run),
+        ("dce", super::dce::run),
+        ("gvn", super::gvn::run),
+        ("simplify-cfg", super::simplify_cfg::run),
+        ("inline", |m| {
+            super::inline::run(m, &InlineOptions::default())
+        }),
+        ("opt", |m| {
+            let options = OptOptions {
+                verify_each_pass: true,
+                ..OptOptions::default()
+            };
+            optimize(m, &options).expect("pipeline verifies").changed
+        }),
+    ];
+
+    /// Every pass, and the pipeline, on every filetest input: the output
+    /// verifies and every kernel leaves the same global memory on the
+    /// reference interpreter (or fails the same way: out-of-range accesses
+    /// with these made-up parameters).
+    #[test]
+    fn passes_preserve_interpreter_results() {
+        let mut compared = 0;
+        for (path, module) in filetest_modules() {
+            let before = outcomes(&module);
+            for (name, pass) in PASSES {
+                let mut m = module.clone();
+                pass(&mut m);
+                if let Err(e) = verify_module(&m) {
+                    panic!("{path}: `{name}` output does not verify: {e}\n{m}");
+                }
+                let after = outcomes(&m);
+                assert_eq!(before.len(), after.len(), "{path}: `{name}`");
+                for ((kernel, b), (_, a)) in before.iter().zip(&after) {
+                    assert_eq!(
+                        b.is_some(),
+                        a.is_some(),
+                        "{path}: `{name}` changed whether @{kernel} runs"
+                    );
+                    assert!(b == a, "{path}: `{name}` changed @{kernel}'s memory");
+                    compared += usize::from(b.is_some());
+                }
+            }
+        }
+        // Most inputs must really run, or the comparison proves little.
+        eprintln!("{compared} successful comparisons");
+        assert!(compared >= 100, "only {compared} successful comparisons");
+    }
+
+    #[test]
+    fn inline_threshold_zero_keeps_calls() {
+        let text = "kernel @k(p) {
+block0:
+    v0 = param 0
+    v1 = call @inc(v0)
+    store.global.b32 v1, v0
+    return
+}
+
+func @inc(i32) -> i32 {
+block0(v0: i32):
+    v1 = iconst 1
+    v2 = iadd v0, v1
+    return v2
+}
+";
+        let mut no_inline = parse_module(text, "t").expect("parses");
+        let options = OptOptions {
+            inline_threshold: 0,
+            verify_each_pass: true,
+            ..OptOptions::default()
+        };
+        optimize(&mut no_inline, &options).expect("verifies");
+        assert_eq!(no_inline.funcs.len(), 2);
+        assert!(no_inline.to_string().contains("v1 = call @inc(v0)"));
+
+        // A threshold below the callee's 3 instructions keeps it too; 3 inlines.
+        let mut small = parse_module(text, "t").expect("parses");
+        assert!(!inline::run(&mut small, &InlineOptions { threshold: 2 }));
+        let mut exact = parse_module(text, "t").expect("parses");
+        assert!(inline::run(&mut exact, &InlineOptions { threshold: 3 }));
+        assert_eq!(exact.funcs.len(), 1);
+
+        let mut full = parse_module(text, "t").expect("parses");
+        let report = optimize(&mut full, &OptOptions::default()).expect("verifies");
+        assert!(report.changed);
+        let expected = "kernel @k(p) {
+block0:
+    v0 = param 0
+    v3 = iconst 1
+    v4 = iadd v0, v3
+    store.global.b32 v4, v0
+    return
+}
+";
+        assert_eq!(full.to_string(), expected);
+        // The pipeline is idempotent as a whole.
+        let again = optimize(&mut full, &OptOptions::default()).expect("verifies");
+        assert!(!again.changed);
+    }
 }
