@@ -11,6 +11,7 @@ __global__ void reduce(int *in, int *partial, int *total, int n)
 {
     __shared__ int sums[MAX_BLOCK];
     int t = threadIdx.x;
+    int threads = blockDim.x;
     int stride = blockDim.x * gridDim.x;
     int sum = 0;
     for (int i = blockIdx.x * blockDim.x + t; i < n; i += stride) {
@@ -20,11 +21,11 @@ __global__ void reduce(int *in, int *partial, int *total, int n)
     __syncthreads();
 
     int width = 1;
-    while (width < blockDim.x) {
+    while (width < threads) {
         width <<= 1;
     }
     for (int s = width >> 1; s > 0; s >>= 1) {
-        if (t < s && t + s < blockDim.x) {
+        if (t < s && t + s < threads) {
             sums[t] += sums[t + s];
         }
         __syncthreads();

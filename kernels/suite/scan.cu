@@ -8,11 +8,12 @@ __global__ void scan(int *in, int *out, int *block_sums, int n)
 {
     __shared__ int buf[2][MAX_BLOCK];
     int t = threadIdx.x;
+    int threads = blockDim.x;
     int i = blockIdx.x * blockDim.x + t;
     int src = 0;
     buf[0][t] = i < n ? in[i] : 0;
     __syncthreads();
-    for (int offset = 1; offset < blockDim.x; offset *= 2) {
+    for (int offset = 1; offset < threads; offset *= 2) {
         int dst = 1 - src;
         if (t >= offset) {
             buf[dst][t] = buf[src][t] + buf[src][t - offset];
@@ -25,7 +26,7 @@ __global__ void scan(int *in, int *out, int *block_sums, int n)
     if (i < n) {
         out[i] = buf[src][t];
     }
-    if (t == blockDim.x - 1) {
+    if (t == threads - 1) {
         block_sums[blockIdx.x] = buf[src][t];
     }
 }
