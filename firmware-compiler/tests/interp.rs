@@ -1208,3 +1208,154 @@ fn value_used_before_definition_is_malformed_not_a_panic() {
     .unwrap_err();
     assert!(matches!(err, InterpError::Malformed { .. }), "{err}");
 }
+
+fn parse(text: &str) -> (Module, FuncId) {
+    let m = concord_compiler::ir::parse_module(text, "test.cir").unwrap_or_else(|e| panic!("{e}"));
+    let k = m.kernels().next().expect("a kernel");
+    (m, k)
+}
+
+#[test]
+fn threads_may_arrive_at_different_barrier_instructions() {
+    // tile[tid] = tid + 1; barrier (threads 0..2 at one, 3..7 at another);
+    // out[tid] = tile[(tid + 1) % 8].
+    let (m, k) = parse(
+        "shared @tile 32 align 4
+kernel @rotate(out) {
+block0:
+    v0 = special tid.x
+    v1 = iconst 2
+    v2 = ishl v0, v1
+    v3 = shared_addr @tile
+    v4 = iadd v3, v2
+    v5 = iconst 1
+    v6 = iadd v0, v5
+    store.shared.b32 v6, v4
+    v7 = iconst 3
+    v8 = icmp lt v0, v7
+    brif v8, block1, block2
+block1:
+    barrier
+    jump block3
+block2:
+    barrier
+    jump block3
+block3:
+    v9 = iconst 7
+    v10 = band v6, v9
+    v11 = ishl v10, v1
+    v12 = iadd v3, v11
+    v13 = load.shared.b32 v12
+    v14 = param 0
+    v15 = iadd v14, v2
+    store.global.b32 v13, v15
+    return
+}
+",
+    );
+    let mut mem = vec![0u8; 512];
+    let stats = run_ok(&m, k, &launch(1, 8, vec![0x100]), &mut mem);
+    let want: Vec<u32> = (0..8u32).map(|t| (t + 1) % 8 + 1).collect();
+    assert_eq!(read_words(&mem, 0x100, 8), want);
+    assert_eq!(stats.barriers, 1);
+}
+
+#[test]
+fn same_vote_at_different_call_depths_is_divergent() {
+    // Thread t calls f(t): f recurses down to 0, then votes, so thread 0
+    // votes at depth 1 and thread 1 at depth 2.
+    let (m, k) = parse(
+        "kernel @main() {
+block0:
+    v0 = special tid.x
+    call @f(v0)
+    return
+}
+
+func @f(i32) {
+block0(v0: i32):
+    v1 = iconst 0
+    v2 = icmp gt v0, v1
+    brif v2, block1, block2
+block1:
+    v3 = iconst 1
+    v4 = isub v0, v3
+    call @f(v4)
+    jump block2
+block2:
+    v5 = vote.all v2
+    return
+}
+",
+    );
+    let mut mem = vec![0u8; 64];
+    let err = run(
+        &m,
+        k,
+        &launch(1, 2, vec![]),
+        &mut mem,
+        &InterpOptions::default(),
+    )
+    .unwrap_err();
+    match &err {
+        InterpError::DivergentVote { thread, reason, .. } => {
+            assert_eq!(thread.tid, 0);
+            assert!(
+                reason.contains("at call depth 2 (this one at 1)"),
+                "{reason}"
+            );
+        }
+        other => panic!("expected a divergent vote, got {other}"),
+    }
+}
+
+#[test]
+fn launch_from_a_prepared_launch_and_core_config() {
+    use concord_isa::config::CoreConfig;
+    use concord_isa::launch::PreparedLaunch;
+    let config = CoreConfig {
+        lanes: 4,
+        ..CoreConfig::default()
+    };
+    let prepared = PreparedLaunch {
+        grid: [2, 1, 1],
+        block: [8, 1, 1],
+        entry_pc: 0,
+        params: vec![1, 2],
+        global: vec![0; 64],
+        buffers: Vec::new(),
+        outputs: Vec::new(),
+        watchdog: 1000,
+    };
+    let l = InterpLaunch::new(&prepared, &config);
+    assert_eq!(l.grid, [2, 1, 1]);
+    assert_eq!(l.block, [8, 1, 1]);
+    assert_eq!(l.params, vec![1, 2]);
+    assert_eq!(l.lanes, 4);
+    assert_eq!(l.shared_memory_bytes, config.shared_memory_bytes);
+}
+
+#[test]
+fn clock_counts_executed_instructions() {
+    // Two threads each read the clock as their 1st and 3rd instruction;
+    // thread 0 runs to its end (10 instructions) before thread 1 starts.
+    let (m, k) = parse(
+        "kernel @clock(out) {
+block0:
+    v0 = special clock
+    v1 = special tid
+    v2 = special clock
+    v3 = iconst 3
+    v4 = ishl v1, v3
+    v5 = param 0
+    v6 = iadd v5, v4
+    store.global.b32 v0, v6
+    store.global.b32 v2, v6+4
+    return
+}
+",
+    );
+    let mut mem = vec![0u8; 64];
+    run_ok(&m, k, &launch(1, 2, vec![16]), &mut mem);
+    assert_eq!(read_words(&mem, 16, 4), vec![0, 2, 10, 12]);
+}

@@ -30,6 +30,7 @@
 //! back end), [`ops`] (what each data operation computes), [`error`].
 
 pub mod error;
+pub mod filetest;
 pub mod layout;
 pub mod ops;
 mod thread;

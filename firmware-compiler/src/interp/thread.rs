@@ -737,11 +737,14 @@ impl<'a> Machine<'a> {
                         ..
                     } => {
                         let other = self.vote_pos(t, f, i);
+                        let depths = if d == depth {
+                            String::new()
+                        } else {
+                            format!(" at call depth {} (this one at {})", d - 1, depth - 1)
+                        };
                         format!(
-                            "thread {} of the warp waits at another vote, {other} (call depth {}, here {})",
-                            t.tid,
-                            d - 1,
-                            depth - 1
+                            "thread {} of the warp waits at another vote, {other}{depths}",
+                            t.tid
                         )
                     }
                     Status::AtBarrier => {
