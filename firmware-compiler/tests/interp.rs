@@ -1359,3 +1359,22 @@ block0:
     run_ok(&m, k, &launch(1, 2, vec![16]), &mut mem);
     assert_eq!(read_words(&mem, 16, 4), vec![0, 2, 10, 12]);
 }
+
+#[test]
+fn oversized_local_frames_are_errors_not_allocations() {
+    let mut k = Builder::kernel("huge");
+    k.f.add_stack_slot(1 << 30, 4);
+    k.ret(None);
+    let (m, k) = module_with(k);
+    let mut mem = vec![0u8; 64];
+    let err = run(
+        &m,
+        k,
+        &launch(1, 1, vec![]),
+        &mut mem,
+        &InterpOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, InterpError::Launch { .. }), "{err}");
+    assert!(err.to_string().contains("local memory"), "{err}");
+}

@@ -18,6 +18,11 @@ use super::{InterpLaunch, InterpOptions, InterpStats};
 /// machine except through pointer values, which are model-dependent.
 const LOCAL_BASE: u32 = 0x1000;
 
+/// Most local memory one thread may use (its live frames' stack slots):
+/// a bound on the interpreter's own memory, far above what a core's
+/// per-thread local region can hold.
+const MAX_LOCAL_BYTES: u64 = 1 << 24;
+
 /// A failure inside one instruction, before the location is attached.
 enum Fault {
     Memory {
@@ -228,8 +233,10 @@ impl<'a> Machine<'a> {
         let top = u64::from(LOCAL_BASE) + t.local.len() as u64;
         let base = top.next_multiple_of(u64::from(layout.align));
         let end = base + u64::from(layout.size);
-        if end > u64::from(u32::MAX) {
-            return malformed("the thread's frames exceed the 32-bit local address space");
+        if end - u64::from(LOCAL_BASE) > MAX_LOCAL_BYTES {
+            return malformed(format!(
+                "the thread's frames need more than {MAX_LOCAL_BYTES} bytes of local memory"
+            ));
         }
         t.local.resize((end - u64::from(LOCAL_BASE)) as usize, 0);
         let n_values = self.module.funcs[func.index()].values.len();
