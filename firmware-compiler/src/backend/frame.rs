@@ -1,0 +1,180 @@
+//! Per-thread stack frames and the calling convention.
+//!
+//! **Stack.** Thread `t` of a block (`s2r %tid`) owns the bytes
+//! `[G - (t+1)·S, G - t·S)` of global memory, `G` the core's
+//! `global_memory_bytes`, `S` the per-thread stack size (a multiple of 8,
+//! recorded as `Kernel::stack_bytes`). The stack pointer starts at `G - t·S`
+//! and grows down. A function's frame is `[sp, sp + F)` after its prologue
+//! (`sp -= F`): spill slots first (4 bytes each, so their offsets fit the
+//! 12-bit load/store offset), then the IR's stack slots (local arrays) laid
+//! out by [`crate::interp::frame_layout`], the size rounded up to 8.
+//! A function that divides uses [`DIV_AREA`] bytes below its `sp` to talk
+//! to the division routine.
+//!
+//! `S` is the largest sum of frames along a call chain from the kernel
+//! (plus the division area where used). Recursive call graphs have no such
+//! bound: `S` is then [`DEFAULT_RECURSIVE_STACK`] unless the options give
+//! one; overflowing it is not detected (it runs into the next thread's
+//! stack).
+//!
+//! **Registers** (budget `R`): the stack pointer is `r(R-1)`, reserved only
+//! when the kernel needs a stack (local arrays, calls, divisions or
+//! spills). Arguments go in `r0, r1, ...`, the return value in `r0`, the
+//! return address in [`Convention::ra`] (`r(R-2)`). Every register and
+//! predicate is caller-saved: values live across a call are spilled by the
+//! allocator, and the callee saves nothing but its own return address
+//! (which, live across its own calls, is spilled like any other value). A
+//! function that evicts values reserves the two registers just below the
+//! stack pointer as scratch registers for the reload/store code.
+
+use std::collections::HashMap;
+
+use concord_isa::instr::Reg;
+
+use super::BackendError;
+use crate::ir::{FuncId, Function};
+
+/// Bytes below the stack pointer used by a call of the division routine.
+pub const DIV_AREA: u32 = 48;
+/// Per-thread stack size for recursive call graphs.
+pub const DEFAULT_RECURSIVE_STACK: u32 = 1024;
+
+/// Register roles for one register budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Convention {
+    pub budget: u32,
+    pub sp: Option<Reg>,
+    /// Written by `call`, read by the callee's `ret` (through its copy).
+    pub ra: Reg,
+    /// Scratch registers for reloads, stores and rematerialisation, when
+    /// the function evicts values.
+    pub scratch: Option<[Reg; 2]>,
+}
+
+fn reg(i: u32) -> Reg {
+    // Budgets are checked to be 1..=32 before any convention is made.
+    Reg::new(i.min(31) as u8).unwrap_or(Reg::new(0).unwrap_or_else(|| unreachable!()))
+}
+
+impl Convention {
+    pub fn new(budget: u32, stack: bool, scratch: bool) -> Convention {
+        let top = budget - 1;
+        let sp = stack.then(|| reg(top));
+        let below = if stack { top - 1 } else { top };
+        Convention {
+            budget,
+            sp,
+            ra: reg(below),
+            scratch: scratch.then(|| [reg(below), reg(below - 1)]),
+        }
+    }
+
+    /// Argument register `i` (also `r0` = the return value).
+    pub fn arg(i: usize) -> Reg {
+        reg(i as u32)
+    }
+
+    /// Registers the allocator may hand out, in order of preference.
+    pub fn allocatable(&self) -> Vec<Reg> {
+        (0..self.budget)
+            .map(reg)
+            .filter(|r| Some(*r) != self.sp && !self.scratch.is_some_and(|s| s.contains(r)))
+            .collect()
+    }
+
+    /// How many arguments a call may pass (they must not reach `ra`).
+    pub fn max_args(&self) -> usize {
+        self.ra.index()
+    }
+}
+
+/// The frame of one function.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Frame {
+    /// Offset of spill slot `i` is `4·i`.
+    pub spill_slots: u32,
+    /// Offsets of the IR stack slots from `sp`.
+    pub slot_offsets: Vec<u32>,
+    /// Frame size, a multiple of 8.
+    pub size: u32,
+}
+
+impl Frame {
+    pub fn new(func: &Function, spill_slots: u32) -> Result<Frame, BackendError> {
+        let layout = crate::interp::frame_layout(func).map_err(|e| BackendError::Unsupported {
+            func: func.name.clone(),
+            message: e.to_string(),
+        })?;
+        if layout.align > 8 {
+            return Err(BackendError::Unsupported {
+                func: func.name.clone(),
+                message: format!(
+                    "a stack slot asks for alignment {}; frames are aligned to 8",
+                    layout.align
+                ),
+            });
+        }
+        let spill_bytes = u64::from(spill_slots) * 4;
+        if spill_bytes > 2048 {
+            return Err(BackendError::Unsupported {
+                func: func.name.clone(),
+                message: format!("{spill_slots} spill slots exceed the 2 KiB spill area"),
+            });
+        }
+        let base = spill_bytes.next_multiple_of(8);
+        let size = (base + u64::from(layout.size)).next_multiple_of(8);
+        if size > u64::from(u32::MAX / 2) {
+            return Err(BackendError::Unsupported {
+                func: func.name.clone(),
+                message: format!("a frame of {size} bytes is too large"),
+            });
+        }
+        Ok(Frame {
+            spill_slots,
+            slot_offsets: layout.offsets.iter().map(|&o| base as u32 + o).collect(),
+            size: size as u32,
+        })
+    }
+
+    pub fn spill_offset(slot: u32) -> u32 {
+        slot * 4
+    }
+}
+
+/// Per-thread stack size for the kernel: the deepest chain of frames, or
+/// the recursive default. Returns `(bytes, recursive)`.
+pub fn stack_size(
+    kernel: FuncId,
+    frames: &HashMap<FuncId, (u32, bool)>,
+    callees: &HashMap<FuncId, Vec<FuncId>>,
+) -> (u64, bool) {
+    // Depth-first search with an "on the path" mark detects recursion.
+    fn need(
+        f: FuncId,
+        frames: &HashMap<FuncId, (u32, bool)>,
+        callees: &HashMap<FuncId, Vec<FuncId>>,
+        on_path: &mut Vec<FuncId>,
+        memo: &mut HashMap<FuncId, u64>,
+    ) -> Option<u64> {
+        if let Some(&n) = memo.get(&f) {
+            return Some(n);
+        }
+        if on_path.contains(&f) {
+            return None;
+        }
+        on_path.push(f);
+        let (frame, divides) = frames.get(&f).copied().unwrap_or((0, false));
+        let mut below = if divides { u64::from(DIV_AREA) } else { 0 };
+        for &c in callees.get(&f).map(Vec::as_slice).unwrap_or(&[]) {
+            below = below.max(need(c, frames, callees, on_path, memo)?);
+        }
+        on_path.pop();
+        let total = u64::from(frame) + below;
+        memo.insert(f, total);
+        Some(total)
+    }
+    match need(kernel, frames, callees, &mut Vec::new(), &mut HashMap::new()) {
+        Some(n) => (n.next_multiple_of(8), false),
+        None => (u64::from(DEFAULT_RECURSIVE_STACK), true),
+    }
+}

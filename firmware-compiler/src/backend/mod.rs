@@ -1,0 +1,349 @@
+//! The back end: an IR [`Module`] to a Concord kernel image.
+//!
+//! Input: a verified module after SSA construction and clean-ups, with each
+//! function's block order already made valid for min-PC reconvergence by
+//! the layout pass. **That order is kept as the code order** (lanes
+//! reconverge at the lowest PC, so it is semantic); the only blocks added
+//! are split critical edges, placed by the rule in [`edge_split`].
+//!
+//! Per function, in order:
+//!
+//! 1. [`edge_split`]: critical edges carrying block arguments get a block;
+//! 2. [`isel`]: IR -> [`mir`] (virtual registers), then dead-code removal
+//!    ([`liveness::remove_dead_code`]);
+//! 3. [`predalloc`]: `i1` values to predicate registers, demoting to
+//!    general registers (0/1) when predicates run out or a call intervenes;
+//! 4. [`regalloc`]: linear scan over [`liveness`] intervals, evicting with a
+//!    [`regalloc::SpillPolicy`] (constants rematerialised, other values to
+//!    per-lane stack slots);
+//! 5. [`frame`]: frame layout, stack size and calling convention;
+//!    [`lower`]: the rewrite to physical instructions ([`pcode`]);
+//! 6. [`checker`]: re-verification of the allocated code.
+//!
+//! Then [`emit`] lays out the kernel, its device functions and, when used,
+//! the division routine ([`runtime`]) as one image with an assembly listing.
+//! `docs/compiler.md` ("Back end") describes the machine mapping.
+
+pub mod checker;
+pub mod edge_split;
+pub mod emit;
+pub mod frame;
+pub mod isel;
+pub mod liveness;
+pub mod lower;
+pub mod mir;
+pub mod parallel_move;
+pub mod pcode;
+pub mod predalloc;
+pub mod regalloc;
+pub mod runtime;
+
+use std::collections::HashMap;
+
+use concord_isa::config::CoreConfig;
+use concord_isa::container::Kernel;
+use concord_isa::instr::{MAX_PARAM_WORDS, MAX_PREDS, MAX_REGS};
+
+use crate::ir::{FuncId, FuncKind, InstData, Module};
+use frame::{Convention, Frame};
+use mir::{MFunction, RegClass};
+use regalloc::{DefaultSpillPolicy, GprAssignment, VLoc};
+
+/// What the back end may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BackendOptions {
+    /// General registers (`--regs N`); the core's `registers` by default.
+    pub regs: u32,
+    /// Predicate registers, `pt` included (the core's `predicates`).
+    pub preds: u32,
+    /// Per-thread stack size, overriding the computed one.
+    pub stack_bytes_per_thread: Option<u32>,
+    /// The core's `global_memory_bytes` (the stacks sit at its top).
+    pub global_memory_bytes: u32,
+}
+
+impl BackendOptions {
+    pub fn for_config(config: &CoreConfig) -> BackendOptions {
+        BackendOptions {
+            regs: config.registers,
+            preds: config.predicates,
+            stack_bytes_per_thread: None,
+            global_memory_bytes: config.global_memory_bytes,
+        }
+    }
+}
+
+impl Default for BackendOptions {
+    fn default() -> Self {
+        BackendOptions::for_config(&CoreConfig::default())
+    }
+}
+
+/// Numbers about one compilation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BackendStats {
+    /// Instruction words of the image.
+    pub instructions: u32,
+    pub regs_used: u32,
+    pub preds_used: u32,
+    /// Values given a per-lane stack slot.
+    pub spills: u32,
+    /// Constants recomputed at their uses instead of kept in a register.
+    pub rematerialized: u32,
+    /// `i1` values kept in general registers for lack of predicates.
+    pub preds_demoted: u32,
+    pub spill_loads: u32,
+    pub spill_stores: u32,
+    /// Call sites (device functions and division routine).
+    pub calls: u32,
+    /// Per-thread stack bytes (`Kernel::stack_bytes`).
+    pub stack_bytes: u32,
+}
+
+/// A compiled kernel: the image, its listing and statistics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompiledKernel {
+    pub kernel: Kernel,
+    /// Assembly text that assembles to exactly `kernel.code`.
+    pub listing: String,
+    pub stats: BackendStats,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    #[error("back end options: {0}")]
+    Options(String),
+    #[error("@{func}: {message}")]
+    Unsupported { func: String, message: String },
+    #[error("internal back-end error in @{func}: {message}")]
+    Internal { func: String, message: String },
+    #[error("register allocation checker (after the `regalloc` pass) rejected @{func} of kernel @{kernel}: {message}")]
+    Checker {
+        kernel: String,
+        func: String,
+        message: String,
+    },
+    #[error("emitting kernel @{kernel}: {message}")]
+    Emit { kernel: String, message: String },
+}
+
+/// One function on its way through the pipeline.
+struct Unit {
+    id: FuncId,
+    mf: MFunction,
+    preds: predalloc::PredAssignment,
+    gprs: GprAssignment,
+    conv: Convention,
+}
+
+/// The device functions reachable from `kernel` through calls, kernel
+/// first, then in discovery order.
+fn reachable(module: &Module, kernel: FuncId) -> Vec<FuncId> {
+    let mut order = vec![kernel];
+    let mut i = 0;
+    while i < order.len() {
+        let f = module.func(order[i]);
+        for (_, inst) in f.laid_out_insts() {
+            if let InstData::Call { func, .. } = f.inst(inst) {
+                if func.index() < module.funcs.len() && !order.contains(func) {
+                    order.push(*func);
+                }
+            }
+        }
+        i += 1;
+    }
+    order
+}
+
+/// Compiles `kernel` and every device function it reaches into one image.
+pub fn compile_kernel(
+    module: &Module,
+    kernel: FuncId,
+    options: &BackendOptions,
+) -> Result<CompiledKernel, BackendError> {
+    if !(4..=MAX_REGS as u32).contains(&options.regs) {
+        return Err(BackendError::Options(format!(
+            "a register budget of {} is outside 4..={MAX_REGS}",
+            options.regs
+        )));
+    }
+    if !(3..=MAX_PREDS as u32).contains(&options.preds) {
+        return Err(BackendError::Options(format!(
+            "{} predicates is outside 3..={MAX_PREDS} (pt and two are needed)",
+            options.preds
+        )));
+    }
+    let Some(kfunc) = module.funcs.get(kernel.index()) else {
+        return Err(BackendError::Options(format!("{kernel} is not a function of the module")));
+    };
+    if kfunc.kind != FuncKind::Kernel {
+        return Err(BackendError::Options(format!("@{} is not a kernel", kfunc.name)));
+    }
+    if kfunc.param_names.len() > MAX_PARAM_WORDS {
+        return Err(BackendError::Unsupported {
+            func: kfunc.name.clone(),
+            message: format!("more than {MAX_PARAM_WORDS} parameter words"),
+        });
+    }
+    let shared = crate::interp::shared_layout(module).map_err(|e| BackendError::Unsupported {
+        func: kfunc.name.clone(),
+        message: e.to_string(),
+    })?;
+
+    // Selection and predicate allocation.
+    let mut units = Vec::new();
+    let mut ir_funcs = HashMap::new();
+    for id in reachable(module, kernel) {
+        let mut func = module.func(id).clone();
+        edge_split::split_critical_edges(&mut func);
+        let mut mf = isel::select(module, id, &func, &shared.offsets)?;
+        liveness::remove_dead_code(&mut mf);
+        let preds = predalloc::allocate_predicates(&mut mf, options.preds)?;
+        units.push(Unit {
+            id,
+            mf,
+            preds,
+            gprs: GprAssignment::default(),
+            conv: Convention::new(options.regs, false, false),
+        });
+        ir_funcs.insert(id, func);
+    }
+
+    // General registers. The stack pointer is reserved when anything needs
+    // a stack; spills discovered here may require a second round with it.
+    let mut needs_stack = units.len() > 1
+        || units
+            .iter()
+            .any(|u| u.mf.divides || !module.func(u.id).stack_slots.is_empty());
+    loop {
+        let mut spilled = false;
+        for u in &mut units {
+            let policy = DefaultSpillPolicy::new(&u.mf);
+            let conv = Convention::new(options.regs, needs_stack, false);
+            let mut gprs = regalloc::allocate_gprs(&u.mf, &conv.allocatable(), &policy);
+            let mut conv_used = conv;
+            if gprs.evicted_any() {
+                let conv = Convention::new(options.regs, needs_stack, true);
+                gprs = regalloc::allocate_gprs(&u.mf, &conv.allocatable(), &policy);
+                conv_used = conv;
+            }
+            spilled |= gprs.spilled > 0;
+            u.gprs = gprs;
+            u.conv = conv_used;
+        }
+        if spilled && !needs_stack {
+            needs_stack = true;
+            continue;
+        }
+        break;
+    }
+    let divides = units.iter().any(|u| u.mf.divides);
+    if divides && options.regs < 6 {
+        return Err(BackendError::Options(format!(
+            "@{} divides; the division routine needs a budget of at least 6 registers, not {}",
+            kfunc.name, options.regs
+        )));
+    }
+    if needs_stack && options.global_memory_bytes % 8 != 0 {
+        return Err(BackendError::Options(format!(
+            "global memory of {} bytes is not a multiple of 8; the stacks need 8-byte alignment",
+            options.global_memory_bytes
+        )));
+    }
+
+    // Frames and stack size.
+    let mut frames = HashMap::new();
+    let mut frame_sizes = HashMap::new();
+    let mut callees = HashMap::new();
+    for u in &units {
+        let func = &ir_funcs[&u.id];
+        let frame = Frame::new(func, u.gprs.slots)?;
+        frame_sizes.insert(u.id, (frame.size, u.mf.divides));
+        callees.insert(u.id, u.mf.callees());
+        frames.insert(u.id, frame);
+    }
+    let stack_bytes = if needs_stack {
+        let (need, recursive) = frame::stack_size(kernel, &frame_sizes, &callees);
+        let s = match options.stack_bytes_per_thread {
+            Some(s) => {
+                let s = u64::from(s).next_multiple_of(8);
+                if !recursive && s < need {
+                    return Err(BackendError::Options(format!(
+                        "a stack of {s} bytes per thread is smaller than the {need} bytes @{} needs",
+                        kfunc.name
+                    )));
+                }
+                s
+            }
+            None => need,
+        };
+        if s == 0 || s > u64::from(options.global_memory_bytes) {
+            return Err(BackendError::Options(format!(
+                "a per-thread stack of {s} bytes does not fit a global memory of {} bytes",
+                options.global_memory_bytes
+            )));
+        }
+        s as u32
+    } else {
+        0
+    };
+
+    // Rewrite, check, emit.
+    let mut stats = BackendStats {
+        stack_bytes,
+        ..BackendStats::default()
+    };
+    let mut code = Vec::new();
+    for u in &units {
+        let mut locs: Vec<Option<VLoc>> = u.gprs.locs.clone();
+        locs.resize(u.mf.num_vregs(), None);
+        for (i, p) in u.preds.preds.iter().enumerate() {
+            if let (Some(p), Some(RegClass::Pred)) = (p, u.mf.classes.get(i)) {
+                locs[i] = Some(VLoc::Pred(*p));
+            }
+        }
+        let ctx = lower::LowerContext {
+            conv: &u.conv,
+            frame: &frames[&u.id],
+            kernel_stack: (u.id == kernel && needs_stack)
+                .then_some((stack_bytes, options.global_memory_bytes)),
+        };
+        let (pf, ls) = lower::lower(&u.mf, &locs, &ctx)?;
+        checker::check(&pf).map_err(|message| BackendError::Checker {
+            kernel: kfunc.name.clone(),
+            func: u.mf.name.clone(),
+            message,
+        })?;
+        stats.spills += u.gprs.spilled;
+        stats.rematerialized += u.gprs.rematerialized;
+        stats.preds_demoted += u.preds.demoted as u32;
+        stats.spill_loads += ls.spill_loads;
+        stats.spill_stores += ls.spill_stores;
+        stats.calls += ls.calls;
+        code.push(pf);
+    }
+    if divides {
+        let sp = Convention::new(options.regs, true, false)
+            .sp
+            .ok_or_else(|| BackendError::Internal {
+                func: kfunc.name.clone(),
+                message: "division without a stack pointer".into(),
+            })?;
+        code.push(runtime::division_routine(sp));
+    }
+    let info = emit::KernelInfo {
+        name: &kfunc.name,
+        params: &kfunc.param_names,
+        shared_bytes: shared.size,
+        stack_bytes,
+    };
+    let (kernel_image, listing) = emit::emit(&code, &info)?;
+    stats.instructions = kernel_image.code.len() as u32;
+    stats.regs_used = kernel_image.regs_used;
+    stats.preds_used = kernel_image.preds_used;
+    Ok(CompiledKernel {
+        kernel: kernel_image,
+        listing,
+        stats,
+    })
+}
