@@ -48,6 +48,17 @@ pub fn run_pass(name: &str, module: &mut Module, file: &str) -> Result<String, S
         // Runs a kernel; the launch is described by the test's comment
         // lines (see `interp::filetest`), read from `file`.
         "interp" => crate::interp::filetest::run_file(module, file),
+        // Block layout for min-PC reconvergence; the output must pass the
+        // layout verifier.
+        "layout" => {
+            verify(module, "input")?;
+            crate::layout::layout_module(module).map_err(|e| e.to_string())?;
+            verify(module, "output")?;
+            for func in &module.funcs {
+                crate::layout_verify::verify_layout(func).map_err(|e| e.to_string())?;
+            }
+            Ok(module.to_string())
+        }
         _ => Err(format!("{file}: unknown filetest pass `{name}`")),
     }
 }

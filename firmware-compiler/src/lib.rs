@@ -21,3 +21,5 @@ pub mod passes;
 pub mod frontend;
 pub mod kernel_gen;
 pub mod filetest;
+pub mod layout;
+pub mod layout_verify;
