@@ -397,3 +397,74 @@ pub struct DivergenceSummary {
     pub uniform_branches: usize,
     pub divergent_branches: usize,
 }
+
+/// A readable account of the analysis of `func`, one fact per line, for
+/// filetests and `--stats` debugging: the class of every value (with the
+/// loops after which a uniform value is read as divergent), every
+/// conditional branch, every loop with a divergent exit and every block
+/// that may run with part of a warp.
+pub fn describe(func: &Function) -> String {
+    use std::fmt::Write as _;
+    let a = DivergenceAnalysis::compute(func);
+    let mut out = String::new();
+    let _ = writeln!(out, "function @{}", func.name);
+    let mut values = Vec::new();
+    for &b in &func.layout {
+        values.extend(func.block(b).params.iter().copied());
+        for &i in &func.block(b).insts {
+            values.extend(func.inst_result(i));
+        }
+    }
+    // Blocks where each value is read.
+    let mut users: Vec<Vec<Block>> = vec![Vec::new(); func.values.len()];
+    for (b, i) in func.laid_out_insts() {
+        func.inst(i).for_each_arg(|v| users[v.index()].push(b));
+    }
+    for v in values {
+        let class = if a.is_divergent(v) {
+            "divergent"
+        } else {
+            "uniform"
+        };
+        let mut after: Vec<String> = Vec::new();
+        for &u in &users[v.index()] {
+            if !a.is_divergent(v) && a.temporally_divergent(v, u) {
+                let name = u.to_string();
+                if !after.contains(&name) {
+                    after.push(name);
+                }
+            }
+        }
+        if after.is_empty() {
+            let _ = writeln!(out, "{v}: {class}");
+        } else {
+            let _ = writeln!(out, "{v}: {class}, divergent in {}", after.join(", "));
+        }
+    }
+    for &b in &func.layout {
+        if let Some(t) = func.terminator(b) {
+            if matches!(func.inst(t), InstData::Brif { .. }) {
+                let class = match a.branch_class(b) {
+                    BranchClass::Uniform => "uniform",
+                    BranchClass::Divergent => "divergent",
+                };
+                let _ = writeln!(out, "{b}: branch {class}");
+            }
+        }
+    }
+    for (k, l) in a.loops.loops().iter().enumerate() {
+        if a.divergent_exit[k] {
+            let _ = writeln!(out, "loop {}: divergent exit", l.header);
+        }
+    }
+    let partial: Vec<String> = func
+        .layout
+        .iter()
+        .filter(|b| a.runs_partial_warp(**b))
+        .map(|b| b.to_string())
+        .collect();
+    if !partial.is_empty() {
+        let _ = writeln!(out, "partial warp: {}", partial.join(" "));
+    }
+    out
+}
