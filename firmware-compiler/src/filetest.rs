@@ -48,6 +48,16 @@ pub fn run_pass(name: &str, module: &mut Module, file: &str) -> Result<String, S
         // Runs a kernel; the launch is described by the test's comment
         // lines (see `interp::filetest`), read from `file`.
         "interp" => crate::interp::filetest::run_file(module, file),
+        // The divergence analysis of every function (`divergence::describe`).
+        "divergence" => {
+            verify(module, "input")?;
+            Ok(module
+                .funcs
+                .iter()
+                .map(crate::divergence::describe)
+                .collect::<Vec<_>>()
+                .join("\n"))
+        }
         // Block layout for min-PC reconvergence; the output must pass the
         // layout verifier.
         "layout" => {
