@@ -286,8 +286,9 @@ impl Lexer<'_, '_> {
             return Some(ch as u32);
         }
         self.pos += 1;
-        let e = self.peek(0);
-        self.pos += 1;
+        let escaped = self.src.get(self.pos..)?.chars().next()?;
+        self.pos += escaped.len_utf8();
+        let e = u8::try_from(escaped).ok()?;
         Some(match e {
             b'n' => 10,
             b't' => 9,

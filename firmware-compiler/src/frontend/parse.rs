@@ -297,8 +297,19 @@ impl Parser<'_> {
         let mut host = false;
         let mut any = false;
         let mut typedef_base: Option<BaseType> = None;
+        // The span of the type words alone (not the qualifiers), for
+        // messages about the type.
+        let mut type_span: Option<Span> = None;
         while let Some(word) = self.peek().ident().map(str::to_string) {
             let span = self.peek().span;
+            if matches!(
+                word.as_str(),
+                "signed" | "unsigned" | "char" | "short" | "int" | "void" | "bool" | "_Bool"
+                    | "int8_t" | "uint8_t" | "int16_t" | "uint16_t" | "int32_t" | "uint32_t"
+                    | "size_t"
+            ) {
+                type_span = Some(type_span.map_or(span, |t| t.to(span)));
+            }
             match word.as_str() {
                 "const" | "inline" | "__inline__" | "__forceinline__" | "__noinline__"
                 | "register" | "static" => {}
@@ -444,6 +455,7 @@ impl Parser<'_> {
                 BaseType::Int
             }
         };
+        let span = type_span.unwrap_or(span);
         Ok(Specifiers {
             spec: TypeSpec { base, shared, span },
             qualifier,
