@@ -118,11 +118,6 @@ fn written(p: &super::pcode::PInst) -> Vec<Loc> {
         if let Some(pd) = instr.dest_pred() {
             out.push(Loc::Pred(pd));
         }
-        if let Op::Store { base, offset, .. } = instr.op {
-            // Spill stores are described by their effects; any other store
-            // through the stack pointer could hit a slot.
-            let _ = (base, offset);
-        }
     }
     out
 }

@@ -413,9 +413,6 @@ impl Lowerer<'_> {
         let mut next_scratch = 0;
         let mut reads = Vec::new();
         for u in inst.uses() {
-            if Some(u) == inst.guard.map(|g| g.pred) && !defs.contains(&u) {
-                continue;
-            }
             if self.mf.class(u) != RegClass::Gpr || regs.iter().any(|&(v, _)| v == u) {
                 continue;
             }
@@ -807,8 +804,9 @@ impl Lowerer<'_> {
         );
         self.stats.calls += 1;
         if let Some(res) = result {
-            if let Some(l) = self.locs.get(res.index()).copied().flatten() {
-                self.move_one(l, VLoc::Reg(r0), None)?;
+            match self.locs.get(res.index()).copied().flatten() {
+                Some(l) if l != VLoc::Reg(r0) => self.move_one(l, VLoc::Reg(r0), None)?,
+                _ => {}
             }
         }
         Ok(())
@@ -872,6 +870,3 @@ impl Lowerer<'_> {
         Ok(())
     }
 }
-
-/// The comparison used to turn a 0/1 register back into a predicate.
-pub const TO_PRED: Cmp = Cmp::Ne;

@@ -195,7 +195,17 @@ pub fn compile_kernel(
     let mut ir_funcs = HashMap::new();
     for id in reachable(module, kernel) {
         let mut func = module.func(id).clone();
+        let input_ok = crate::layout_verify::verify_layout(&func).is_ok();
         edge_split::split_critical_edges(&mut func);
+        // The added blocks must keep a valid layout valid.
+        if input_ok {
+            if let Err(e) = crate::layout_verify::verify_layout(&func) {
+                return Err(BackendError::Internal {
+                    func: func.name.clone(),
+                    message: format!("edge splitting broke the layout: {e}"),
+                });
+            }
+        }
         let mut mf = isel::select(module, id, &func, &shared.offsets)?;
         liveness::remove_dead_code(&mut mf);
         let preds = predalloc::allocate_predicates(&mut mf, options.preds)?;
