@@ -332,3 +332,94 @@ fn three_hundred_kernels_parse() {
         }
     }
 }
+
+#[test]
+fn three_hundred_kernels_pass_the_front_end() {
+    let options = concord_compiler::frontend::FrontendOptions::default();
+    let mut failures = Vec::new();
+    for config in [GenConfig::default(), minimal_config()] {
+        for k in kernels(300, &config) {
+            if let Err(diags) =
+                concord_compiler::frontend::compile_source(&k.source, "kernel.cu", &options)
+            {
+                let errors: Vec<_> = diags
+                    .into_iter()
+                    .filter(|d| d.severity == Severity::Error)
+                    .collect();
+                failures.push(format!(
+                    "seed {}:\n{}",
+                    k.seed,
+                    render(&errors, &k.source, "kernel.cu")
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} kernels rejected:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Compiles with the front end and runs on the reference IR interpreter:
+/// every kernel finishes (no step limit, no fault, no barrier or vote
+/// error). Returns the instructions executed.
+fn run_on_interpreter(k: &GeneratedKernel) -> Result<u64, String> {
+    use concord_compiler::interp::{run, InterpLaunch, InterpOptions};
+    use concord_isa::config::CoreConfig;
+    use concord_isa::container::{Entry, Kernel};
+
+    let options = concord_compiler::frontend::FrontendOptions::default();
+    let (module, _) = concord_compiler::frontend::compile_source(&k.source, "kernel.cu", &options)
+        .map_err(|d| render(&d, &k.source, "kernel.cu"))?;
+    let kernel = module.kernels().next().ok_or("no kernel")?;
+    // Only the launch checks need a container: a stub with the names.
+    let stub = Kernel {
+        code: vec![0],
+        entries: vec![Entry {
+            name: k.kernel_name.clone(),
+            pc: 0,
+        }],
+        params: k.args.iter().map(|a| a.name.clone()).collect(),
+        regs_used: 1,
+        preds_used: 1,
+        ..Kernel::default()
+    };
+    let config = CoreConfig::default();
+    let prepared = k
+        .launch_description(&std::env::temp_dir())
+        .prepare(&stub, &config)
+        .map_err(|e| e.to_string())?;
+    let launch = InterpLaunch::new(&prepared, &config);
+    let mut global = prepared.global.clone();
+    let limits = InterpOptions {
+        max_steps: 20_000_000,
+        max_call_depth: 15,
+    };
+    let stats = run(&module, kernel, &launch, &mut global, &limits).map_err(|e| e.to_string())?;
+    Ok(stats.instructions)
+}
+
+#[test]
+fn kernels_run_to_completion_on_the_interpreter() {
+    let mut failures = Vec::new();
+    let mut most = (0, 0);
+    let count = std::env::var("KERNEL_GEN_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(150);
+    for k in kernels(count, &GenConfig::default()) {
+        match run_on_interpreter(&k) {
+            Ok(steps) => most = most.max((steps, k.seed)),
+            Err(e) => failures.push(format!("seed {}: {e}", k.seed)),
+        }
+    }
+    eprintln!("most instructions: {} (seed {})", most.0, most.1);
+    assert!(
+        failures.is_empty(),
+        "{} kernels failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

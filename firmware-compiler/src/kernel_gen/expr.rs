@@ -184,7 +184,11 @@ impl Generator<'_> {
 
     fn comparison(&mut self, ctx: &Ctx, depth: u32) -> String {
         let a = self.expr(ctx, depth.saturating_sub(1));
-        let b = self.expr(ctx, depth.saturating_sub(1));
+        let mut b = self.expr(ctx, depth.saturating_sub(1));
+        if b.text == a.text {
+            // `x == x` says nothing; one more draw usually differs.
+            b = self.expr(ctx, depth.saturating_sub(1));
+        }
         let op = self.rng.choose(&CMP_OPS).copied().unwrap_or("<");
         format!("({} {op} {})", a.text, b.text)
     }
@@ -434,6 +438,17 @@ impl Generator<'_> {
                 }),
                 _ => true,
             })
+            // Heavy callees only outside loops and never from heavy code.
+            .filter(|(_, f)| {
+                !f.heavy
+                    || match (ctx.site, self.current_fn) {
+                        (Site::Kernel, _) => ctx.work <= 2,
+                        (Site::Device { .. }, Some(cur)) => {
+                            ctx.work == 1 && !self.functions.get(cur).is_some_and(|c| c.recursive)
+                        }
+                        _ => false,
+                    }
+            })
             // A device function can pass on only a pointer it has.
             .filter(|(_, f)| {
                 ctx.in_kernel()
@@ -465,6 +480,9 @@ impl Generator<'_> {
             return self.literal();
         };
         let is_self = self.current_fn == Some(index);
+        if f.heavy && !is_self {
+            self.called_heavy = true;
+        }
         if is_self {
             self.self_calls_left = self.self_calls_left.saturating_sub(1);
         }

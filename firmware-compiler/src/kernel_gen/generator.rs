@@ -102,6 +102,9 @@ pub(super) struct DeviceFn {
     pub(super) recursive: bool,
     /// The deepest call nesting one call of it can reach (itself included).
     pub(super) frame_depth: u32,
+    /// Recursive, or calls a heavy function: one call may run many
+    /// invocations, so it is never called from loops or other heavy code.
+    pub(super) heavy: bool,
 }
 
 /// Frames a recursive function's depth argument allows: `d` is masked with
@@ -126,6 +129,8 @@ pub(super) struct Generator<'a> {
     pub(super) current_fn: Option<usize>,
     /// Self-calls still allowed in the current recursive function's body.
     pub(super) self_calls_left: u32,
+    /// The current function has called a heavy function.
+    pub(super) called_heavy: bool,
     pub(super) phase: Phase,
     pub(super) sync_points: Vec<SyncPoint>,
     pub(super) early_returns: Vec<u32>,
@@ -145,6 +150,7 @@ impl<'a> Generator<'a> {
             functions: Vec::new(),
             current_fn: None,
             self_calls_left: 0,
+            called_heavy: false,
             phase: Phase::Read,
             sync_points: Vec::new(),
             early_returns: Vec::new(),
@@ -275,6 +281,7 @@ impl<'a> Generator<'a> {
             ret,
             recursive: want_rec,
             frame_depth: own_frames + callee_depth,
+            heavy: want_rec,
         });
 
         self.scopes = Scopes::default();
@@ -337,6 +344,7 @@ impl<'a> Generator<'a> {
 
         self.current_fn = Some(index);
         self.self_calls_left = if want_rec { 2 } else { 0 };
+        self.called_heavy = false;
         let ctx = Ctx {
             site: Site::Device { index, ret },
             uniform: false,
@@ -373,6 +381,11 @@ impl<'a> Generator<'a> {
         }
         self.src.close("");
         self.src.line("");
+        if self.called_heavy {
+            if let Some(f) = self.functions.get_mut(index) {
+                f.heavy = true;
+            }
+        }
         self.current_fn = None;
         self.self_calls_left = 0;
     }
@@ -489,7 +502,8 @@ impl<'a> Generator<'a> {
         let add = self.rng.range(-9, 9);
         let i = self.fresh("i");
         self.src
-            .line(format!("for (int {i} = tid; {i} < SH_N; {i} += nthr) sh0[{i}] = in_i[{i} & (N_I - 1)] * {mul} + {add};"));
+            .line(format!("for (int {i} = tid; {i} < SH_N; {i} += nthr) sh0[{i}] = in_i[{i} & (N_I - 1)] * {mul} + {};",
+            paren_int(add)));
         if narrow.is_some() {
             let j = self.fresh("i");
             self.src.line(format!(

@@ -33,6 +33,7 @@ impl LaunchText<'_> {
             let _ = writeln!(y, "  - {}", arg_yaml(arg));
         }
         let _ = writeln!(y, "outputs: [{}]", self.outputs.join(", "));
+        let _ = writeln!(y, "watchdog: {}", super::WATCHDOG);
         y
     }
 }

@@ -45,6 +45,11 @@ use concord_isa::launch::{Arg, LaunchDescription};
 
 use generator::Generator;
 
+/// The launch watchdog (issued warp-instructions). Generated kernels run
+/// far below it, but the back end's software division makes `/` and `%`
+/// cost tens of instructions, so the default 10 000 000 is too tight.
+pub const WATCHDOG: u64 = 50_000_000;
+
 /// What the generator may use and how big the kernels get.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GenConfig {
@@ -167,7 +172,7 @@ impl GeneratedKernel {
             block: self.block,
             args: self.args.clone(),
             outputs: self.outputs.clone(),
-            watchdog: None,
+            watchdog: Some(WATCHDOG),
         }
     }
 }

@@ -99,7 +99,14 @@ impl Generator<'_> {
                 Kind::SharedAtomic,
                 if write_phase && shared_atomics { 4 } else { 0 },
             ),
-            (Kind::Call, if calls { 5 } else { 0 }),
+            (
+                Kind::Call,
+                match (calls, kernel) {
+                    (true, true) => 9,
+                    (true, false) => 4,
+                    _ => 0,
+                },
+            ),
             (
                 Kind::PointerDecl,
                 if self.config.allow_pointers { 3 } else { 0 },
@@ -476,7 +483,12 @@ impl Generator<'_> {
                 mutable: false,
             },
         );
-        let e = self.expr(&ctx.divergent(), 2).text;
+        // The initialiser runs `len` times: no heavy or self calls in it.
+        let inner = Ctx {
+            work: ctx.work.saturating_mul(len),
+            ..ctx.divergent()
+        };
+        let e = self.expr(&inner, 2).text;
         self.src.line(format!("{a}[{i}] = {e} + {i};"));
         self.scopes.pop();
         self.src.close("");
@@ -566,7 +578,7 @@ impl Generator<'_> {
             self.functions
                 .iter()
                 .enumerate()
-                .filter(|(_, f)| f.ret.is_none())
+                .filter(|(_, f)| f.ret.is_none() && (!f.heavy || ctx.work <= 2))
                 .map(|(i, _)| i)
                 .collect()
         } else {
