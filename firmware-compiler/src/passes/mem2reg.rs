@@ -118,7 +118,14 @@ fn promotable_slots(func: &Function, addrs: &HashMap<Value, StackSlot>) -> Vec<b
     for (_, i) in func.laid_out_insts() {
         match access(func.inst(i)) {
             Access::Load { .. } => {}
-            Access::Store { value, .. } => escape(value, &mut ok),
+            Access::Store { value, addr } => {
+                escape(value, &mut ok);
+                // The promoted value becomes an `i32` block parameter; an
+                // `i1` stored as a word (ill-typed) keeps its slot.
+                if func.values.get(value.index()).map(|d| d.ty) != Some(Type::I32) {
+                    escape(addr, &mut ok);
+                }
+            }
             Access::Other => func.inst(i).for_each_arg(|v| escape(v, &mut ok)),
         }
     }

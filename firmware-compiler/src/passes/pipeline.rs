@@ -10,9 +10,10 @@
 //!    round repeated until nothing changes or
 //!    [`OptOptions::max_rounds`] is reached.
 //!
-//! Optionally the verifier checks the module after every pass
-//! ([`OptOptions::verify_each_pass`]), which turns a pass bug into an error
-//! naming the pass instead of a wrong program later.
+//! Optionally the verifier checks the input and the module after every
+//! pass that changed it ([`OptOptions::verify_each_pass`]), which turns a
+//! pass bug into an error naming the pass (or `input`) instead of a wrong
+//! program later.
 
 use super::inline::{InlineOptions, DEFAULT_INLINE_THRESHOLD};
 use super::{const_fold, dce, gvn, inline, mem2reg, simplify_cfg};
@@ -41,11 +42,12 @@ impl Default for OptOptions {
     }
 }
 
-/// A pass left the module failing verification (only checked with
+/// The module failed verification (only checked with
 /// [`OptOptions::verify_each_pass`]).
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
-#[error("IR invalid after pass `{pass}`: {message}")]
+#[error("IR invalid at `{pass}`: {message}")]
 pub struct PassError {
+    /// The pass after which the module failed, or `input`.
     pub pass: &'static str,
     pub message: String,
 }
@@ -65,6 +67,12 @@ pub fn optimize(module: &mut Module, options: &OptOptions) -> Result<OptReport, 
         options,
         changed: false,
     };
+    if options.verify_each_pass {
+        crate::ir::verify_module(module).map_err(|e| PassError {
+            pass: "input",
+            message: e.to_string(),
+        })?;
+    }
     runner.pass(module, "mem2reg", mem2reg::run)?;
     runner.cleanup_round(module)?;
     if options.inline_threshold > 0 {
