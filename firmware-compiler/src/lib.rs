@@ -21,5 +21,6 @@ pub mod passes;
 pub mod frontend;
 pub mod kernel_gen;
 pub mod filetest;
+pub mod backend;
 pub mod layout;
 pub mod layout_verify;

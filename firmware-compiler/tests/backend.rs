@@ -660,3 +660,141 @@ fn print_stats() {
         }
     }
 }
+
+/// IR text of a kernel that keeps `n` loaded values live through a loop
+/// (register pressure beyond every small budget): each thread loads
+/// `in[16t .. 16t+n]`, adds up `v_i * v_(n-1-i)` `t % 3 + 1` times, then
+/// xors every value into the sum.
+fn pressure_kernel(n: usize) -> String {
+    let mut s = String::from(
+        "kernel @pressure(input, out) {\nblock0:\n    v0 = special tid.x\n    v1 = iconst 64\n    v2 = imul v0, v1\n    v3 = param 0\n    v4 = iadd v3, v2\n",
+    );
+    let mut next = 5;
+    let mut fresh = || {
+        next += 1;
+        next - 1
+    };
+    let vals: Vec<usize> = (0..n).map(|_| fresh()).collect();
+    for (i, v) in vals.iter().enumerate() {
+        s += &format!("    v{v} = load.global.b32 v4+{}\n", 4 * i);
+    }
+    let zero = fresh();
+    s += &format!("    v{zero} = iconst 0\n    jump block1(v{zero}, v{zero})\n");
+    let (it, acc) = (fresh(), fresh());
+    s += &format!("block1(v{it}: i32, v{acc}: i32):\n");
+    let mut cur = acc;
+    for i in 0..n {
+        let (p, sum) = (fresh(), fresh());
+        s += &format!("    v{p} = imul v{}, v{}\n", vals[i], vals[n - 1 - i]);
+        s += &format!("    v{sum} = iadd v{cur}, v{p}\n");
+        cur = sum;
+    }
+    let (one, it2, three, lim, c) = (fresh(), fresh(), fresh(), fresh(), fresh());
+    s += &format!(
+        "    v{one} = iconst 1\n    v{it2} = iadd v{it}, v{one}\n    v{three} = iconst 3\n    v{lim} = urem v0, v{three}\n    v{c} = icmp le v{it2}, v{lim}\n    brif v{c}, block1(v{it2}, v{cur}), block2\nblock2:\n"
+    );
+    let mut x = cur;
+    for v in &vals {
+        let y = fresh();
+        s += &format!("    v{y} = bxor v{x}, v{v}\n");
+        x = y;
+    }
+    let (two, off, o, a) = (fresh(), fresh(), fresh(), fresh());
+    s += &format!(
+        "    v{two} = iconst 2\n    v{off} = ishl v0, v{two}\n    v{o} = param 1\n    v{a} = iadd v{o}, v{off}\n    store.global.b32 v{x}, v{a}\n    return\n}}\n"
+    );
+    s
+}
+
+#[test]
+fn register_pressure_spills() {
+    let n = 14;
+    let threads = 8u32;
+    let input: Vec<u32> = (0..threads * 16).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
+    let setup = Setup {
+        block: [threads, 1, 1],
+        params: vec![0x100, 0x1000],
+        init: vec![(0x100, input.clone())],
+        ..Setup::default()
+    };
+    let expected: Vec<u32> = (0..threads as usize)
+        .map(|t| {
+            let v = &input[16 * t..16 * t + n];
+            let once = (0..n).fold(0u32, |a, i| a.wrapping_add(v[i].wrapping_mul(v[n - 1 - i])));
+            let sum = once.wrapping_mul(t as u32 % 3 + 1);
+            v.iter().fold(sum, |a, x| a ^ x)
+        })
+        .collect();
+    let cs = check_kernel(&pressure_kernel(n), "pressure", &setup, 0x1000, &expected);
+    assert_eq!(cs[0].stats.spills, 0, "32 registers suffice");
+    assert!(cs[1].stats.spills > 0 && cs[2].stats.spills > cs[1].stats.spills);
+    assert!(cs[2].kernel.stack_bytes > 0);
+}
+
+/// `n` comparisons live at once: more than the 7 allocatable predicates,
+/// so some are kept in general registers (and, at 6 registers, on the
+/// stack). Also a comparison live across a call (predicates are
+/// caller-saved). Run with 8 predicates and with the minimum of 3.
+fn predicate_kernel(n: usize) -> String {
+    let mut s = String::from("kernel @preds(out) {\nblock0:\n    v0 = special tid.x\n");
+    let mut next = 1;
+    let mut fresh = || {
+        next += 1;
+        next - 1
+    };
+    let mut conds = Vec::new();
+    for i in 0..n {
+        let (k, c) = (fresh(), fresh());
+        s += &format!("    v{k} = iconst {i}\n    v{c} = icmp gt v0, v{k}\n");
+        conds.push(c);
+    }
+    let zero = fresh();
+    s += &format!("    v{zero} = iconst 0\n");
+    let mut acc = zero;
+    for (i, c) in conds.iter().enumerate().rev() {
+        let (k, sum, sel) = (fresh(), fresh(), fresh());
+        s += &format!(
+            "    v{k} = iconst {}\n    v{sum} = iadd v{acc}, v{k}\n    v{sel} = select v{c}, v{sum}, v{acc}\n",
+            1 << i
+        );
+        acc = sel;
+    }
+    // A predicate across a call, and i1 logic on it afterwards.
+    let (r, both, bi, tot) = (fresh(), fresh(), fresh(), fresh());
+    s += &format!(
+        "    v{r} = call @id(v{acc})\n    v{both} = band v{}, v{}\n    v{bi} = bint v{both}\n    v{tot} = iadd v{r}, v{bi}\n",
+        conds[1], conds[n - 2]
+    );
+    let (two, off, o, a) = (fresh(), fresh(), fresh(), fresh());
+    s += &format!(
+        "    v{two} = iconst 2\n    v{off} = ishl v0, v{two}\n    v{o} = param 0\n    v{a} = iadd v{o}, v{off}\n    store.global.b32 v{tot}, v{a}\n    return\n}}\n"
+    );
+    s += "\nfunc @id(i32) -> i32 {\nblock0(v0: i32):\n    return v0\n}\n";
+    s
+}
+
+#[test]
+fn predicate_pressure_and_demotion() {
+    let n = 12;
+    let text = predicate_kernel(n);
+    let threads = 16u32;
+    let expected: Vec<u32> = (0..threads)
+        .map(|t| {
+            let bits: u32 = (0..n as u32).filter(|&i| t > i).map(|i| 1 << i).sum();
+            bits + u32::from(t > 1 && t > n as u32 - 2)
+        })
+        .collect();
+    for preds in [8, 3] {
+        let setup = Setup {
+            block: [threads, 1, 1],
+            params: vec![0x100],
+            preds,
+            ..Setup::default()
+        };
+        let cs = check_kernel(&text, "preds", &setup, 0x100, &expected);
+        for c in &cs {
+            assert!(c.stats.preds_demoted > 0);
+            assert!(c.kernel.preds_used <= preds);
+        }
+    }
+}

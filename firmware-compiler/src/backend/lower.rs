@@ -10,7 +10,7 @@
 //! verifies.
 
 use concord_isa::instr::{
-    AluOp, Cmp, Guard, Instr, Op, Pred, PredOp, PredSrc, Reg, SpecialReg, Space, StoreWidth,
+    AluOp, Guard, Instr, Op, Pred, PredOp, PredSrc, Reg, SpecialReg, Space, StoreWidth,
     LoadWidth, Consensus, IMM12_MAX, IMM12_MIN,
 };
 use concord_isa::semantics::split_constant;

@@ -42,8 +42,13 @@ impl Default for Setup {
 }
 
 pub fn parse(text: &str) -> Module {
-    let m = parse_module(text, "test.cir").unwrap_or_else(|e| panic!("{}", e.render()));
+    let mut m = parse_module(text, "test.cir").unwrap_or_else(|e| panic!("{}", e.render()));
     verify_module(&m).unwrap_or_else(|e| panic!("{e}"));
+    // The back end's input order comes from the layout pass.
+    concord_compiler::layout::layout_module(&mut m).unwrap_or_else(|e| panic!("{e}"));
+    for f in &m.funcs {
+        concord_compiler::layout_verify::verify_layout(f).unwrap_or_else(|e| panic!("{e}"));
+    }
     m
 }
 
