@@ -292,4 +292,77 @@ block0:
         let again = optimize(&mut full, &OptOptions::default()).expect("verifies");
         assert!(!again.changed);
     }
+
+    /// Random kernels from [`crate::kernel_gen`] through the front end: the
+    /// optimised module verifies and leaves the same global memory on the
+    /// reference interpreter as the unoptimised one (`OPT_RANDOM_RUNS`
+    /// kernels, default 40).
+    #[test]
+    fn random_kernels_keep_their_results() {
+        use concord_isa::config::CoreConfig;
+        use concord_isa::container::{Entry, Kernel};
+
+        let count: u64 = std::env::var("OPT_RANDOM_RUNS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(40);
+        let config = CoreConfig::default();
+        let limits = InterpOptions {
+            max_steps: 20_000_000,
+            max_call_depth: 15,
+        };
+        let mut failures = Vec::new();
+        let mut compared = 0;
+        for seed in 0..count {
+            let k = crate::kernel_gen::generate(seed, &crate::kernel_gen::GenConfig::default());
+            let front = crate::frontend::FrontendOptions::default();
+            let Ok((module, _)) = crate::frontend::compile_source(&k.source, "kernel.cu", &front)
+            else {
+                continue; // the front end's own tests report rejections
+            };
+            // Only the launch checks need a container: a stub with the names.
+            let stub = Kernel {
+                code: vec![0],
+                entries: vec![Entry {
+                    name: k.kernel_name.clone(),
+                    pc: 0,
+                }],
+                params: k.args.iter().map(|a| a.name.clone()).collect(),
+                regs_used: 1,
+                preds_used: 1,
+                ..Kernel::default()
+            };
+            let Ok(prepared) = k
+                .launch_description(&std::env::temp_dir())
+                .prepare(&stub, &config)
+            else {
+                continue;
+            };
+            let launch = InterpLaunch::new(&prepared, &config);
+            let run_kernel = |m: &Module| {
+                let kernel = m.func_by_name(&k.kernel_name)?;
+                let mut global = prepared.global.clone();
+                run(m, kernel, &launch, &mut global, &limits).ok()?;
+                Some(global)
+            };
+            let Some(before) = run_kernel(&module) else {
+                continue;
+            };
+            let mut optimised = module.clone();
+            let options = OptOptions {
+                verify_each_pass: true,
+                ..OptOptions::default()
+            };
+            if let Err(e) = optimize(&mut optimised, &options) {
+                failures.push(format!("seed {seed}: {e}"));
+                continue;
+            }
+            compared += 1;
+            if run_kernel(&optimised) != Some(before) {
+                failures.push(format!("seed {seed}: results differ"));
+            }
+        }
+        eprintln!("{compared} random kernels compared");
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
 }
