@@ -67,7 +67,16 @@ fn vecadd() {
         }"#;
     let m = compile(src);
     let text = ir_text(&m);
-    for needle in ["kernel @vecadd(a, b, c, n)", "param 3", "special ctaid.x", "special ntid.x", "special tid.x", "load.global.b32", "store.global.b32", "icmp lt"] {
+    for needle in [
+        "kernel @vecadd(a, b, c, n)",
+        "param 3",
+        "special ctaid.x",
+        "special ntid.x",
+        "special tid.x",
+        "load.global.b32",
+        "store.global.b32",
+        "icmp lt",
+    ] {
         assert!(text.contains(needle), "{needle}\n{text}");
     }
     let mut mem = vec![0u8; MEM];
@@ -124,7 +133,10 @@ fn recursive_fib() {
         __global__ void k(int *out) { out[threadIdx.x] = fib(threadIdx.x); }"#;
     let m = compile(src);
     let text = ir_text(&m);
-    assert!(text.contains("func @fib(i32) -> i32") || text.contains("func @fib(n: i32) -> i32"), "{text}");
+    assert!(
+        text.contains("func @fib(i32) -> i32") || text.contains("func @fib(n: i32) -> i32"),
+        "{text}"
+    );
     assert!(text.contains("call @fib("));
     let mut mem = vec![0u8; MEM];
     run(&m, "k", 1, 10, &[0], &mut mem);
@@ -225,7 +237,10 @@ fn narrow_types_and_conversions() {
     mem[1024..1028].copy_from_slice(&[1, 0xff, 0, 0]);
     mem[2048..2050].copy_from_slice(&0xfffeu16.to_le_bytes());
     run(&m, "k", 1, 1, &[0, 1024, 2048], &mut mem);
-    assert_eq!(get(&mem, 0, 15), vec![4, -56, -2, 65534, -4, 15, 0, -3, -1, 1, 255, 142, 2, 1, -1]);
+    assert_eq!(
+        get(&mem, 0, 15),
+        vec![4, -56, -2, 65534, -4, 15, 0, -3, -1, 1, 255, 142, 2, 1, -1]
+    );
     assert_eq!(mem[1026], 0x34);
     assert_eq!(mem[1027], 0);
 }
@@ -264,7 +279,10 @@ fn pointers_arrays_and_assignment_operators() {
     let m = compile(src);
     let mut mem = vec![0u8; MEM];
     run(&m, "k", 1, 1, &[0], &mut mem);
-    assert_eq!(get(&mem, 0, 13), vec![12300, 21, 8, 1, 33, 7, 8, 7, 26, 403, 26, 99, 26]);
+    assert_eq!(
+        get(&mem, 0, 13),
+        vec![12300, 21, 8, 1, 33, 7, 8, 7, 26, 403, 26, 99, 26]
+    );
 }
 
 #[test]
@@ -356,8 +374,42 @@ fn every_instruction_has_a_source_location() {
     }
     let stores: Vec<_> = f
         .laid_out_insts()
-        .filter(|(_, i)| matches!(f.inst(*i), concord_compiler::ir::InstData::Store { space: concord_compiler::ir::MemSpace::Global, .. }))
+        .filter(|(_, i)| {
+            matches!(
+                f.inst(*i),
+                concord_compiler::ir::InstData::Store {
+                    space: concord_compiler::ir::MemSpace::Global,
+                    ..
+                }
+            )
+        })
         .map(|(_, i)| f.inst_loc(i).unwrap().line)
         .collect();
     assert_eq!(stores, vec![3]);
+}
+
+#[test]
+fn the_kernel_suite_compiles_without_diagnostics() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels/suite");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return; // The suite is not part of this checkout.
+    };
+    let mut compiled = 0;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().map_or(true, |e| e != "cu") {
+            continue;
+        }
+        let src = std::fs::read_to_string(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        match compile_source(&src, &name, &FrontendOptions::default()) {
+            Ok((m, warnings)) => {
+                assert!(warnings.is_empty(), "{}", render(&warnings, &src, &name));
+                verify_module(&m).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+                compiled += 1;
+            }
+            Err(d) => panic!("{}", render(&d, &src, &name)),
+        }
+    }
+    assert!(compiled > 0);
 }

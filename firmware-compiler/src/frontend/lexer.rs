@@ -227,7 +227,11 @@ impl Lexer<'_, '_> {
         }
         let digits_end = lower
             .char_indices()
-            .skip(if is_hex || lower.starts_with("0b") { 2 } else { 0 })
+            .skip(if is_hex || lower.starts_with("0b") {
+                2
+            } else {
+                0
+            })
             .find(|(_, c)| !c.is_ascii_hexdigit() || (!is_hex && c.is_ascii_alphabetic()))
             .map_or(lower.len(), |(i, _)| i);
         let (body, suffix) = lower.split_at(digits_end);
@@ -416,8 +420,22 @@ mod tests {
         let k = kinds("x <<= 0x1F + 10u - 017 'a' '\\n'");
         assert_eq!(k[0], TokenKind::Ident("x".into()));
         assert_eq!(k[1], TokenKind::Punct("<<="));
-        assert!(matches!(k[2], TokenKind::Int { value: 31, unsigned: false, decimal: false }));
-        assert!(matches!(k[4], TokenKind::Int { value: 10, unsigned: true, .. }));
+        assert!(matches!(
+            k[2],
+            TokenKind::Int {
+                value: 31,
+                unsigned: false,
+                decimal: false
+            }
+        ));
+        assert!(matches!(
+            k[4],
+            TokenKind::Int {
+                value: 10,
+                unsigned: true,
+                ..
+            }
+        ));
         assert!(matches!(k[6], TokenKind::Int { value: 15, .. }));
         assert!(matches!(k[7], TokenKind::Int { value: 97, .. }));
         assert!(matches!(k[8], TokenKind::Int { value: 10, .. }));

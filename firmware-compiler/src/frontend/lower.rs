@@ -17,8 +17,8 @@ use super::diag::{Diagnostic, LineIndex, Span};
 use super::hir::*;
 use super::types::{Space, Ty};
 use crate::ir::{
-    Block, BlockCall, FuncKind, Function, InstData, MemSpace, Module, SharedId, SrcLoc, StackSlot, Type, UnaryOp,
-    Value,
+    Block, BlockCall, FuncKind, Function, InstData, MemSpace, Module, SharedId, SrcLoc, StackSlot,
+    Type, UnaryOp, Value,
 };
 
 /// Lowers a checked program. Warnings (falling off the end of a non-void
@@ -65,11 +65,23 @@ enum PlaceRef {
 
 impl<'a> Lowerer<'a> {
     fn new(program: &'a Program, hir: &'a Func, lines: &'a LineIndex<'a>) -> Lowerer<'a> {
-        let kind = if hir.kernel { FuncKind::Kernel } else { FuncKind::Device };
+        let kind = if hir.kernel {
+            FuncKind::Kernel
+        } else {
+            FuncKind::Device
+        };
         let mut func = Function::new(hir.name.clone(), kind);
-        func.param_names = hir.params.iter().map(|&v| hir.vars[v].name.clone()).collect();
+        func.param_names = hir
+            .params
+            .iter()
+            .map(|&v| hir.vars[v].name.clone())
+            .collect();
         if !hir.kernel {
-            func.params = hir.params.iter().map(|&v| ir_type(&hir.vars[v].ty)).collect();
+            func.params = hir
+                .params
+                .iter()
+                .map(|&v| ir_type(&hir.vars[v].ty))
+                .collect();
             func.ret = (hir.ret != Ty::Void).then(|| ir_type(&hir.ret));
         }
         let slots = hir
@@ -157,7 +169,8 @@ impl<'a> Lowerer<'a> {
     }
 
     fn val(&mut self, data: InstData, ty: Type) -> Value {
-        self.ins(data, Some(ty)).expect("an instruction with a result type has a result")
+        self.ins(data, Some(ty))
+            .expect("an instruction with a result type has a result")
     }
 
     fn iconst(&mut self, imm: i32) -> Value {
@@ -372,8 +385,15 @@ impl<'a> Lowerer<'a> {
             }
             Stmt::Break(span) | Stmt::Continue(span) => {
                 self.set_loc(*span);
-                let (cont, brk) = *self.loops.last().expect("the checker rejects break/continue outside loops");
-                let target = if matches!(s, Stmt::Break(_)) { brk } else { cont };
+                let (cont, brk) = *self
+                    .loops
+                    .last()
+                    .expect("the checker rejects break/continue outside loops");
+                let target = if matches!(s, Stmt::Break(_)) {
+                    brk
+                } else {
+                    cont
+                };
                 self.jump(target, Vec::new());
                 self.start_dead();
             }
@@ -446,8 +466,18 @@ impl<'a> Lowerer<'a> {
                 let r = self.place_ref(p);
                 self.read(&r, &p.ty)
             }
-            ExprKind::StackAddr(v) => self.val(InstData::StackAddr { slot: self.slots[*v] }, Type::I32),
-            ExprKind::SharedAddr(i) => self.val(InstData::SharedAddr { var: SharedId::new(*i) }, Type::I32),
+            ExprKind::StackAddr(v) => self.val(
+                InstData::StackAddr {
+                    slot: self.slots[*v],
+                },
+                Type::I32,
+            ),
+            ExprKind::SharedAddr(i) => self.val(
+                InstData::SharedAddr {
+                    var: SharedId::new(*i),
+                },
+                Type::I32,
+            ),
             ExprKind::Unary(op, a) => {
                 let arg = self.expr_value(a);
                 let ty = if *op == UnaryOp::BoolToInt {
@@ -460,12 +490,24 @@ impl<'a> Lowerer<'a> {
             ExprKind::Binary(op, a, b) => {
                 let x = self.expr_value(a);
                 let y = self.expr_value(b);
-                self.val(InstData::Binary { op: *op, args: [x, y] }, Type::I32)
+                self.val(
+                    InstData::Binary {
+                        op: *op,
+                        args: [x, y],
+                    },
+                    Type::I32,
+                )
             }
             ExprKind::Cmp(cmp, a, b) => {
                 let x = self.expr_value(a);
                 let y = self.expr_value(b);
-                self.val(InstData::Icmp { cmp: *cmp, args: [x, y] }, Type::I1)
+                self.val(
+                    InstData::Icmp {
+                        cmp: *cmp,
+                        args: [x, y],
+                    },
+                    Type::I1,
+                )
             }
             ExprKind::ToBool(a) => {
                 let x = self.expr_value(a);
@@ -553,7 +595,12 @@ impl<'a> Lowerer<'a> {
                     rty,
                 );
             }
-            ExprKind::Atomic { space, op, addr, value } => {
+            ExprKind::Atomic {
+                space,
+                op,
+                addr,
+                value,
+            } => {
                 let a = self.expr_value(addr);
                 let v = self.expr_value(value);
                 let space = match space {

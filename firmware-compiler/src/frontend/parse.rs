@@ -208,9 +208,7 @@ impl Parser<'_> {
     fn ident(&mut self, what: &str) -> PResult<Ident> {
         let t = self.peek().clone();
         match t.ident() {
-            Some(name)
-                if !RESERVED.contains(&name) && !TYPE_WORDS.contains(&name) =>
-            {
+            Some(name) if !RESERVED.contains(&name) && !TYPE_WORDS.contains(&name) => {
                 self.bump();
                 Ok(Ident {
                     name: name.to_string(),
@@ -304,8 +302,20 @@ impl Parser<'_> {
             let span = self.peek().span;
             if matches!(
                 word.as_str(),
-                "signed" | "unsigned" | "char" | "short" | "int" | "void" | "bool" | "_Bool"
-                    | "int8_t" | "uint8_t" | "int16_t" | "uint16_t" | "int32_t" | "uint32_t"
+                "signed"
+                    | "unsigned"
+                    | "char"
+                    | "short"
+                    | "int"
+                    | "void"
+                    | "bool"
+                    | "_Bool"
+                    | "int8_t"
+                    | "uint8_t"
+                    | "int16_t"
+                    | "uint16_t"
+                    | "int32_t"
+                    | "uint32_t"
                     | "size_t"
             ) {
                 type_span = Some(type_span.map_or(span, |t| t.to(span)));
@@ -469,7 +479,10 @@ impl Parser<'_> {
         while self.eat("*") {
             n += 1;
             while self.peek().ident().is_some_and(|w| {
-                matches!(w, "const" | "__restrict__" | "restrict" | "__restrict" | "volatile")
+                matches!(
+                    w,
+                    "const" | "__restrict__" | "restrict" | "__restrict" | "volatile"
+                )
             }) {
                 self.bump();
             }
@@ -638,7 +651,10 @@ impl Parser<'_> {
         loop {
             if self.is("(") {
                 let span = self.peek().span;
-                self.error(span, "local function declarations are not supported by Concord");
+                self.error(
+                    span,
+                    "local function declarations are not supported by Concord",
+                );
                 return Err(());
             }
             if self.eat("=") {
@@ -646,7 +662,10 @@ impl Parser<'_> {
                 d.span = d.span.to(self.prev_span());
             } else if self.is("{") {
                 let span = self.peek().span;
-                self.error(span, "brace initialization without `=` is not supported by Concord");
+                self.error(
+                    span,
+                    "brace initialization without `=` is not supported by Concord",
+                );
                 return Err(());
             }
             declarators.push(d);
@@ -691,9 +710,9 @@ impl Parser<'_> {
             if self.at_eof() {
                 let span = self.peek().span;
                 self.error(span, "expected `}`, found end of file");
-                self.diags
-                    .last_mut()
-                    .map(|d| d.labels.push((start, "this `{` is not closed".into())));
+                if let Some(d) = self.diags.last_mut() {
+                    d.labels.push((start, "this `{` is not closed".into()));
+                }
                 return Err(());
             }
             if self.errors >= MAX_ERRORS {
@@ -803,9 +822,17 @@ impl Parser<'_> {
                         span,
                     }))
                 };
-                let cond = if self.is(";") { None } else { Some(self.expr()?) };
+                let cond = if self.is(";") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
                 self.expect(";")?;
-                let step = if self.is(")") { None } else { Some(self.expr()?) };
+                let step = if self.is(")") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
                 self.expect(")")?;
                 let body = Box::new(self.stmt()?);
                 Ok(mk(
@@ -830,7 +857,11 @@ impl Parser<'_> {
             }
             Some("return") => {
                 self.bump();
-                let value = if self.is(";") { None } else { Some(self.expr()?) };
+                let value = if self.is(";") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
                 self.expect(";")?;
                 Ok(mk(self, StmtKind::Return(value)))
             }
@@ -838,14 +869,17 @@ impl Parser<'_> {
                 self.error(start, "`else` without a matching `if`");
                 Err(())
             }
-            Some(w @ ("goto" | "switch" | "case" | "default" | "asm" | "__asm__" | "try"
-            | "throw" | "new" | "delete")) => {
+            Some(
+                w @ ("goto" | "switch" | "case" | "default" | "asm" | "__asm__" | "try" | "throw"
+                | "new" | "delete"),
+            ) => {
                 let w = w.to_string();
                 self.error(start, format!("`{w}` is not supported by Concord"));
                 Err(())
             }
             _ => {
-                if self.peek().ident().is_some() && self.peek_at(1).is_punct(":")
+                if self.peek().ident().is_some()
+                    && self.peek_at(1).is_punct(":")
                     && !self.peek_at(2).is_punct(":")
                 {
                     self.error(start, "labels (`goto`) are not supported by Concord");
@@ -1014,7 +1048,12 @@ impl Parser<'_> {
         }
         if self.is_word("sizeof") {
             self.bump();
-            if self.is("(") && self.peek_at(1).ident().is_some_and(|w| TYPE_WORDS.contains(&w)) {
+            if self.is("(")
+                && self
+                    .peek_at(1)
+                    .ident()
+                    .is_some_and(|w| TYPE_WORDS.contains(&w))
+            {
                 self.bump();
                 let t = self.type_name()?;
                 self.expect(")")?;
@@ -1030,7 +1069,12 @@ impl Parser<'_> {
                 span,
             });
         }
-        if self.is("(") && self.peek_at(1).ident().is_some_and(|w| TYPE_WORDS.contains(&w)) {
+        if self.is("(")
+            && self
+                .peek_at(1)
+                .ident()
+                .is_some_and(|w| TYPE_WORDS.contains(&w))
+        {
             self.bump();
             let t = self.type_name()?;
             self.expect(")")?;
@@ -1151,7 +1195,9 @@ impl Parser<'_> {
                 unsigned: false,
                 decimal: true,
             },
-            TokenKind::Ident(w) if !RESERVED.contains(&w.as_str()) && !TYPE_WORDS.contains(&w.as_str()) => {
+            TokenKind::Ident(w)
+                if !RESERVED.contains(&w.as_str()) && !TYPE_WORDS.contains(&w.as_str()) =>
+            {
                 ExprKind::Ident(w.clone())
             }
             TokenKind::Ident(w)
@@ -1163,7 +1209,10 @@ impl Parser<'_> {
                 return Err(());
             }
             _ => {
-                self.error(t.span, format!("expected an expression, found {}", t.describe()));
+                self.error(
+                    t.span,
+                    format!("expected an expression, found {}", t.describe()),
+                );
                 return Err(());
             }
         };
@@ -1256,7 +1305,10 @@ mod tests {
         let ExprKind::Assign(None, _, r) = e.kind else {
             panic!()
         };
-        assert!(matches!(r.kind, ExprKind::Assign(Some(BinaryOp::Add), _, _)));
+        assert!(matches!(
+            r.kind,
+            ExprKind::Assign(Some(BinaryOp::Add), _, _)
+        ));
     }
 
     #[test]
@@ -1269,7 +1321,19 @@ mod tests {
         let ExprKind::Binary(BinaryOp::Add, ll, lr) = l.kind else {
             panic!()
         };
-        assert!(matches!(ll.kind, ExprKind::Cast(TypeName { spec: TypeSpec { base: BaseType::UChar, .. }, .. }, _)));
+        assert!(matches!(
+            ll.kind,
+            ExprKind::Cast(
+                TypeName {
+                    spec: TypeSpec {
+                        base: BaseType::UChar,
+                        ..
+                    },
+                    ..
+                },
+                _
+            )
+        ));
         assert!(matches!(lr.kind, ExprKind::SizeofType(_)));
     }
 
@@ -1311,19 +1375,25 @@ mod tests {
     fn unsupported_features_are_named() {
         for (src, msg) in [
             ("__device__ float f() {}", "`float` is not supported"),
-            ("__device__ void f() { switch (x) {} }", "`switch` is not supported"),
+            (
+                "__device__ void f() { switch (x) {} }",
+                "`switch` is not supported",
+            ),
             ("__device__ void f() { goto l; }", "`goto` is not supported"),
             ("struct S { int a; };", "structs are not supported"),
-            ("__device__ void f() { int (*p)(int); }", "function pointers"),
+            (
+                "__device__ void f() { int (*p)(int); }",
+                "function pointers",
+            ),
             ("int g;", "global variables other than `__shared__`"),
             ("void h() {}", "host functions are not supported"),
-            ("__device__ void f() { x = 1.5; }", "`float` is not supported"),
+            (
+                "__device__ void f() { x = 1.5; }",
+                "`float` is not supported",
+            ),
         ] {
             let (_, d) = parse_src(src);
-            assert!(
-                d.iter().any(|d| d.message.contains(msg)),
-                "{src}: {d:?}"
-            );
+            assert!(d.iter().any(|d| d.message.contains(msg)), "{src}: {d:?}");
         }
     }
 
@@ -1336,7 +1406,11 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
-        let src = format!("__device__ void f() {{ x = {}1{}; }}", "(".repeat(5000), ")".repeat(5000));
+        let src = format!(
+            "__device__ void f() {{ x = {}1{}; }}",
+            "(".repeat(5000),
+            ")".repeat(5000)
+        );
         let (_, d) = parse_src(&src);
         assert!(d.iter().any(|d| d.message.contains("nesting too deep")));
     }

@@ -40,7 +40,11 @@ pub fn preprocess(tokens: Vec<Token>, diags: &mut Vec<Diagnostic>) -> Vec<Token>
     out
 }
 
-fn directive(line: &[Token], macros: &mut HashMap<String, Vec<Token>>, diags: &mut Vec<Diagnostic>) {
+fn directive(
+    line: &[Token],
+    macros: &mut HashMap<String, Vec<Token>>,
+    diags: &mut Vec<Diagnostic>,
+) {
     let hash = &line[0];
     let Some(name_tok) = line.get(1) else {
         return; // A lone `#` is the null directive.
@@ -50,7 +54,10 @@ fn directive(line: &[Token], macros: &mut HashMap<String, Vec<Token>>, diags: &m
         Some("define") => {
             let Some(name) = line.get(2).and_then(|t| t.ident().map(|s| (t, s))) else {
                 let at = line.get(2).map_or(name_tok.span, |t| t.span);
-                diags.push(Diagnostic::error(at, "expected a macro name after `#define`"));
+                diags.push(Diagnostic::error(
+                    at,
+                    "expected a macro name after `#define`",
+                ));
                 return;
             };
             let (name_tok, name) = name;
@@ -75,7 +82,10 @@ fn directive(line: &[Token], macros: &mut HashMap<String, Vec<Token>>, diags: &m
             if let Some(name) = line.get(2).and_then(|t| t.ident()) {
                 macros.remove(name);
             } else {
-                diags.push(Diagnostic::error(span, "expected a macro name after `#undef`"));
+                diags.push(Diagnostic::error(
+                    span,
+                    "expected a macro name after `#undef`",
+                ));
             }
         }
         Some("include") => {
@@ -98,7 +108,10 @@ fn directive(line: &[Token], macros: &mut HashMap<String, Vec<Token>>, diags: &m
         None => {
             diags.push(Diagnostic::error(
                 name_tok.span,
-                format!("expected a preprocessor directive, found {}", name_tok.describe()),
+                format!(
+                    "expected a preprocessor directive, found {}",
+                    name_tok.describe()
+                ),
             ));
         }
     }

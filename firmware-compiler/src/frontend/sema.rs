@@ -25,7 +25,11 @@ type R<T> = Result<T, ()>;
 
 /// Checks a parsed translation unit. Diagnostics are appended to `diags`;
 /// the program is meaningful only if no error was reported.
-pub fn check(unit: &ast::TranslationUnit, options: &FrontendOptions, diags: &mut Vec<Diagnostic>) -> Program {
+pub fn check(
+    unit: &ast::TranslationUnit,
+    options: &FrontendOptions,
+    diags: &mut Vec<Diagnostic>,
+) -> Program {
     let mut c = Checker {
         diags,
         options,
@@ -195,10 +199,14 @@ pub fn const_eval(e: &Expr) -> Option<i32> {
 }
 
 /// Whether the value depends on `threadIdx` (directly or through a
-/// variable assigned from it).
+/// variable assigned from it). A vote's result is the same for the whole
+/// warp, so it stops the taint.
 fn tainted(e: &Expr, vars: &HashSet<VarId>) -> bool {
     match &e.kind {
-        ExprKind::Special(SpecialReg::TidX | SpecialReg::TidY | SpecialReg::TidZ | SpecialReg::LaneId) => true,
+        ExprKind::Vote(..) => false,
+        ExprKind::Special(
+            SpecialReg::TidX | SpecialReg::TidY | SpecialReg::TidZ | SpecialReg::LaneId,
+        ) => true,
         ExprKind::Read(p) if matches!(p.kind, PlaceKind::Var(v) if vars.contains(&v)) => true,
         _ => {
             let mut any = false;
@@ -265,7 +273,8 @@ impl Checker<'_> {
                     }
                 }
                 None => {
-                    self.sig_by_name.insert(def.name.name.clone(), self.sigs.len());
+                    self.sig_by_name
+                        .insert(def.name.name.clone(), self.sigs.len());
                     self.sigs.push(Signature { index, ..sig });
                 }
             }
@@ -307,7 +316,10 @@ impl Checker<'_> {
         // `int a[]` and `int a[N]` parameters are pointers.
         let levels = d.pointers + d.dims.len().min(1) as u32;
         if d.dims.len() > 1 {
-            self.error(d.span, "multi-dimensional array parameters are not supported by Concord");
+            self.error(
+                d.span,
+                "multi-dimensional array parameters are not supported by Concord",
+            );
             return Err(());
         }
         let ty = pointer_to(base_ty(p.spec.base), levels, space);
@@ -316,7 +328,10 @@ impl Checker<'_> {
             return Err(());
         }
         if p.spec.shared && levels == 0 {
-            self.error(p.spec.span, "`__shared__` on a parameter is only allowed for pointers");
+            self.error(
+                p.spec.span,
+                "`__shared__` on a parameter is only allowed for pointers",
+            );
             return Err(());
         }
         Ok(ty)
@@ -325,7 +340,8 @@ impl Checker<'_> {
     fn file_scope_decl(&mut self, decl: &ast::Decl) {
         for d in &decl.declarators {
             if let Ok((id, ty)) = self.shared_var(decl, d) {
-                self.globals.insert(d.name.name.clone(), Symbol::Shared(id, ty));
+                self.globals
+                    .insert(d.name.name.clone(), Symbol::Shared(id, ty));
             }
         }
     }
@@ -337,7 +353,10 @@ impl Checker<'_> {
             return Err(());
         }
         if d.pointers > 0 {
-            self.error(d.span, "`__shared__` pointer variables are not supported by Concord");
+            self.error(
+                d.span,
+                "`__shared__` pointer variables are not supported by Concord",
+            );
             return Err(());
         }
         let ty = self.declared_type(decl.spec.base, 0, &d.dims, d.span, Space::Global)?;
@@ -380,7 +399,14 @@ impl Checker<'_> {
     }
 
     /// The type of a declarator: base, pointers, array dimensions.
-    fn declared_type(&mut self, base: BaseType, pointers: u32, dims: &[Option<ast::Expr>], span: Span, space: Space) -> R<Ty> {
+    fn declared_type(
+        &mut self,
+        base: BaseType,
+        pointers: u32,
+        dims: &[Option<ast::Expr>],
+        span: Span,
+        space: Space,
+    ) -> R<Ty> {
         let mut ty = pointer_to(base_ty(base), pointers, space);
         if ty == Ty::Void && !dims.is_empty() {
             self.error(span, "arrays of `void` are not allowed");
@@ -388,19 +414,29 @@ impl Checker<'_> {
         }
         for dim in dims.iter().rev() {
             let Some(dim) = dim else {
-                self.error(span, "array size missing (local and `__shared__` arrays need a constant size)");
+                self.error(
+                    span,
+                    "array size missing (local and `__shared__` arrays need a constant size)",
+                );
                 return Err(());
             };
             let e = self.rvalue(dim)?;
             if e.ty.int().is_none() {
-                self.error(dim.span, format!("array size has type `{}`, expected an integer", e.ty));
+                self.error(
+                    dim.span,
+                    format!("array size has type `{}`, expected an integer", e.ty),
+                );
                 return Err(());
             }
             let Some(n) = const_eval(&e) else {
                 self.error(dim.span, "array size must be a constant expression");
                 return Err(());
             };
-            let n = if e.ty == Ty::UINT { n as u32 as i64 } else { n as i64 };
+            let n = if e.ty == Ty::UINT {
+                n as u32 as i64
+            } else {
+                n as i64
+            };
             if n <= 0 {
                 self.error(dim.span, format!("array size must be positive, found {n}"));
                 return Err(());
@@ -449,7 +485,10 @@ impl Checker<'_> {
             vars: std::mem::take(&mut self.f.vars),
             body: stmts,
             span: def.name.span,
-            end: Span::new(body.span.end.saturating_sub(1) as usize, body.span.end as usize),
+            end: Span::new(
+                body.span.end.saturating_sub(1) as usize,
+                body.span.end as usize,
+            ),
         })
     }
 
@@ -495,7 +534,7 @@ impl Checker<'_> {
 
     fn condition(&mut self, e: &ast::Expr) -> R<(Expr, bool)> {
         let c = self.rvalue(e)?;
-        let c = self.to_bool(c, e.span)?;
+        let c = self.truth_value(c, e.span)?;
         let divergent = tainted(&c, &self.f.tainted);
         Ok((c, divergent))
     }
@@ -597,7 +636,10 @@ impl Checker<'_> {
             (None, true) => out.push(Stmt::Return(None, span)),
             (None, false) => {
                 let name = self.f.name.clone();
-                self.error(span, format!("missing return value: `{name}` returns `{ret}`"));
+                self.error(
+                    span,
+                    format!("missing return value: `{name}` returns `{ret}`"),
+                );
             }
             (Some(e), true) => {
                 let name = self.f.name.clone();
@@ -609,7 +651,10 @@ impl Checker<'_> {
                         return;
                     }
                 }
-                self.error(e.span, format!("`{name}` returns `void` but a value is returned"));
+                self.error(
+                    e.span,
+                    format!("`{name}` returns `void` but a value is returned"),
+                );
             }
             (Some(e), false) => {
                 if let Ok(v) = self.rvalue(e).and_then(|v| self.convert(v, &ret, e.span)) {
@@ -637,7 +682,11 @@ impl Checker<'_> {
             let msg = format!("redefinition of `{}` in the same scope", name.name);
             self.error(name.span, msg);
         }
-        self.f.scopes.last_mut().expect("a function has a scope").insert(name.name.clone(), sym);
+        self.f
+            .scopes
+            .last_mut()
+            .expect("a function has a scope")
+            .insert(name.name.clone(), sym);
     }
 
     fn local_var(&mut self, decl: &ast::Decl, d: &ast::Declarator, out: &mut Vec<Stmt>) -> R<()> {
@@ -676,7 +725,11 @@ impl Checker<'_> {
                 )));
             }
             (Some(init), None) => {
-                let base = Expr::new(ExprKind::StackAddr(id), Ty::Ptr(Box::new(ty.clone()), Space::Local), d.span);
+                let base = Expr::new(
+                    ExprKind::StackAddr(id),
+                    Ty::Ptr(Box::new(ty.clone()), Space::Local),
+                    d.span,
+                );
                 self.initialize(base, &ty, init, out)?;
             }
         }
@@ -686,12 +739,21 @@ impl Checker<'_> {
 
     /// Stores an initializer into the local object at `addr` of type `ty`
     /// (arrays element by element, missing elements zero).
-    fn initialize(&mut self, addr: Expr, ty: &Ty, init: &ast::Initializer, out: &mut Vec<Stmt>) -> R<()> {
+    fn initialize(
+        &mut self,
+        addr: Expr,
+        ty: &Ty,
+        init: &ast::Initializer,
+        out: &mut Vec<Stmt>,
+    ) -> R<()> {
         let span = addr.span;
         match (ty, init) {
             (Ty::Array(elem, n), ast::Initializer::List(items, list_span)) => {
                 if items.len() > *n as usize {
-                    self.error(*list_span, format!("too many initializers for an array of {n}"));
+                    self.error(
+                        *list_span,
+                        format!("too many initializers for an array of {n}"),
+                    );
                     return Err(());
                 }
                 let step = elem.size() as i32;
@@ -730,7 +792,11 @@ impl Checker<'_> {
                     },
                     ty: ty.clone(),
                 };
-                out.push(Stmt::Expr(Expr::new(ExprKind::Assign(Box::new(place), Box::new(v)), ty.clone(), span)));
+                out.push(Stmt::Expr(Expr::new(
+                    ExprKind::Assign(Box::new(place), Box::new(v)),
+                    ty.clone(),
+                    span,
+                )));
                 Ok(())
             }
         }
@@ -763,7 +829,11 @@ impl Checker<'_> {
                     },
                     ty: ty.clone(),
                 };
-                out.push(Stmt::Expr(Expr::new(ExprKind::Assign(Box::new(place), Box::new(zero)), ty.clone(), span)));
+                out.push(Stmt::Expr(Expr::new(
+                    ExprKind::Assign(Box::new(place), Box::new(zero)),
+                    ty.clone(),
+                    span,
+                )));
             }
         }
     }
@@ -781,10 +851,10 @@ impl Checker<'_> {
 
     fn rvalue(&mut self, e: &ast::Expr) -> R<Expr> {
         let op = self.operand(e)?;
-        self.to_rvalue(op)
+        self.rvalue_of(op)
     }
 
-    fn to_rvalue(&mut self, op: Operand) -> R<Expr> {
+    fn rvalue_of(&mut self, op: Operand) -> R<Expr> {
         match op {
             Operand::Value(v) => Ok(v),
             Operand::Place(p, span) => self.place_value(p, span),
@@ -801,7 +871,10 @@ impl Checker<'_> {
                     return Err(());
                 }
                 let addr = self.place_addr(p, span);
-                Ok(Expr { ty: Ty::Ptr(elem, space), ..addr })
+                Ok(Expr {
+                    ty: Ty::Ptr(elem, space),
+                    ..addr
+                })
             }
             Ty::Void => {
                 self.error(span, "a `void` value cannot be used");
@@ -813,8 +886,13 @@ impl Checker<'_> {
 
     fn local_pointer_error(&mut self, span: Span) {
         self.diags.push(
-            Diagnostic::error(span, "pointers to local memory are not supported by Concord")
-                .with_note("index local arrays directly (`a[i]`); only global and shared memory have pointers"),
+            Diagnostic::error(
+                span,
+                "pointers to local memory are not supported by Concord",
+            )
+            .with_note(
+                "index local arrays directly (`a[i]`); only global and shared memory have pointers",
+            ),
         );
     }
 
@@ -823,8 +901,12 @@ impl Checker<'_> {
     fn place_addr(&mut self, p: Place, span: Span) -> Expr {
         let space = p.space();
         match p.kind {
-            PlaceKind::Var(v) => Expr::new(ExprKind::StackAddr(v), Ty::Ptr(Box::new(p.ty), space), span),
-            PlaceKind::Mem { addr, .. } => Expr::new(addr.kind, Ty::Ptr(Box::new(p.ty), space), addr.span),
+            PlaceKind::Var(v) => {
+                Expr::new(ExprKind::StackAddr(v), Ty::Ptr(Box::new(p.ty), space), span)
+            }
+            PlaceKind::Mem { addr, .. } => {
+                Expr::new(addr.kind, Ty::Ptr(Box::new(p.ty), space), addr.span)
+            }
         }
     }
 
@@ -843,12 +925,18 @@ impl Checker<'_> {
                     return value(ExprKind::Const(v as i64 as i32), Ty::INT);
                 }
                 if v > u32::MAX as u64 {
-                    self.error(span, "integer literal is too large (Concord integers have 32 bits)");
+                    self.error(
+                        span,
+                        "integer literal is too large (Concord integers have 32 bits)",
+                    );
                     return Err(());
                 }
                 let ty = if *unsigned || v > i32::MAX as u64 {
                     if *decimal && !*unsigned {
-                        self.warning(span, "decimal literal does not fit `int`; it is `unsigned int` here");
+                        self.warning(
+                            span,
+                            "decimal literal does not fit `int`; it is `unsigned int` here",
+                        );
                     }
                     Ty::UINT
                 } else {
@@ -889,7 +977,9 @@ impl Checker<'_> {
                 let r = self.rvalue(b)?;
                 self.binary(*op, l, r, span).map(Operand::Value)
             }
-            ast::ExprKind::Assign(op, target, v) => self.assign(*op, target, v, span).map(Operand::Value),
+            ast::ExprKind::Assign(op, target, v) => {
+                self.assign(*op, target, v, span).map(Operand::Value)
+            }
             ast::ExprKind::IncDec {
                 increment,
                 prefix,
@@ -897,12 +987,19 @@ impl Checker<'_> {
             } => {
                 let place = self.lvalue(target, if *increment { "++" } else { "--" })?;
                 if !place.ty.is_scalar() || place.ty.is_bool() {
-                    self.error(span, format!("cannot increment or decrement a `{}`", place.ty));
+                    self.error(
+                        span,
+                        format!("cannot increment or decrement a `{}`", place.ty),
+                    );
                     return Err(());
                 }
                 let old = Expr::new(ExprKind::OldValue, place.ty.clone(), span);
                 let one = konst(1, Ty::INT, span);
-                let op = if *increment { ast::BinaryOp::Add } else { ast::BinaryOp::Sub };
+                let op = if *increment {
+                    ast::BinaryOp::Add
+                } else {
+                    ast::BinaryOp::Sub
+                };
                 let new = self.binary(op, old, one, span)?;
                 let new = self.convert(new, &place.ty, span)?;
                 self.note_assignment(&place, &new);
@@ -971,7 +1068,11 @@ impl Checker<'_> {
                 span,
             )),
             Some(Symbol::Shared(id, ty)) => {
-                let addr = Expr::new(ExprKind::SharedAddr(id), Ty::Ptr(Box::new(ty.clone()), Space::Shared), span);
+                let addr = Expr::new(
+                    ExprKind::SharedAddr(id),
+                    Ty::Ptr(Box::new(ty.clone()), Space::Shared),
+                    span,
+                );
                 Ok(Operand::Place(
                     Place {
                         kind: PlaceKind::Mem {
@@ -983,9 +1084,16 @@ impl Checker<'_> {
                     span,
                 ))
             }
-            None if name == "warpSize" => Ok(Operand::Value(Expr::new(ExprKind::Special(SpecialReg::WarpSize), Ty::INT, span))),
+            None if name == "warpSize" => Ok(Operand::Value(Expr::new(
+                ExprKind::Special(SpecialReg::WarpSize),
+                Ty::INT,
+                span,
+            ))),
             None if matches!(name, "threadIdx" | "blockIdx" | "blockDim" | "gridDim") => {
-                self.error(span, format!("`{name}` must be followed by `.x`, `.y` or `.z`"));
+                self.error(
+                    span,
+                    format!("`{name}` must be followed by `.x`, `.y` or `.z`"),
+                );
                 Err(())
             }
             None if self.sig_by_name.contains_key(name) => {
@@ -1004,7 +1112,12 @@ impl Checker<'_> {
         match self.operand(e)? {
             Operand::Place(p, _) => Ok(p),
             Operand::Value(_) => {
-                self.error(e.span, format!("the operand of `{what}` is not an lvalue (assignment to a non-lvalue)"));
+                self.error(
+                    e.span,
+                    format!(
+                        "the operand of `{what}` is not an lvalue (assignment to a non-lvalue)"
+                    ),
+                );
                 Err(())
             }
         }
@@ -1012,7 +1125,10 @@ impl Checker<'_> {
 
     fn index(&mut self, base: Operand, index: Expr, span: Span) -> R<Place> {
         let Some(it) = index.ty.int() else {
-            self.error(index.span, format!("array index has type `{}`, expected an integer", index.ty));
+            self.error(
+                index.span,
+                format!("array index has type `{}`, expected an integer", index.ty),
+            );
             return Err(());
         };
         let index = self.convert(index, &Ty::Int(it.promote()), span)?;
@@ -1030,7 +1146,7 @@ impl Checker<'_> {
                 (addr, *elem, space)
             }
             other => {
-                let b = self.to_rvalue(other)?;
+                let b = self.rvalue_of(other)?;
                 match b.ty.clone() {
                     Ty::Ptr(elem, space) => (b, *elem, space),
                     t => {
@@ -1065,12 +1181,28 @@ impl Checker<'_> {
             None if size == 1 => index,
             None => {
                 let ispan = index.span;
-                Expr::new(ExprKind::Binary(BinaryOp::Mul, Box::new(index), Box::new(konst(size, Ty::INT, ispan))), Ty::INT, ispan)
+                Expr::new(
+                    ExprKind::Binary(
+                        BinaryOp::Mul,
+                        Box::new(index),
+                        Box::new(konst(size, Ty::INT, ispan)),
+                    ),
+                    Ty::INT,
+                    ispan,
+                )
             }
         };
-        let op = if subtract { BinaryOp::Sub } else { BinaryOp::Add };
+        let op = if subtract {
+            BinaryOp::Sub
+        } else {
+            BinaryOp::Add
+        };
         let ty = ptr.ty.clone();
-        Expr::new(ExprKind::Binary(op, Box::new(ptr), Box::new(scaled)), ty, span)
+        Expr::new(
+            ExprKind::Binary(op, Box::new(ptr), Box::new(scaled)),
+            ty,
+            span,
+        )
     }
 
     fn unary(&mut self, op: ast::UnaryOp, a: &ast::Expr, span: Span) -> R<Operand> {
@@ -1080,7 +1212,10 @@ impl Checker<'_> {
                 match p.ty.clone() {
                     Ty::Ptr(elem, space) if *elem != Ty::Void => Ok(Operand::Place(
                         Place {
-                            kind: PlaceKind::Mem { space, addr: Box::new(p) },
+                            kind: PlaceKind::Mem {
+                                space,
+                                addr: Box::new(p),
+                            },
                             ty: *elem,
                         },
                         span,
@@ -1101,13 +1236,20 @@ impl Checker<'_> {
             }
             ast::UnaryOp::Not => {
                 let v = self.rvalue(a)?;
-                let b = self.to_bool(v, a.span)?;
-                Ok(Operand::Value(Expr::new(ExprKind::Unary(UnaryOp::Not, Box::new(b)), Ty::BOOL, span)))
+                let b = self.truth_value(v, a.span)?;
+                Ok(Operand::Value(Expr::new(
+                    ExprKind::Unary(UnaryOp::Not, Box::new(b)),
+                    Ty::BOOL,
+                    span,
+                )))
             }
             ast::UnaryOp::Neg | ast::UnaryOp::Plus | ast::UnaryOp::BitNot => {
                 let v = self.rvalue(a)?;
                 let Some(it) = v.ty.int() else {
-                    self.error(span, format!("invalid operand to unary operator: `{}`", v.ty));
+                    self.error(
+                        span,
+                        format!("invalid operand to unary operator: `{}`", v.ty),
+                    );
                     return Err(());
                 };
                 let ty = Ty::Int(it.promote());
@@ -1137,7 +1279,7 @@ impl Checker<'_> {
         Ok(Expr::new(kind, Ty::BOOL, span))
     }
 
-    fn to_bool(&mut self, e: Expr, span: Span) -> R<Expr> {
+    fn truth_value(&mut self, e: Expr, span: Span) -> R<Expr> {
         match &e.ty {
             Ty::Int(IntTy::Bool) => Ok(e),
             Ty::Int(_) | Ty::Ptr(..) => {
@@ -1145,7 +1287,10 @@ impl Checker<'_> {
                 Ok(Expr::new(ExprKind::ToBool(Box::new(e)), Ty::BOOL, s))
             }
             t => {
-                self.error(span, format!("a value of type `{t}` cannot be used as a condition"));
+                self.error(
+                    span,
+                    format!("a value of type `{t}` cannot be used as a condition"),
+                );
                 Err(())
             }
         }
@@ -1161,7 +1306,10 @@ impl Checker<'_> {
             (Ty::Int(_), Ty::Ptr(..)) if const_eval(a) == Some(0) => Ok(b.ty.clone()),
             (Ty::Void, Ty::Void) => Ok(Ty::Void),
             (x, y) => {
-                self.error(span, format!("type mismatch: the arms of `?:` have types `{x}` and `{y}`"));
+                self.error(
+                    span,
+                    format!("type mismatch: the arms of `?:` have types `{x}` and `{y}`"),
+                );
                 Err(())
             }
         }
@@ -1173,7 +1321,12 @@ impl Checker<'_> {
         let mismatch = |c: &mut Self, l: &Expr, r: &Expr| {
             c.error(
                 span,
-                format!("type mismatch: invalid operands to `{}` (`{}` and `{}`)", op.spelling(), l.ty, r.ty),
+                format!(
+                    "type mismatch: invalid operands to `{}` (`{}` and `{}`)",
+                    op.spelling(),
+                    l.ty,
+                    r.ty
+                ),
             );
             Err(())
         };
@@ -1195,12 +1348,20 @@ impl Checker<'_> {
                     return mismatch(self, &l, &r);
                 }
                 let size = a.size() as i32;
-                let diff = Expr::new(ExprKind::Binary(BinaryOp::Sub, Box::new(l), Box::new(r)), Ty::INT, span);
+                let diff = Expr::new(
+                    ExprKind::Binary(BinaryOp::Sub, Box::new(l), Box::new(r)),
+                    Ty::INT,
+                    span,
+                );
                 if size == 1 {
                     return Ok(diff);
                 }
                 return Ok(Expr::new(
-                    ExprKind::Binary(BinaryOp::SDiv, Box::new(diff), Box::new(konst(size, Ty::INT, span))),
+                    ExprKind::Binary(
+                        BinaryOp::SDiv,
+                        Box::new(diff),
+                        Box::new(konst(size, Ty::INT, span)),
+                    ),
                     Ty::INT,
                     span,
                 ));
@@ -1218,10 +1379,14 @@ impl Checker<'_> {
                 }
                 return Ok(compare(op, false, l, r, span));
             }
-            (B::Eq | B::Ne | B::Lt | B::Le | B::Gt | B::Ge, Ty::Ptr(..), Ty::Int(_)) if const_eval(&r) == Some(0) => {
+            (B::Eq | B::Ne | B::Lt | B::Le | B::Gt | B::Ge, Ty::Ptr(..), Ty::Int(_))
+                if const_eval(&r) == Some(0) =>
+            {
                 return Ok(compare(op, false, l, r, span));
             }
-            (B::Eq | B::Ne | B::Lt | B::Le | B::Gt | B::Ge, Ty::Int(_), Ty::Ptr(..)) if const_eval(&l) == Some(0) => {
+            (B::Eq | B::Ne | B::Lt | B::Le | B::Gt | B::Ge, Ty::Int(_), Ty::Ptr(..))
+                if const_eval(&l) == Some(0) =>
+            {
                 return Ok(compare(op, false, l, r, span));
             }
             (_, Ty::Int(_), Ty::Int(_)) => {}
@@ -1239,7 +1404,11 @@ impl Checker<'_> {
                 _ if ty == Ty::INT => BinaryOp::AShr,
                 _ => BinaryOp::LShr,
             };
-            return Ok(Expr::new(ExprKind::Binary(irop, Box::new(l), Box::new(r)), ty, span));
+            return Ok(Expr::new(
+                ExprKind::Binary(irop, Box::new(l), Box::new(r)),
+                ty,
+                span,
+            ));
         }
         let common = usual(lt, rt);
         let ty = Ty::Int(common);
@@ -1259,7 +1428,11 @@ impl Checker<'_> {
             B::BitXor => BinaryOp::Xor,
             _ => return Ok(compare(op, signed, l, r, span)),
         };
-        Ok(Expr::new(ExprKind::Binary(irop, Box::new(l), Box::new(r)), ty, span))
+        Ok(Expr::new(
+            ExprKind::Binary(irop, Box::new(l), Box::new(r)),
+            ty,
+            span,
+        ))
     }
 
     fn promoted(&mut self, e: Expr, span: Span) -> R<Expr> {
@@ -1269,7 +1442,13 @@ impl Checker<'_> {
         }
     }
 
-    fn assign(&mut self, op: Option<ast::BinaryOp>, target: &ast::Expr, v: &ast::Expr, span: Span) -> R<Expr> {
+    fn assign(
+        &mut self,
+        op: Option<ast::BinaryOp>,
+        target: &ast::Expr,
+        v: &ast::Expr,
+        span: Span,
+    ) -> R<Expr> {
         let spelled = op.map_or("=".to_string(), |o| format!("{}=", o.spelling()));
         let place = self.lvalue(target, &spelled);
         let value = self.rvalue(v);
@@ -1318,7 +1497,7 @@ impl Checker<'_> {
             return Ok(e);
         }
         match (&e.ty, to) {
-            (Ty::Int(_) | Ty::Ptr(..), Ty::Int(IntTy::Bool)) => self.to_bool(e, span),
+            (Ty::Int(_) | Ty::Ptr(..), Ty::Int(IntTy::Bool)) => self.truth_value(e, span),
             (Ty::Int(from), Ty::Int(t)) => {
                 let (from, t) = (*from, *t);
                 Ok(convert_int(e, from, t))
@@ -1331,15 +1510,30 @@ impl Checker<'_> {
                     );
                     Err(())
                 } else if fe != te {
-                    self.error(span, format!("type mismatch: incompatible pointer types `{}` and `{to}`", e.ty));
+                    self.error(
+                        span,
+                        format!(
+                            "type mismatch: incompatible pointer types `{}` and `{to}`",
+                            e.ty
+                        ),
+                    );
                     Err(())
                 } else {
-                    Ok(Expr { ty: to.clone(), ..e })
+                    Ok(Expr {
+                        ty: to.clone(),
+                        ..e
+                    })
                 }
             }
-            (Ty::Int(_), Ty::Ptr(..)) if const_eval(&e) == Some(0) => Ok(Expr { ty: to.clone(), ..e }),
+            (Ty::Int(_), Ty::Ptr(..)) if const_eval(&e) == Some(0) => Ok(Expr {
+                ty: to.clone(),
+                ..e
+            }),
             (from, to) => {
-                self.error(span, format!("type mismatch: expected `{to}`, found `{from}`"));
+                self.error(
+                    span,
+                    format!("type mismatch: expected `{to}`, found `{from}`"),
+                );
                 Err(())
             }
         }
@@ -1348,9 +1542,11 @@ impl Checker<'_> {
     fn cast(&mut self, e: Expr, to: Ty, span: Span) -> R<Expr> {
         let out = match (&e.ty, &to) {
             (_, Ty::Void) => Ok(Expr::new(e.kind, Ty::Void, span)),
-            (Ty::Ptr(..), Ty::Int(IntTy::Int | IntTy::UInt)) | (Ty::Int(IntTy::Int | IntTy::UInt), Ty::Ptr(..)) => {
-                Ok(Expr { ty: to.clone(), ..e })
-            }
+            (Ty::Ptr(..), Ty::Int(IntTy::Int | IntTy::UInt))
+            | (Ty::Int(IntTy::Int | IntTy::UInt), Ty::Ptr(..)) => Ok(Expr {
+                ty: to.clone(),
+                ..e
+            }),
             (Ty::Ptr(..), Ty::Int(t)) => {
                 let t = *t;
                 let as_int = Expr { ty: Ty::UINT, ..e };
@@ -1358,7 +1554,10 @@ impl Checker<'_> {
             }
             (Ty::Int(_), Ty::Ptr(..)) => {
                 let v = self.convert(e, &Ty::UINT, span)?;
-                Ok(Expr { ty: to.clone(), ..v })
+                Ok(Expr {
+                    ty: to.clone(),
+                    ..v
+                })
             }
             (Ty::Ptr(_, fs), Ty::Ptr(te, _)) => Ok(Expr {
                 ty: Ty::Ptr(te.clone(), *fs),
@@ -1375,7 +1574,13 @@ impl Checker<'_> {
         let n = name.name.as_str();
         let arity = |c: &mut Self, k: usize| -> R<()> {
             if args.len() != k {
-                c.error(span, format!("wrong number of arguments to `{n}`: expected {k}, found {}", args.len()));
+                c.error(
+                    span,
+                    format!(
+                        "wrong number of arguments to `{n}`: expected {k}, found {}",
+                        args.len()
+                    ),
+                );
                 return Err(());
             }
             Ok(())
@@ -1394,13 +1599,15 @@ impl Checker<'_> {
                 }
                 Ok(Expr::new(ExprKind::Barrier, Ty::Void, span))
             }
-            "atomicAdd" | "atomicSub" | "atomicExch" | "atomicMin" | "atomicMax" | "atomicAnd" | "atomicOr"
-            | "atomicXor" => {
+            "atomicAdd" | "atomicSub" | "atomicExch" | "atomicMin" | "atomicMax" | "atomicAnd"
+            | "atomicOr" | "atomicXor" => {
                 arity(self, 2)?;
                 let p = self.rvalue(&args[0])?;
                 let v = self.rvalue(&args[1])?;
                 let (elem, space) = match &p.ty {
-                    Ty::Ptr(e, s @ (Space::Global | Space::Shared)) if matches!(**e, Ty::Int(IntTy::Int | IntTy::UInt)) => {
+                    Ty::Ptr(e, s @ (Space::Global | Space::Shared))
+                        if matches!(**e, Ty::Int(IntTy::Int | IntTy::UInt)) =>
+                    {
                         ((**e).clone(), *s)
                     }
                     t => {
@@ -1418,7 +1625,10 @@ impl Checker<'_> {
                     "atomicSub" => {
                         let s = v.span;
                         let ty = v.ty.clone();
-                        (AtomOp::Add, Expr::new(ExprKind::Unary(UnaryOp::Neg, Box::new(v)), ty, s))
+                        (
+                            AtomOp::Add,
+                            Expr::new(ExprKind::Unary(UnaryOp::Neg, Box::new(v)), ty, s),
+                        )
                     }
                     "atomicExch" => (AtomOp::Exch, v),
                     "atomicMin" if signed => (AtomOp::Min, v),
@@ -1444,11 +1654,14 @@ impl Checker<'_> {
                 arity(self, 2)?;
                 let mask = self.rvalue(&args[0])?;
                 if const_eval(&mask) != Some(-1) {
-                    self.error(args[0].span, "only full-warp masks are supported (write `0xffffffff`)");
+                    self.error(
+                        args[0].span,
+                        "only full-warp masks are supported (write `0xffffffff`)",
+                    );
                     return Err(());
                 }
                 let p = self.rvalue(&args[1])?;
-                let p = self.to_bool(p, args[1].span)?;
+                let p = self.truth_value(p, args[1].span)?;
                 let (op, ty) = match n {
                     "__any_sync" => (VoteOp::Any, Ty::BOOL),
                     "__all_sync" => (VoteOp::All, Ty::BOOL),
@@ -1476,17 +1689,30 @@ impl Checker<'_> {
                     (_, true) => BinaryOp::SMax,
                     _ => BinaryOp::UMax,
                 };
-                Ok(Expr::new(ExprKind::Binary(op, Box::new(a), Box::new(b)), ty, span))
+                Ok(Expr::new(
+                    ExprKind::Binary(op, Box::new(a), Box::new(b)),
+                    ty,
+                    span,
+                ))
             }
             "abs" => {
                 arity(self, 1)?;
                 let a = self.rvalue(&args[0])?;
                 let a = self.convert(a, &Ty::INT, span)?;
-                let neg = Expr::new(ExprKind::Unary(UnaryOp::Neg, Box::new(a.clone())), Ty::INT, span);
-                Ok(Expr::new(ExprKind::Binary(BinaryOp::SMax, Box::new(a), Box::new(neg)), Ty::INT, span))
+                let neg = Expr::new(
+                    ExprKind::Unary(UnaryOp::Neg, Box::new(a.clone())),
+                    Ty::INT,
+                    span,
+                );
+                Ok(Expr::new(
+                    ExprKind::Binary(BinaryOp::SMax, Box::new(a), Box::new(neg)),
+                    Ty::INT,
+                    span,
+                ))
             }
-            "atomicCAS" | "atomicInc" | "atomicDec" | "__syncwarp" | "__shfl_sync" | "__shfl_down_sync"
-            | "__shfl_up_sync" | "__shfl_xor_sync" | "printf" | "malloc" | "free" | "__threadfence" => {
+            "atomicCAS" | "atomicInc" | "atomicDec" | "__syncwarp" | "__shfl_sync"
+            | "__shfl_down_sync" | "__shfl_up_sync" | "__shfl_xor_sync" | "printf" | "malloc"
+            | "free" | "__threadfence" => {
                 self.error(name.span, format!("`{n}` is not supported by Concord"));
                 Err(())
             }
@@ -1500,7 +1726,13 @@ impl Checker<'_> {
     fn user_call(&mut self, name: &ast::Ident, args: &[ast::Expr], span: Span) -> R<Expr> {
         let sig = self.sigs[self.sig_by_name[&name.name]].clone();
         if sig.kernel {
-            self.error(name.span, format!("`{}` is a `__global__` kernel and cannot be called from device code", sig.name));
+            self.error(
+                name.span,
+                format!(
+                    "`{}` is a `__global__` kernel and cannot be called from device code",
+                    sig.name
+                ),
+            );
             return Err(());
         }
         if args.len() != sig.params.len() {
@@ -1529,7 +1761,10 @@ impl Checker<'_> {
             return Err(());
         }
         let Some(index) = sig.index else {
-            self.error(name.span, format!("`{}` is declared but never defined", sig.name));
+            self.error(
+                name.span,
+                format!("`{}` is declared but never defined", sig.name),
+            );
             return Err(());
         };
         Ok(Expr::new(ExprKind::Call(index, checked), sig.ret, span))
@@ -1541,8 +1776,11 @@ impl Checker<'_> {
         let name = &def.name.name;
         if recursion_of_stmts(&body.stmts, name) == Recursion::Always {
             self.diags.push(
-                Diagnostic::warning(def.name.span, format!("`{name}` calls itself on every path: recursion without a base case"))
-                    .with_note("every path through the function calls it again before returning"),
+                Diagnostic::warning(
+                    def.name.span,
+                    format!("`{name}` calls itself on every path: recursion without a base case"),
+                )
+                .with_note("every path through the function calls it again before returning"),
             );
         }
     }
@@ -1581,13 +1819,20 @@ fn convert_int(e: Expr, from: IntTy, to: IntTy) -> Expr {
     // A `bool` is 0 or 1, which every integer type holds.
     let from_fits = from.fits_in(to);
     let e = if from == IntTy::Bool {
-        Expr::new(ExprKind::Unary(UnaryOp::BoolToInt, Box::new(e)), Ty::INT, span)
+        Expr::new(
+            ExprKind::Unary(UnaryOp::BoolToInt, Box::new(e)),
+            Ty::INT,
+            span,
+        )
     } else {
         e
     };
     match to.narrowing() {
         Some(op) if !from_fits => Expr::new(ExprKind::Unary(op, Box::new(e)), Ty::Int(to), span),
-        _ => Expr { ty: Ty::Int(to), ..e },
+        _ => Expr {
+            ty: Ty::Int(to),
+            ..e
+        },
     }
 }
 
@@ -1632,7 +1877,13 @@ fn recursion_of_stmts(stmts: &[ast::Stmt], name: &str) -> Recursion {
 fn recursion_of_stmt(s: &ast::Stmt, name: &str) -> Recursion {
     use ast::StmtKind as S;
     let calls = |e: &ast::Expr| calls_unconditionally(e, name);
-    let when = |b: bool| if b { Recursion::Always } else { Recursion::Maybe };
+    let when = |b: bool| {
+        if b {
+            Recursion::Always
+        } else {
+            Recursion::Maybe
+        }
+    };
     match &s.kind {
         S::Decl(d) => when(d.declarators.iter().any(|d| match &d.init {
             Some(ast::Initializer::Expr(e)) => calls(e),
@@ -1645,7 +1896,9 @@ fn recursion_of_stmt(s: &ast::Stmt, name: &str) -> Recursion {
                 return Recursion::Always;
             }
             let a = recursion_of_stmt(then, name);
-            let b = els.as_ref().map_or(Recursion::Maybe, |e| recursion_of_stmt(e, name));
+            let b = els
+                .as_ref()
+                .map_or(Recursion::Maybe, |e| recursion_of_stmt(e, name));
             match (a, b) {
                 (Recursion::BaseCase, _) | (_, Recursion::BaseCase) => Recursion::BaseCase,
                 (Recursion::Always, Recursion::Always) => Recursion::Always,
@@ -1661,7 +1914,9 @@ fn recursion_of_stmt(s: &ast::Stmt, name: &str) -> Recursion {
                 _ => Recursion::Maybe,
             }
         }
-        S::For { init, cond, body, .. } => {
+        S::For {
+            init, cond, body, ..
+        } => {
             if let Some(i) = init {
                 if recursion_of_stmt(i, name) == Recursion::Always {
                     return Recursion::Always;
@@ -1692,13 +1947,184 @@ fn calls_unconditionally(e: &ast::Expr, name: &str) -> bool {
     use ast::ExprKind as E;
     match &e.kind {
         E::Call(f, args) => f.name == name || args.iter().any(|a| calls_unconditionally(a, name)),
-        E::IntLit { .. } | E::BoolLit(_) | E::Ident(_) | E::SizeofType(_) | E::SizeofExpr(_) => false,
-        E::Member(a, _) | E::Unary(_, a) | E::Cast(_, a) | E::IncDec { target: a, .. } => calls_unconditionally(a, name),
-        E::Index(a, b) | E::Assign(_, a, b) | E::Comma(a, b) => calls_unconditionally(a, name) || calls_unconditionally(b, name),
+        E::IntLit { .. } | E::BoolLit(_) | E::Ident(_) | E::SizeofType(_) | E::SizeofExpr(_) => {
+            false
+        }
+        E::Member(a, _) | E::Unary(_, a) | E::Cast(_, a) | E::IncDec { target: a, .. } => {
+            calls_unconditionally(a, name)
+        }
+        E::Index(a, b) | E::Assign(_, a, b) | E::Comma(a, b) => {
+            calls_unconditionally(a, name) || calls_unconditionally(b, name)
+        }
         E::Binary(op, a, b) => {
             calls_unconditionally(a, name)
-                || (!matches!(op, ast::BinaryOp::LogAnd | ast::BinaryOp::LogOr) && calls_unconditionally(b, name))
+                || (!matches!(op, ast::BinaryOp::LogAnd | ast::BinaryOp::LogOr)
+                    && calls_unconditionally(b, name))
         }
-        E::Cond(c, a, b) => calls_unconditionally(c, name) || (calls_unconditionally(a, name) && calls_unconditionally(b, name)),
+        E::Cond(c, a, b) => {
+            calls_unconditionally(c, name)
+                || (calls_unconditionally(a, name) && calls_unconditionally(b, name))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{lexer::lex, parse::parse, preprocess::preprocess};
+    use super::*;
+
+    fn check_src(src: &str) -> (Program, Vec<Diagnostic>) {
+        let mut d = Vec::new();
+        let toks = preprocess(lex(src, &mut d), &mut d);
+        let unit = parse(toks, &mut d);
+        assert!(d.is_empty(), "{d:?}");
+        let p = check(&unit, &FrontendOptions::default(), &mut d);
+        (p, d)
+    }
+
+    /// The checked expression of `return <expr>;` in a device function
+    /// with the given parameters.
+    fn typed(params: &str, ret: &str, expr: &str) -> Expr {
+        let (p, d) = check_src(&format!(
+            "__device__ {ret} f({params}) {{ return {expr}; }}"
+        ));
+        assert!(d.is_empty(), "{d:?}");
+        match &p.funcs[0].body[0] {
+            Stmt::Return(Some(e), _) => e.clone(),
+            s => panic!("{s:?}"),
+        }
+    }
+
+    #[test]
+    fn usual_arithmetic_conversions() {
+        // int + unsigned -> unsigned; the comparison is unsigned.
+        let e = typed("int a, unsigned b", "bool", "a < b");
+        assert!(matches!(e.kind, ExprKind::Cmp(Cmp::LtU, _, _)), "{e:?}");
+        let e = typed("int a, short b", "bool", "a < b");
+        assert!(matches!(e.kind, ExprKind::Cmp(Cmp::Lt, _, _)));
+        // char promotes to int: signed division.
+        let e = typed("char a, char b", "int", "a / b");
+        assert!(matches!(e.kind, ExprKind::Binary(BinaryOp::SDiv, _, _)));
+        let e = typed("unsigned a, int b", "unsigned", "a % b");
+        assert!(matches!(e.kind, ExprKind::Binary(BinaryOp::URem, _, _)));
+    }
+
+    #[test]
+    fn shifts_take_the_left_type() {
+        let e = typed("int a, unsigned b", "int", "a >> b");
+        assert!(matches!(e.kind, ExprKind::Binary(BinaryOp::AShr, _, _)));
+        let e = typed("unsigned a, int b", "unsigned", "a >> b");
+        assert!(matches!(e.kind, ExprKind::Binary(BinaryOp::LShr, _, _)));
+    }
+
+    #[test]
+    fn narrowing_conversions_are_explicit() {
+        let e = typed("int a", "unsigned char", "a");
+        assert!(matches!(e.kind, ExprKind::Unary(UnaryOp::Zext8, _)));
+        let e = typed("unsigned char a", "short", "a");
+        assert!(
+            matches!(e.kind, ExprKind::Read(_)),
+            "widening needs no operation"
+        );
+        let e = typed("char a", "unsigned short", "a");
+        assert!(matches!(e.kind, ExprKind::Unary(UnaryOp::Zext16, _)));
+        let e = typed("int a", "bool", "a");
+        assert!(matches!(e.kind, ExprKind::ToBool(_)));
+        let e = typed("bool a", "int", "a");
+        assert!(matches!(e.kind, ExprKind::Unary(UnaryOp::BoolToInt, _)));
+    }
+
+    #[test]
+    fn pointer_arithmetic_scales() {
+        let e = typed("short *p, int i", "int", "*(p + i)");
+        let ExprKind::Read(place) = e.kind else {
+            panic!()
+        };
+        let PlaceKind::Mem { space, addr } = place.kind else {
+            panic!()
+        };
+        assert_eq!(space, Space::Global);
+        let ExprKind::Binary(BinaryOp::Add, _, scaled) = addr.kind else {
+            panic!()
+        };
+        let ExprKind::Binary(BinaryOp::Mul, _, size) = scaled.kind else {
+            panic!()
+        };
+        assert_eq!(const_eval(&size), Some(2));
+        let e = typed("int *p, int *q", "int", "p - q");
+        assert!(matches!(e.kind, ExprKind::Binary(BinaryOp::SDiv, _, _)));
+    }
+
+    #[test]
+    fn builtins_are_unsigned_special_registers() {
+        let (p, d) =
+            check_src("__global__ void k(int *o) { o[0] = blockDim.y + gridDim.z + warpSize; }");
+        assert!(d.is_empty());
+        let Stmt::Expr(Expr {
+            kind: ExprKind::Assign(_, v),
+            ..
+        }) = &p.funcs[0].body[0]
+        else {
+            panic!()
+        };
+        assert_eq!(v.ty, Ty::INT);
+        let mut regs = Vec::new();
+        fn collect(e: &Expr, out: &mut Vec<SpecialReg>) {
+            if let ExprKind::Special(r) = e.kind {
+                out.push(r);
+            }
+            e.for_each_child(|c| collect(c, out));
+        }
+        collect(v, &mut regs);
+        assert_eq!(
+            regs,
+            vec![SpecialReg::NtidY, SpecialReg::NctaidZ, SpecialReg::WarpSize]
+        );
+    }
+
+    #[test]
+    fn constant_evaluation() {
+        let e = typed("", "int", "(3 + 4) * 2 - (1 << 3) / 2");
+        assert_eq!(const_eval(&e), Some(10));
+        let e = typed("", "unsigned", "0xffffffffu / 2");
+        assert_eq!(const_eval(&e), Some(0x7fffffff));
+    }
+
+    #[test]
+    fn shadowing_makes_new_variables() {
+        let (p, d) = check_src("__global__ void k() { int x = 1; { int x = 2; } }");
+        assert!(d.is_empty());
+        assert_eq!(p.funcs[0].vars.len(), 2);
+    }
+
+    #[test]
+    fn atomics_pick_signedness_from_the_pointer() {
+        let (p, d) = check_src(
+            "__global__ void k(int *a, unsigned *b) { atomicMin(a, 1); atomicMin(b, 1u); atomicSub(a, 2); }",
+        );
+        assert!(d.is_empty(), "{d:?}");
+        let ops: Vec<AtomOp> = p.funcs[0]
+            .body
+            .iter()
+            .map(|s| match s {
+                Stmt::Expr(Expr {
+                    kind: ExprKind::Atomic { op, .. },
+                    ..
+                }) => *op,
+                s => panic!("{s:?}"),
+            })
+            .collect();
+        assert_eq!(ops, vec![AtomOp::Min, AtomOp::MinU, AtomOp::Add]);
+    }
+
+    #[test]
+    fn recursion_analysis() {
+        let (_, d) = check_src("__device__ int f(int n) { int r = f(n); return r; }");
+        assert_eq!(d.len(), 1);
+        let (_, d) =
+            check_src("__device__ int f(int n) { while (n) { return f(n - 1); } return 0; }");
+        assert!(d.is_empty(), "{d:?}");
+        let (_, d) = check_src("__device__ int f(int n) { return n > 0 && f(n - 1); }");
+        assert!(d.is_empty(), "{d:?}");
     }
 }
