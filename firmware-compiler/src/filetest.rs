@@ -69,6 +69,21 @@ pub fn run_pass(name: &str, module: &mut Module, file: &str) -> Result<String, S
             }
             Ok(module.to_string())
         }
+        // The back end: layout, then every kernel compiled with the default
+        // options; the output is the assembly listing of each.
+        "compile" => {
+            verify(module, "input")?;
+            crate::layout::layout_module(module).map_err(|e| e.to_string())?;
+            let options = crate::backend::BackendOptions::default();
+            let kernels: Vec<_> = module.kernels().collect();
+            let mut out = String::new();
+            for k in kernels {
+                let c = crate::backend::compile_kernel(module, k, &options)
+                    .map_err(|e| e.to_string())?;
+                out.push_str(&c.listing);
+            }
+            Ok(out)
+        }
         _ => Err(format!("{file}: unknown filetest pass `{name}`")),
     }
 }

@@ -17,12 +17,20 @@
 //! end each destination must hold its source. Calls clobber every register
 //! and predicate.
 //!
+//! The annotations themselves are checked against the instructions: every
+//! register an instruction reads (other than the stack pointer) must be
+//! annotated with the value it should hold, annotated reads and writes
+//! must be registers the instruction really reads and writes, and reloads
+//! and spill stores must really be `ld`/`st` at the slot's offset from the
+//! stack pointer. So a wrong register in an operand is caught even when the
+//! annotation is right.
+//!
 //! Trusted expansions (a swap's three `xor`s, the division call sequence)
 //! are described by markers; the checker takes those on faith.
 
 use std::collections::{BTreeMap, HashMap};
 
-use concord_isa::instr::{Consensus, Op};
+use concord_isa::instr::{Consensus, Instr, LoadWidth, Op, Reg, Space, StoreWidth};
 
 use super::mir::VReg;
 use super::pcode::{Effect, Item, Label, Loc, PFunction};
@@ -30,8 +38,9 @@ use super::pcode::{Effect, Item, Label, Loc, PFunction};
 /// Abstract state: what each location holds. Absent = unknown.
 type State = BTreeMap<Loc, VReg>;
 
-/// Checks `code`; the error names the offending instruction.
-pub fn check(code: &PFunction) -> Result<(), String> {
+/// Checks `code`, whose stack pointer is `sp`; the error names the
+/// offending instruction.
+pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
     // Flatten to instructions with label positions.
     let mut insts = Vec::new();
     let mut labels: HashMap<Label, usize> = HashMap::new();
@@ -44,6 +53,12 @@ pub fn check(code: &PFunction) -> Result<(), String> {
         }
     }
     let n = insts.len();
+    for (i, p) in insts.iter().enumerate() {
+        if let (Some(instr), false) = (p.instr, p.trusted) {
+            check_annotations(&instr, &p.effects, sp)
+                .map_err(|e| format!("instruction {i} `{instr}`: {e}"))?;
+        }
+    }
     // Successors.
     let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, p) in insts.iter().enumerate() {
@@ -103,6 +118,102 @@ pub fn check(code: &PFunction) -> Result<(), String> {
             if changed && !queued[s] {
                 queued[s] = true;
                 work.push(s);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Registers and predicates an instruction reads; `None` when it reads
+/// any of them implicitly (a call passes its arguments, a return its
+/// value, in registers the instruction does not name).
+fn reads(instr: &Instr) -> Option<Vec<Loc>> {
+    if matches!(instr.op, Op::Call { .. } | Op::CallR { .. } | Op::Ret { .. }) {
+        return None;
+    }
+    let mut out = Vec::new();
+    let (a, b) = instr.sources();
+    out.extend(a.map(Loc::Reg));
+    out.extend(b.map(Loc::Reg));
+    // A guarded write keeps the old value in guard-false lanes: it reads
+    // its destination too.
+    if !instr.guard.is_always_true() {
+        out.extend(instr.dest_reg().map(Loc::Reg));
+        out.extend(instr.dest_pred().map(Loc::Pred));
+    }
+    let mut pred = |p: concord_isa::instr::PredSrc| {
+        if !p.pred.is_true() {
+            out.push(Loc::Pred(p.pred));
+        }
+    };
+    pred(instr.guard);
+    match instr.op {
+        Op::PLogic { a, b, .. } => {
+            pred(a);
+            pred(b);
+        }
+        Op::Sel { p, .. } | Op::Vote { p, .. } | Op::Ballot { p, .. } | Op::BraCons { p, .. } => {
+            pred(p)
+        }
+        _ => {}
+    }
+    Some(out)
+}
+
+/// The annotations of an untrusted instruction agree with what it does.
+fn check_annotations(instr: &Instr, effects: &[Effect], sp: Option<Reg>) -> Result<(), String> {
+    let read = reads(instr);
+    let mut writes = Vec::new();
+    writes.extend(instr.dest_reg().map(Loc::Reg));
+    writes.extend(instr.dest_pred().map(Loc::Pred));
+    let is_call = matches!(instr.op, Op::Call { .. });
+    let is_read = |l: Loc| read.as_ref().map_or(true, |r| r.contains(&l));
+    let mut covered = Vec::new();
+    for e in effects {
+        match *e {
+            Effect::Use(loc, v) => {
+                if !is_read(loc) {
+                    return Err(format!("annotated to read {v} from {loc:?}, which it does not read"));
+                }
+                covered.push(loc);
+            }
+            Effect::Def(loc, v) | Effect::Remat(loc, v) => {
+                if !is_call && !writes.contains(&loc) {
+                    return Err(format!("annotated to write {v} to {loc:?}, which it does not write"));
+                }
+            }
+            Effect::Move { from, to } => {
+                match (from, to) {
+                    (Loc::Slot(o), Loc::Reg(r)) => {
+                        let ok = matches!(instr.op, Op::Load { space: Space::Global, width: LoadWidth::B32, rd, base, offset }
+                            if rd == r && Some(base) == sp && offset == o as i32);
+                        if !ok {
+                            return Err(format!("is not a reload of slot {o} into {r}"));
+                        }
+                    }
+                    (Loc::Reg(r), Loc::Slot(o)) => {
+                        let ok = matches!(instr.op, Op::Store { space: Space::Global, width: StoreWidth::B32, src, base, offset }
+                            if src == r && Some(base) == sp && offset == o as i32);
+                        if !ok {
+                            return Err(format!("is not a spill of {r} to slot {o}"));
+                        }
+                        covered.push(from);
+                    }
+                    (from, to) => {
+                        if !is_read(from) || !writes.contains(&to) {
+                            return Err(format!("is not a move from {from:?} to {to:?}"));
+                        }
+                        covered.push(from);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if let (Some(read), false) = (read, matches!(instr.op, Op::MovHi { .. })) {
+        for loc in read {
+            if Some(loc) != sp.map(Loc::Reg) && !covered.contains(&loc) {
+                return Err(format!("reads {loc:?} without saying which value it expects there"));
             }
         }
     }
@@ -274,7 +385,7 @@ mod tests {
                 ],
             ),
         ]);
-        assert_eq!(check(&good), Ok(()));
+        assert_eq!(check(&good, None), Ok(()));
         // `b` is defined into r1, destroying `a`.
         let bad = func(vec![
             def(1, a),
@@ -284,13 +395,13 @@ mod tests {
                 vec![Effect::Use(Loc::Reg(r(1)), a), Effect::Def(Loc::Reg(r(3)), c)],
             ),
         ]);
-        assert!(check(&bad).unwrap_err().contains("reads %0"));
+        assert!(check(&bad, None).unwrap_err().contains("reads %0"));
         // An unannotated write to r1 destroys `a` too.
         let bad = func(vec![
             def(1, a),
             (Instr::new(Op::MovI { rd: r(1), imm: 7 }), vec![]),
             (add(3, 1, 1), vec![Effect::Use(Loc::Reg(r(1)), a)]),
         ]);
-        assert!(check(&bad).is_err());
+        assert!(check(&bad, None).is_err());
     }
 }

@@ -319,7 +319,7 @@ pub fn compile_kernel(
                 .then_some((stack_bytes, options.global_memory_bytes)),
         };
         let (pf, ls) = lower::lower(&u.mf, &locs, &ctx)?;
-        checker::check(&pf).map_err(|message| BackendError::Checker {
+        checker::check(&pf, u.conv.sp).map_err(|message| BackendError::Checker {
             kernel: kfunc.name.clone(),
             func: u.mf.name.clone(),
             message,
