@@ -13,6 +13,11 @@ fn compile(src: &str) -> Module {
             if let Err(e) = verify_module(&m) {
                 panic!("verifier: {e:?}\n{m}");
             }
+            // The printed module reads back (names like `@k.tile` included).
+            let text = m.to_string();
+            if let Err(e) = concord_compiler::ir::parse::parse_module(&text, "t.cir") {
+                panic!("IR text does not parse back: {e:?}\n{text}");
+            }
             m
         }
         Err(d) => panic!("{}", render(&d, src, "t.cu")),
