@@ -7,6 +7,7 @@
 //! add the source line and a caret) and a non-zero exit.
 
 mod bench;
+mod compile;
 mod fuzz;
 mod hw;
 mod rtl;
@@ -51,6 +52,11 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Compile a CUDA-C kernel (`.cu`) to a kernel container, assembly or IR.
+    #[command(
+        after_help = "Examples:\n  concord compile kernels/suite/reduce.cu --stats\n  concord compile kernels/suite/nqueens.cu --emit asm -o nqueens.s --regs 8\n  concord compile kernels/suite/scan.cu --emit ir"
+    )]
+    Compile(compile::CompileArgs),
     /// Run a launch description (program, grid, arguments) and print results and statistics.
     #[command(
         after_help = "Examples:\n  concord run kernels/vecadd.yaml\n  concord run kernels/divergence.yaml --config configs/wide.yaml --trace trace.jsonl\n  concord run kernels/vecadd.yaml --json"
@@ -100,7 +106,12 @@ fn main() -> ExitCode {
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("error: {message}");
+            // Source diagnostics arrive rendered, with their own headers.
+            if message.starts_with("error") || message.starts_with("warning") {
+                eprintln!("{message}");
+            } else {
+                eprintln!("error: {message}");
+            }
             ExitCode::FAILURE
         }
     }
@@ -141,6 +152,7 @@ fn dispatch(command: Command) -> Result<(), String> {
             }
         }
         Command::Run(args) => run::run(args),
+        Command::Compile(args) => compile::run(args),
         Command::Config {
             command: ConfigCommand::Check { files },
         } => {

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use concord_isa::config::CoreConfig;
 use concord_isa::func::{self, Issue, Observer, Options, Stats};
-use concord_isa::launch::{load_program, LaunchDescription, PreparedLaunch};
+use concord_isa::launch::{LaunchDescription, PreparedLaunch};
 use concord_isa::mask::LaneMask;
 use concord_testbench::trace::{Counters, TracePort};
 
@@ -36,6 +36,9 @@ pub struct RunArgs {
     /// With `--model rtl`: write a waveform of the RTL run (GTKWave opens it).
     #[arg(long, value_name = "FILE")]
     vcd: Option<PathBuf>,
+    /// How a `.cu` program is compiled.
+    #[command(flatten)]
+    compile: crate::compile::CompileFlags,
 }
 
 #[derive(Args)]
@@ -51,6 +54,8 @@ pub struct CosimArgs {
     /// Write a waveform of the RTL run.
     #[arg(long, value_name = "FILE")]
     vcd: Option<PathBuf>,
+    #[command(flatten)]
+    compile: crate::compile::CompileFlags,
 }
 
 impl CosimArgs {
@@ -63,6 +68,7 @@ impl CosimArgs {
             model: Model::Rtl,
             no_lockstep: false,
             vcd: self.vcd,
+            compile: self.compile,
         }
     }
 }
@@ -153,7 +159,7 @@ pub fn run(args: RunArgs) -> Result<(), String> {
         Some(p) => CoreConfig::load(p).map_err(|e| e.to_string())?,
         None => CoreConfig::default(),
     };
-    let kernel = load_program(&desc.program).map_err(|e| e.to_string())?;
+    let kernel = crate::compile::program_for_launch(&desc, &config, &args.compile)?;
     let prepared = desc.prepare(&kernel, &config).map_err(|e| e.to_string())?;
     let launch = func::Launch {
         code: &kernel.code,

@@ -1,0 +1,205 @@
+//! `concord compile`, and the compilation of `.cu` programs that `concord
+//! run` does on the fly: a thin shell over `concord_compiler::driver`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+
+use concord_compiler::driver::{self, CompileOptions, Compiled, KernelOutput};
+use concord_isa::config::CoreConfig;
+use concord_isa::container::Kernel;
+use concord_isa::launch::{load_program, LaunchDescription};
+
+/// The flags that decide the code a kernel compiles to; `concord compile`
+/// and `concord run` (for `.cu` programs) take the same ones.
+#[derive(Args, Clone, Debug, Default)]
+pub struct CompileFlags {
+    /// General-register budget (4..=32); the core's `registers` by default.
+    /// Values that do not fit are spilled to the per-thread stack.
+    #[arg(long, value_name = "N")]
+    pub regs: Option<u32>,
+    /// Per-thread stack size in bytes, instead of the computed one.
+    #[arg(long, value_name = "BYTES")]
+    pub stack_bytes: Option<u32>,
+    /// Largest `__device__` function (IR instructions) that is inlined; 0
+    /// turns inlining off.
+    #[arg(long, value_name = "N")]
+    pub inline_threshold: Option<usize>,
+}
+
+impl CompileFlags {
+    pub fn options(&self, config: &CoreConfig) -> CompileOptions {
+        let mut o = CompileOptions::for_core(config);
+        o.regs = self.regs;
+        o.stack_bytes = self.stack_bytes;
+        if let Some(t) = self.inline_threshold {
+            o.opt.inline_threshold = t;
+        }
+        o
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum Emit {
+    /// The optimised, laid-out SSA IR (text).
+    Ir,
+    /// The assembly listing (assembles back to the same code).
+    Asm,
+    /// The kernel container (`.cbin`).
+    Bin,
+}
+
+#[derive(Args)]
+pub struct CompileArgs {
+    /// CUDA-C source (`.cu`).
+    input: PathBuf,
+    /// Output file; by default the input with the extension of `--emit`
+    /// (`.cir`, `.s`, `.cbin`).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// What to write.
+    #[arg(long, value_enum, default_value_t = Emit::Bin)]
+    emit: Emit,
+    /// Core configuration the code is for; the default core otherwise.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// The kernel to emit when the source has several `__global__` functions.
+    #[arg(long, value_name = "NAME")]
+    kernel: Option<String>,
+    /// Print statistics per kernel on stderr: instructions, registers,
+    /// predicates, spills, branches by class.
+    #[arg(long)]
+    stats: bool,
+    #[command(flatten)]
+    flags: CompileFlags,
+}
+
+/// Compiles the file at `path` for `config`; errors are the rendered
+/// diagnostics or the failing pass.
+pub fn compile_file(
+    path: &Path,
+    config: &CoreConfig,
+    flags: &CompileFlags,
+) -> Result<Compiled, String> {
+    let source = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = path.display().to_string();
+    let compiled = driver::compile(&source, &file, &flags.options(config)).map_err(|e| {
+        // Source diagnostics are already one block per problem, with their
+        // own `error:` headers; strip the CLI's prefix duplicate.
+        e.to_string().trim_end().to_string()
+    })?;
+    if !compiled.warnings.is_empty() {
+        eprint!("{}", compiled.warnings);
+    }
+    Ok(compiled)
+}
+
+/// The kernel a launch description runs: loaded (`.s`, `.cbin`) or
+/// compiled (`.cu`) for `config` with `flags`.
+pub fn program_for_launch(
+    desc: &LaunchDescription,
+    config: &CoreConfig,
+    flags: &CompileFlags,
+) -> Result<Kernel, String> {
+    if desc.program.extension().is_some_and(|e| e == "cu") {
+        let compiled = compile_file(&desc.program, config, flags)?;
+        let k = compiled
+            .kernel(desc.entry.as_deref())
+            .map_err(|e| format!("{}: {e}", desc.program.display()))?;
+        Ok(k.compiled.kernel.clone())
+    } else {
+        load_program(&desc.program).map_err(|e| e.to_string())
+    }
+}
+
+pub fn run(args: CompileArgs) -> Result<(), String> {
+    let config = match &args.config {
+        Some(p) => CoreConfig::load(p).map_err(|e| e.to_string())?,
+        None => CoreConfig::default(),
+    };
+    let compiled = compile_file(&args.input, &config, &args.flags)?;
+    if args.stats {
+        for k in &compiled.kernels {
+            eprint!("{}", stats_text(k));
+        }
+        eprintln!(
+            "compile time: {:.2} ms (front end {:.2}, middle {:.2}, back end {:.2})",
+            ms(compiled.timings.total()),
+            ms(compiled.timings.frontend),
+            ms(compiled.timings.middle),
+            ms(compiled.timings.backend)
+        );
+    }
+    let extension = match args.emit {
+        Emit::Ir => "cir",
+        Emit::Asm => "s",
+        Emit::Bin => "cbin",
+    };
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.input.with_extension(extension));
+    let bytes = match args.emit {
+        Emit::Ir => compiled.module.to_string().into_bytes(),
+        Emit::Asm => {
+            let k = compiled
+                .kernel(args.kernel.as_deref())
+                .map_err(|e| format!("{}: {e} with --kernel", args.input.display()))?;
+            k.compiled.listing.clone().into_bytes()
+        }
+        Emit::Bin => {
+            let k = compiled
+                .kernel(args.kernel.as_deref())
+                .map_err(|e| format!("{}: {e} with --kernel", args.input.display()))?;
+            k.compiled.kernel.to_bytes()
+        }
+    };
+    crate::write_atomically(&output, &bytes)?;
+    eprintln!("{}: written", output.display());
+    Ok(())
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// The `--stats` block of one kernel.
+pub fn stats_text(k: &KernelOutput) -> String {
+    let s = &k.compiled.stats;
+    let d = &k.divergence;
+    let mut out = String::new();
+    let _ = writeln!(out, "kernel {}:", k.name);
+    let _ = writeln!(out, "  instructions        {}", s.instructions);
+    let _ = writeln!(out, "  registers           {}", s.regs_used);
+    let _ = writeln!(out, "  predicates          {}", s.preds_used);
+    let _ = writeln!(
+        out,
+        "  spills              {} values ({} loads, {} stores), {} rematerialised, {} predicates in registers",
+        s.spills, s.spill_loads, s.spill_stores, s.rematerialized, s.preds_demoted
+    );
+    let _ = writeln!(out, "  stack per thread    {} bytes", k.compiled.kernel.stack_bytes);
+    let _ = writeln!(out, "  calls               {}", s.calls);
+    let _ = writeln!(
+        out,
+        "  branches            {} uniform, {} divergent",
+        d.uniform_branches, d.divergent_branches
+    );
+    let total = d.uniform_values + d.divergent_values;
+    let pct = |n: usize| {
+        if total == 0 {
+            0.0
+        } else {
+            100.0 * n as f64 / total as f64
+        }
+    };
+    let _ = writeln!(
+        out,
+        "  values              {} uniform ({:.0}%), {} divergent ({:.0}%)",
+        d.uniform_values,
+        pct(d.uniform_values),
+        d.divergent_values,
+        pct(d.divergent_values)
+    );
+    out
+}
