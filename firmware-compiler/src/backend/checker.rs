@@ -128,7 +128,10 @@ pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
 /// any of them implicitly (a call passes its arguments, a return its
 /// value, in registers the instruction does not name).
 fn reads(instr: &Instr) -> Option<Vec<Loc>> {
-    if matches!(instr.op, Op::Call { .. } | Op::CallR { .. } | Op::Ret { .. }) {
+    if matches!(
+        instr.op,
+        Op::Call { .. } | Op::CallR { .. } | Op::Ret { .. }
+    ) {
         return None;
     }
     let mut out = Vec::new();
@@ -173,47 +176,49 @@ fn check_annotations(instr: &Instr, effects: &[Effect], sp: Option<Reg>) -> Resu
         match *e {
             Effect::Use(loc, v) => {
                 if !is_read(loc) {
-                    return Err(format!("annotated to read {v} from {loc:?}, which it does not read"));
+                    return Err(format!(
+                        "annotated to read {v} from {loc:?}, which it does not read"
+                    ));
                 }
                 covered.push(loc);
             }
-            Effect::Def(loc, v) | Effect::Remat(loc, v) => {
-                if !is_call && !writes.contains(&loc) {
-                    return Err(format!("annotated to write {v} to {loc:?}, which it does not write"));
-                }
+            Effect::Def(loc, v) | Effect::Remat(loc, v) if !is_call && !writes.contains(&loc) => {
+                return Err(format!(
+                    "annotated to write {v} to {loc:?}, which it does not write"
+                ));
             }
-            Effect::Move { from, to } => {
-                match (from, to) {
-                    (Loc::Slot(o), Loc::Reg(r)) => {
-                        let ok = matches!(instr.op, Op::Load { space: Space::Global, width: LoadWidth::B32, rd, base, offset }
+            Effect::Move { from, to } => match (from, to) {
+                (Loc::Slot(o), Loc::Reg(r)) => {
+                    let ok = matches!(instr.op, Op::Load { space: Space::Global, width: LoadWidth::B32, rd, base, offset }
                             if rd == r && Some(base) == sp && offset == o as i32);
-                        if !ok {
-                            return Err(format!("is not a reload of slot {o} into {r}"));
-                        }
-                    }
-                    (Loc::Reg(r), Loc::Slot(o)) => {
-                        let ok = matches!(instr.op, Op::Store { space: Space::Global, width: StoreWidth::B32, src, base, offset }
-                            if src == r && Some(base) == sp && offset == o as i32);
-                        if !ok {
-                            return Err(format!("is not a spill of {r} to slot {o}"));
-                        }
-                        covered.push(from);
-                    }
-                    (from, to) => {
-                        if !is_read(from) || !writes.contains(&to) {
-                            return Err(format!("is not a move from {from:?} to {to:?}"));
-                        }
-                        covered.push(from);
+                    if !ok {
+                        return Err(format!("is not a reload of slot {o} into {r}"));
                     }
                 }
-            }
+                (Loc::Reg(r), Loc::Slot(o)) => {
+                    let ok = matches!(instr.op, Op::Store { space: Space::Global, width: StoreWidth::B32, src, base, offset }
+                            if src == r && Some(base) == sp && offset == o as i32);
+                    if !ok {
+                        return Err(format!("is not a spill of {r} to slot {o}"));
+                    }
+                    covered.push(from);
+                }
+                (from, to) => {
+                    if !is_read(from) || !writes.contains(&to) {
+                        return Err(format!("is not a move from {from:?} to {to:?}"));
+                    }
+                    covered.push(from);
+                }
+            },
             _ => {}
         }
     }
     if let (Some(read), false) = (read, matches!(instr.op, Op::MovHi { .. })) {
         for loc in read {
             if Some(loc) != sp.map(Loc::Reg) && !covered.contains(&loc) {
-                return Err(format!("reads {loc:?} without saying which value it expects there"));
+                return Err(format!(
+                    "reads {loc:?} without saying which value it expects there"
+                ));
             }
         }
     }
@@ -242,13 +247,11 @@ fn transfer(i: usize, p: &super::pcode::PInst, mut state: State) -> Result<State
     let mut moved = Vec::new();
     for e in &p.effects {
         match *e {
-            Effect::Use(loc, v) => {
-                if state.get(&loc) != Some(&v) {
-                    return Err(format!(
-                        "instruction {i} `{text}` reads {v} from {loc:?}, which holds {}",
-                        describe(state.get(&loc))
-                    ));
-                }
+            Effect::Use(loc, v) if state.get(&loc) != Some(&v) => {
+                return Err(format!(
+                    "instruction {i} `{text}` reads {v} from {loc:?}, which holds {}",
+                    describe(state.get(&loc))
+                ));
             }
             Effect::Move { from, .. } => moved.push(state.get(&from).copied()),
             _ => {}
@@ -392,7 +395,10 @@ mod tests {
             def(1, b),
             (
                 add(3, 1, 1),
-                vec![Effect::Use(Loc::Reg(r(1)), a), Effect::Def(Loc::Reg(r(3)), c)],
+                vec![
+                    Effect::Use(Loc::Reg(r(1)), a),
+                    Effect::Def(Loc::Reg(r(3)), c),
+                ],
             ),
         ]);
         assert!(check(&bad, None).unwrap_err().contains("reads %0"));

@@ -159,7 +159,13 @@ mod tests {
             None,
         );
         let i = f.add_block_param(b1, Type::I32);
-        f.append_inst(b1, InstData::Jump { dest: BlockCall::new(b2) }, None);
+        f.append_inst(
+            b1,
+            InstData::Jump {
+                dest: BlockCall::new(b2),
+            },
+            None,
+        );
         let c = f.append_inst(
             b2,
             InstData::Icmp {

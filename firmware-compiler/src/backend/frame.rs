@@ -173,7 +173,13 @@ pub fn stack_size(
         memo.insert(f, total);
         Some(total)
     }
-    match need(kernel, frames, callees, &mut Vec::new(), &mut HashMap::new()) {
+    match need(
+        kernel,
+        frames,
+        callees,
+        &mut Vec::new(),
+        &mut HashMap::new(),
+    ) {
         Some(n) => (n.next_multiple_of(8), false),
         None => (u64::from(DEFAULT_RECURSIVE_STACK), true),
     }

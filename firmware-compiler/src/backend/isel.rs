@@ -29,8 +29,8 @@ use super::mir::{
 };
 use super::BackendError;
 use crate::ir::{
-    BinaryOp, Block, FuncId, FuncKind, Function, InstData, MemSpace, Module, Type, UnaryOp,
-    Value, VoteOp,
+    BinaryOp, Block, FuncId, FuncKind, Function, InstData, MemSpace, Module, Type, UnaryOp, Value,
+    VoteOp,
 };
 
 /// Selects instructions for `func` (already edge-split). `shared_offsets`
@@ -237,7 +237,11 @@ impl Selector<'_> {
         Ok(())
     }
 
-    fn edge_copies(&self, target: Block, args: &[Value]) -> Result<Vec<(VReg, VReg)>, BackendError> {
+    fn edge_copies(
+        &self,
+        target: Block,
+        args: &[Value],
+    ) -> Result<Vec<(VReg, VReg)>, BackendError> {
         let params = &self.func.block(target).params;
         if params.len() != args.len() {
             return Err(self.err(format!(
@@ -283,12 +287,14 @@ impl Selector<'_> {
         self.func.inst_result(inst).map(|v| self.v(v))
     }
 
-    fn select_inst(&mut self, inst: crate::ir::Inst, next: Option<Block>) -> Result<(), BackendError> {
+    fn select_inst(
+        &mut self,
+        inst: crate::ir::Inst,
+        next: Option<Block>,
+    ) -> Result<(), BackendError> {
         let data = self.func.inst(inst).clone();
         let res = self.result(inst);
-        let need = |s: &Self| {
-            res.ok_or_else(|| s.err(format!("{inst} has no result")))
-        };
+        let need = |s: &Self| res.ok_or_else(|| s.err(format!("{inst} has no result")));
         match data {
             InstData::Iconst { imm } => {
                 let rd = need(self)?;
@@ -561,7 +567,12 @@ impl Selector<'_> {
 
     /// The return-address register defined by the entry block's `Entry`.
     fn entry_ra(&self) -> Result<VReg, BackendError> {
-        let entry = self.mf.blocks.first().map(|b| &b.insts[..]).unwrap_or(&self.cur[..]);
+        let entry = self
+            .mf
+            .blocks
+            .first()
+            .map(|b| &b.insts[..])
+            .unwrap_or(&self.cur[..]);
         entry
             .iter()
             .find_map(|i| match i.op {
@@ -647,7 +658,12 @@ impl Selector<'_> {
         }
     }
 
-    fn select_binary(&mut self, op: BinaryOp, rd: VReg, args: [Value; 2]) -> Result<(), BackendError> {
+    fn select_binary(
+        &mut self,
+        op: BinaryOp,
+        rd: VReg,
+        args: [Value; 2],
+    ) -> Result<(), BackendError> {
         let (a, b) = (self.v(args[0]), self.v(args[1]));
         if self.mf.class(rd) == RegClass::Pred {
             let pop = match op {

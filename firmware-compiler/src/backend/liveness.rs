@@ -50,7 +50,9 @@ impl BitSet {
     }
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.words.iter().enumerate().flat_map(|(w, &bits)| {
-            (0..64).filter(move |i| bits >> i & 1 == 1).map(move |i| w * 64 + i)
+            (0..64)
+                .filter(move |i| bits >> i & 1 == 1)
+                .map(move |i| w * 64 + i)
         })
     }
 }

@@ -10,8 +10,8 @@
 //! verifies.
 
 use concord_isa::instr::{
-    AluOp, Guard, Instr, Op, Pred, PredOp, PredSrc, Reg, SpecialReg, Space, StoreWidth,
-    LoadWidth, Consensus, IMM12_MAX, IMM12_MIN,
+    AluOp, Consensus, Guard, Instr, LoadWidth, Op, Pred, PredOp, PredSrc, Reg, Space, SpecialReg,
+    StoreWidth, IMM12_MAX, IMM12_MIN,
 };
 use concord_isa::semantics::split_constant;
 
@@ -178,7 +178,11 @@ impl Lowerer<'_> {
         let n = ops.len();
         let mut uses = Some(uses);
         for (i, op) in ops.into_iter().enumerate() {
-            let mut effects = if i == 0 { uses.take().unwrap_or_default() } else { Vec::new() };
+            let mut effects = if i == 0 {
+                uses.take().unwrap_or_default()
+            } else {
+                Vec::new()
+            };
             if i + 1 == n {
                 effects.extend(defs.iter().copied());
             }
@@ -257,7 +261,10 @@ impl Lowerer<'_> {
         match p.pred {
             None => Ok((PredSrc::new(Pred::TRUE, p.negate), None)),
             Some(v) => match self.loc(v)? {
-                VLoc::Pred(pp) => Ok((PredSrc::new(pp, p.negate), Some(Effect::Use(Loc::Pred(pp), v)))),
+                VLoc::Pred(pp) => Ok((
+                    PredSrc::new(pp, p.negate),
+                    Some(Effect::Use(Loc::Pred(pp), v)),
+                )),
                 other => Err(self.internal(format!("predicate {v} is in {other:?}"))),
             },
         }
@@ -363,7 +370,12 @@ impl Lowerer<'_> {
             }
             VLoc::Remat(k) => {
                 let sc = self.scratch(which)?;
-                self.seq(Guard::TRUE, li(sc, k), Vec::new(), vec![Effect::Remat(Loc::Reg(sc), v)]);
+                self.seq(
+                    Guard::TRUE,
+                    li(sc, k),
+                    Vec::new(),
+                    vec![Effect::Remat(Loc::Reg(sc), v)],
+                );
                 Ok(sc)
             }
             VLoc::Pred(_) => Err(self.internal(format!("{v} is a predicate"))),
@@ -620,14 +632,18 @@ impl Lowerer<'_> {
             }
             (VLoc::Reg(d), VLoc::Slot(s)) => {
                 let off = Frame::spill_offset(s);
-                self.out
-                    .inst(load(d, self.sp()?, off as i32), mv(Loc::Slot(off), Loc::Reg(d)));
+                self.out.inst(
+                    load(d, self.sp()?, off as i32),
+                    mv(Loc::Slot(off), Loc::Reg(d)),
+                );
                 self.stats.spill_loads += 1;
             }
             (VLoc::Slot(d), VLoc::Reg(s)) => {
                 let off = Frame::spill_offset(d);
-                self.out
-                    .inst(store(s, self.sp()?, off as i32), mv(Loc::Reg(s), Loc::Slot(off)));
+                self.out.inst(
+                    store(s, self.sp()?, off as i32),
+                    mv(Loc::Reg(s), Loc::Slot(off)),
+                );
                 self.stats.spill_stores += 1;
             }
             (VLoc::Slot(d), VLoc::Slot(s)) => {
@@ -637,7 +653,12 @@ impl Lowerer<'_> {
             }
             (VLoc::Reg(d), VLoc::Remat(k)) => {
                 let v = vreg.ok_or_else(|| self.internal("rematerialisation without a value"))?;
-                self.seq(Guard::TRUE, li(d, k), Vec::new(), vec![Effect::Remat(Loc::Reg(d), v)]);
+                self.seq(
+                    Guard::TRUE,
+                    li(d, k),
+                    Vec::new(),
+                    vec![Effect::Remat(Loc::Reg(d), v)],
+                );
             }
             (VLoc::Slot(_), VLoc::Remat(_)) => {
                 let sc = self.scratch(0)?;
@@ -831,11 +852,15 @@ impl Lowerer<'_> {
         let sp = self.sp()?;
         let r0 = Convention::arg(0);
         let ra_reg = self.read_gpr(a, 0)?;
-        self.out
-            .inst(store(ra_reg, sp, -4), vec![Effect::Use(Loc::Reg(ra_reg), a)]);
+        self.out.inst(
+            store(ra_reg, sp, -4),
+            vec![Effect::Use(Loc::Reg(ra_reg), a)],
+        );
         let rb_reg = self.read_gpr(b, 1)?;
-        self.out
-            .inst(store(rb_reg, sp, -8), vec![Effect::Use(Loc::Reg(rb_reg), b)]);
+        self.out.inst(
+            store(rb_reg, sp, -8),
+            vec![Effect::Use(Loc::Reg(rb_reg), b)],
+        );
         self.out.trusted(store(r0, sp, -12));
         self.out.branch(
             plain(Op::Call { rd: r0, target: 0 }),

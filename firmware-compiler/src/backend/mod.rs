@@ -174,10 +174,15 @@ pub fn compile_kernel(
         )));
     }
     let Some(kfunc) = module.funcs.get(kernel.index()) else {
-        return Err(BackendError::Options(format!("{kernel} is not a function of the module")));
+        return Err(BackendError::Options(format!(
+            "{kernel} is not a function of the module"
+        )));
     };
     if kfunc.kind != FuncKind::Kernel {
-        return Err(BackendError::Options(format!("@{} is not a kernel", kfunc.name)));
+        return Err(BackendError::Options(format!(
+            "@{} is not a kernel",
+            kfunc.name
+        )));
     }
     if kfunc.param_names.len() > MAX_PARAM_WORDS {
         return Err(BackendError::Unsupported {

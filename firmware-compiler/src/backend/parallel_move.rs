@@ -95,6 +95,9 @@ mod tests {
         check(&[(r(1), r(2)), (r(2), r(3)), (r(3), r(1)), (r(4), r(1))]);
         check(&[(r(1), r(0)), (r(2), r(0)), (r(0), r(2))]);
         check(&[(r(0), VLoc::Remat(5)), (r(1), r(0)), (VLoc::Slot(0), r(1))]);
-        check(&[(VLoc::Slot(0), VLoc::Slot(1)), (VLoc::Slot(1), VLoc::Slot(0))]);
+        check(&[
+            (VLoc::Slot(0), VLoc::Slot(1)),
+            (VLoc::Slot(1), VLoc::Slot(0)),
+        ]);
     }
 }

@@ -38,7 +38,9 @@ pub fn allocate_predicates(mf: &mut MFunction, preds: u32) -> Result<PredAssignm
     if preds < 3 {
         return Err(BackendError::Unsupported {
             func: mf.name.clone(),
-            message: format!("the back end needs at least 3 predicates (pt and two), the core has {preds}"),
+            message: format!(
+                "the back end needs at least 3 predicates (pt and two), the core has {preds}"
+            ),
         });
     }
     let available: Vec<Pred> = (1..preds.min(8) as u8).filter_map(Pred::new).collect();
@@ -54,7 +56,7 @@ pub fn allocate_predicates(mf: &mut MFunction, preds: u32) -> Result<PredAssignm
             .collect();
         let mut demote: Vec<VReg> = Vec::new();
         let mut intervals = Vec::new();
-        for v in 0..mf.num_vregs() {
+        for (v, &is_temporary) in temporary.iter().enumerate().take(mf.num_vregs()) {
             let vreg = VReg(v as u32);
             if mf.class(vreg) != RegClass::Pred {
                 continue;
@@ -62,7 +64,7 @@ pub fn allocate_predicates(mf: &mut MFunction, preds: u32) -> Result<PredAssignm
             let Some(iv) = live.interval(vreg) else {
                 continue;
             };
-            if calls.iter().any(|&k| iv.crosses(k)) && !temporary[v] {
+            if calls.iter().any(|&k| iv.crosses(k)) && !is_temporary {
                 demote.push(vreg);
             } else {
                 intervals.push((iv, vreg));
@@ -200,7 +202,11 @@ fn demote_to_gprs(mf: &mut MFunction, demote: &[VReg], temporary: &mut Vec<bool>
                 }
             }
             let lookup = |v: VReg, temps: &[(VReg, VReg)]| {
-                temps.iter().find(|&&(d, _)| d == v).map(|&(_, t)| t).unwrap_or(v)
+                temps
+                    .iter()
+                    .find(|&&(d, _)| d == v)
+                    .map(|&(_, t)| t)
+                    .unwrap_or(v)
             };
             inst.map_op_uses(|v| lookup(v, &temps));
             if let Some(g) = inst.guard.as_mut() {

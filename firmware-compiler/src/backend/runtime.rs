@@ -73,7 +73,8 @@ pub fn division_routine(sp: Reg) -> PFunction {
         })
     };
     let alui = |op: AluOp, rd: Reg, rs1: Reg, imm: i32| Instr::new(Op::AluImm { op, rd, rs1, imm });
-    let setpi = |cmp: Cmp, pd: Pred, rs1: Reg, imm: i32| Instr::new(Op::SetPImm { cmp, pd, rs1, imm });
+    let setpi =
+        |cmp: Cmp, pd: Pred, rs1: Reg, imm: i32| Instr::new(Op::SetPImm { cmp, pd, rs1, imm });
     let pand = |pd: Pred, a: PredSrc, b: PredSrc| {
         Instr::new(Op::PLogic {
             op: PredOp::And,
@@ -132,7 +133,7 @@ pub fn division_routine(sp: Reg) -> PFunction {
     f.trusted(st(r1, -36));
     f.trusted(ld(r2, -4)); // n
     f.trusted(ld(r3, -8)); // d
-    // Signed: take magnitudes.
+                           // Signed: take magnitudes.
     f.trusted(alui(AluOp::And, r4, r1, 2));
     f.trusted(setpi(Cmp::Ne, p1, r4, 0));
     f.trusted(setpi(Cmp::Lt, p2, r2, 0));
@@ -175,7 +176,12 @@ pub fn division_routine(sp: Reg) -> PFunction {
     f.trusted(guarded(g(p1), alui(AluOp::Or, r2, r2, 1)));
     f.trusted(alui(AluOp::Add, r1, r1, -1));
     f.trusted(setpi(Cmp::Ne, p1, r1, 0));
-    f.branch(Instr::guarded(g(p1), Op::Bra { target: 0 }), lp, Vec::new(), true);
+    f.branch(
+        Instr::guarded(g(p1), Op::Bra { target: 0 }),
+        lp,
+        Vec::new(),
+        true,
+    );
     // Signs.
     f.trusted(ld(r1, -36));
     f.trusted(alui(AluOp::And, r3, r1, 2));
