@@ -24,3 +24,4 @@ pub mod filetest;
 pub mod backend;
 pub mod layout;
 pub mod layout_verify;
+pub mod driver;
