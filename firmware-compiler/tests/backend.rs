@@ -638,27 +638,15 @@ block3:
             );
         }
         let low = (GLOBAL - c.kernel.stack_bytes * 16) as usize;
-        assert!(g[..low] == reference[..low], "regs {regs}: differs from the interpreter");
+        assert!(
+            g[..low] == reference[..low],
+            "regs {regs}: differs from the interpreter"
+        );
     }
 }
 
 fn words_at(g: &[u8], a: usize) -> u32 {
     u32::from_le_bytes(g[a..a + 4].try_into().unwrap())
-}
-
-#[test]
-#[ignore]
-fn print_stats() {
-    for (text, k) in [(FACTORIAL, "facts"), (VECADD, "vecadd")] {
-        let m = parse(text);
-        for regs in BUDGETS {
-            let c = compile(&m, k, regs, 8);
-            println!("{k} {regs}: {:?}", c.stats);
-            if regs == 6 {
-                println!("{}", c.listing);
-            }
-        }
-    }
 }
 
 /// IR text of a kernel that keeps `n` loaded values live through a loop
@@ -710,7 +698,9 @@ fn pressure_kernel(n: usize) -> String {
 fn register_pressure_spills() {
     let n = 14;
     let threads = 8u32;
-    let input: Vec<u32> = (0..threads * 16).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
+    let input: Vec<u32> = (0..threads * 16)
+        .map(|i| i.wrapping_mul(2654435761) >> 7)
+        .collect();
     let setup = Setup {
         block: [threads, 1, 1],
         params: vec![0x100, 0x1000],
