@@ -68,7 +68,11 @@ pub fn compile(m: &Module, kernel: &str, regs: u32, preds: u32) -> CompiledKerne
     assert_eq!(asm.stack_bytes, c.kernel.stack_bytes);
     assert_eq!(asm.shared_bytes, c.kernel.shared_bytes);
     assert_eq!(asm.params, c.kernel.params);
-    assert!(c.kernel.regs_used <= regs, "regs_used {} > {regs}", c.kernel.regs_used);
+    assert!(
+        c.kernel.regs_used <= regs,
+        "regs_used {} > {regs}",
+        c.kernel.regs_used
+    );
     c
 }
 
@@ -99,8 +103,16 @@ pub fn run_machine(c: &CompiledKernel, setup: &Setup) -> Vec<u8> {
         params: &setup.params,
     };
     let mut g = memory(setup);
-    func::run(&config, &launch, &mut g, Options { watchdog: 20_000_000 }, None)
-        .unwrap_or_else(|t| panic!("trap: {t}\n{}", c.listing));
+    func::run(
+        &config,
+        &launch,
+        &mut g,
+        Options {
+            watchdog: 20_000_000,
+        },
+        None,
+    )
+    .unwrap_or_else(|t| panic!("trap: {t}\n{}", c.listing));
     g
 }
 
@@ -158,7 +170,10 @@ pub fn check_kernel(
         );
         // Below the stacks, the machine's memory equals the interpreter's.
         let low = (GLOBAL - c.kernel.stack_bytes * setup.lanes * setup.warps) as usize;
-        assert!(g[..low] == reference[..low], "regs {regs}: memory differs from the interpreter");
+        assert!(
+            g[..low] == reference[..low],
+            "regs {regs}: memory differs from the interpreter"
+        );
         out.push(c);
     }
     out
