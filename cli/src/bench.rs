@@ -28,6 +28,11 @@ pub struct BenchArgs {
     /// generate the Verilog and build the Verilator model (uncached).
     #[arg(long)]
     core: bool,
+    /// Measure the compiler instead: compile time per suite kernel, code
+    /// size, and dynamic instructions and SIMD efficiency on the functional
+    /// model (results checked against the host references).
+    #[arg(long, conflicts_with = "core")]
+    compiler: bool,
 }
 
 struct BenchKernel {
@@ -52,6 +57,9 @@ const KERNELS: [BenchKernel; 2] = [
 pub fn run(args: BenchArgs) -> Result<(), String> {
     if args.core {
         return run_core(&args);
+    }
+    if args.compiler {
+        return crate::bench_compiler::run(args.repeat);
     }
     if args.blocks == 0 || args.iterations == 0 || args.repeat == 0 {
         return Err("--blocks, --iterations and --repeat must be at least 1".into());

@@ -7,6 +7,7 @@
 //! add the source line and a caret) and a non-zero exit.
 
 mod bench;
+mod bench_compiler;
 mod compile;
 mod fuzz;
 mod hw;
