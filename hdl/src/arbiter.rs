@@ -14,6 +14,9 @@ pub const KEY_BITS: usize = 40;
 
 #[derive(LogicBlock)]
 pub struct Arbiter {
+    /// The cycles that use the tree (`ARB`, `MEM_ARB`); the outputs are 0
+    /// otherwise (so that a simulator evaluates the tree only then).
+    pub en: Signal<In, bool>,
     pub valid: Vec<Signal<In, bool>>,
     pub key: Vec<Signal<In, Bits<KEY_BITS>>>,
     pub min: Signal<Out, Bits<KEY_BITS>>,
@@ -26,6 +29,8 @@ pub struct Arbiter {
     nm: Vec<Signal<Local, Bits<32>>>,
     lane_bit: Vec<Constant<Bits<32>>>,
     zero_mask: Constant<Bits<32>>,
+    zero_key: Constant<Bits<KEY_BITS>>,
+    _n: usize,
     _lanes: usize,
     _lm1: usize,
 }
@@ -36,6 +41,7 @@ impl Arbiter {
         assert!(lanes.is_power_of_two() && (2..=32).contains(&lanes));
         let n = 2 * lanes - 1;
         Arbiter {
+            en: Default::default(),
             valid: (0..lanes).map(|_| Default::default()).collect(),
             key: (0..lanes).map(|_| Default::default()).collect(),
             min: Default::default(),
@@ -48,6 +54,8 @@ impl Arbiter {
                 .map(|l| Constant::new((1u64 << l).into()))
                 .collect(),
             zero_mask: Constant::new(0u64.into()),
+            zero_key: Constant::new(0u64.into()),
+            _n: n,
             _lanes: lanes,
             _lm1: lanes - 1,
         }
@@ -57,38 +65,45 @@ impl Arbiter {
 impl Logic for Arbiter {
     #[hdl_gen]
     fn update(&mut self) {
-        // `lm1` = L - 1, bound by a one-iteration loop so that it can appear
-        // in index expressions (rust-hdl evaluates those at generation).
-        for lm1 in self._lm1..self._lanes {
-            // Leaves: heap index L + l.
-            for l in 0..self._lanes {
-                self.nv[lm1 + l].next = self.valid[l].val();
-                self.nk[lm1 + l].next = self.key[l].val();
-                self.nm[lm1 + l].next = self.zero_mask.val();
-                if self.valid[l].val() {
-                    self.nm[lm1 + l].next = self.lane_bit[l].val();
+        for h in 0..self._n {
+            self.nv[h].next = false;
+            self.nk[h].next = self.zero_key.val();
+            self.nm[h].next = self.zero_mask.val();
+        }
+        if self.en.val() {
+            // `lm1` = L - 1, bound by a one-iteration loop so that it can appear
+            // in index expressions (rust-hdl evaluates those at generation).
+            for lm1 in self._lm1..self._lanes {
+                // Leaves: heap index L + l.
+                for l in 0..self._lanes {
+                    self.nv[lm1 + l].next = self.valid[l].val();
+                    self.nk[lm1 + l].next = self.key[l].val();
+                    self.nm[lm1 + l].next = self.zero_mask.val();
+                    if self.valid[l].val() {
+                        self.nm[lm1 + l].next = self.lane_bit[l].val();
+                    }
                 }
-            }
-            // Inner nodes, children first: heap index h = L-1-n, stored at
-            // h-1; its children 2h and 2h+1 are stored at 2h-1 and 2h.
-            for n in 0..self._lm1 {
-                self.nv[lm1 - n - 1].next =
-                    self.nv[2 * (lm1 - n) - 1].val() || self.nv[2 * (lm1 - n)].val();
-                if !self.nv[2 * (lm1 - n)].val()
-                    || (self.nv[2 * (lm1 - n) - 1].val()
-                        && (self.nk[2 * (lm1 - n) - 1].val() < self.nk[2 * (lm1 - n)].val()))
-                {
-                    self.nk[lm1 - n - 1].next = self.nk[2 * (lm1 - n) - 1].val();
-                    self.nm[lm1 - n - 1].next = self.nm[2 * (lm1 - n) - 1].val();
-                } else if !self.nv[2 * (lm1 - n) - 1].val()
-                    || (self.nk[2 * (lm1 - n)].val() < self.nk[2 * (lm1 - n) - 1].val())
-                {
-                    self.nk[lm1 - n - 1].next = self.nk[2 * (lm1 - n)].val();
-                    self.nm[lm1 - n - 1].next = self.nm[2 * (lm1 - n)].val();
-                } else {
-                    self.nk[lm1 - n - 1].next = self.nk[2 * (lm1 - n) - 1].val();
-                    self.nm[lm1 - n - 1].next =
-                        self.nm[2 * (lm1 - n) - 1].val() | self.nm[2 * (lm1 - n)].val();
+                // Inner nodes, children first: heap index h = L-1-n, stored at
+                // h-1; its children 2h and 2h+1 are stored at 2h-1 and 2h.
+                for n in 0..self._lm1 {
+                    self.nv[lm1 - n - 1].next =
+                        self.nv[2 * (lm1 - n) - 1].val() || self.nv[2 * (lm1 - n)].val();
+                    if !self.nv[2 * (lm1 - n)].val()
+                        || (self.nv[2 * (lm1 - n) - 1].val()
+                            && (self.nk[2 * (lm1 - n) - 1].val() < self.nk[2 * (lm1 - n)].val()))
+                    {
+                        self.nk[lm1 - n - 1].next = self.nk[2 * (lm1 - n) - 1].val();
+                        self.nm[lm1 - n - 1].next = self.nm[2 * (lm1 - n) - 1].val();
+                    } else if !self.nv[2 * (lm1 - n) - 1].val()
+                        || (self.nk[2 * (lm1 - n)].val() < self.nk[2 * (lm1 - n) - 1].val())
+                    {
+                        self.nk[lm1 - n - 1].next = self.nk[2 * (lm1 - n)].val();
+                        self.nm[lm1 - n - 1].next = self.nm[2 * (lm1 - n)].val();
+                    } else {
+                        self.nk[lm1 - n - 1].next = self.nk[2 * (lm1 - n) - 1].val();
+                        self.nm[lm1 - n - 1].next =
+                            self.nm[2 * (lm1 - n) - 1].val() | self.nm[2 * (lm1 - n)].val();
+                    }
                 }
             }
         }

@@ -25,15 +25,14 @@ use concord_isa::config::{Arbitration, CoreConfig};
 use concord_isa::instr::MAX_PARAM_WORDS;
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::dff_setup;
-use rust_hdl_widgets::prelude::DFF;
 
 use crate::arbiter::Arbiter;
-use crate::ctl::{Bcast, MemCtl, PredCtl};
+use crate::ctl::{Bcast, Gate, HostDec, HostRead, MemCtl, PredCtl, TraceOut};
 use crate::decode::Decoder;
-use crate::lane::{Lane, LaneParams, LINE_BITS, RF_ADDR_BITS};
+use crate::lane::{Lane, LaneParams, Loads, RowSel, TidGen, LINE_BITS, RF_ADDR_BITS};
 use crate::ram::Ram;
 use crate::shared::{Shared, ROW_BITS};
-use crate::util::{Ext, Pack, PackBits, Popcount};
+use crate::util::{Ext, Pack, PackBits, Popcount, Reg, RegE};
 use crate::warps::WarpState;
 
 /// FSM state codes (docs/microarchitecture.md §10, `trace_state`).
@@ -103,9 +102,27 @@ fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(v.into())
 }
 
-fn dffs<T: Synth>(n: usize) -> Vec<DFF<T>> {
+fn regs<T: Synth>(n: usize) -> Vec<Reg<T>> {
     (0..n).map(|_| Default::default()).collect()
 }
+
+fn regse<T: Synth>(n: usize) -> Vec<RegE<T>> {
+    (0..n).map(|_| Default::default()).collect()
+}
+
+/// Host-written registers in `HostDec::sel` order: entry pc, code length,
+/// grid x..z, block x..z, parameter count, parameters 0..15.
+fn host_addrs() -> Vec<u64> {
+    let mut a = vec![host::ENTRY_PC, host::CODE_LEN];
+    a.extend((0..3).map(|i| host::GRID + i));
+    a.extend((0..3).map(|i| host::BLOCK + i));
+    a.push(host::PARAM_COUNT);
+    a.extend((0..MAX_PARAM_WORDS as u64).map(|i| host::PARAM + i));
+    a
+}
+
+/// Host read table size: status .. threads, then two words per counter.
+const HOST_READS: usize = host::R_COUNTERS as usize + 2 * COUNTERS;
 
 /// Values the core is built from (checked by `crate::check_config`).
 #[derive(Clone, Debug)]
@@ -205,51 +222,55 @@ pub struct Core {
     tpcx: Ext<16, 32>,
     twx: Ext<4, 32>,
     tcx: Ext<4, 32>,
-    tpack: Pack<32, LINE_BITS>,
+    gate: Gate,
+    hostdec: HostDec,
+    hostrd: HostRead,
+    trace: TraceOut,
+    loads: Loads,
+    rowsel: RowSel,
+    tidgen: TidGen,
     wpack: Pack<8, LINE_BITS>,
     mpack: PackBits<128>,
 
     // ---- registers ----
-    st: DFF<Bits<5>>,
-    init_i: DFF<Bits<32>>,
-    cur: DFF<Bits<4>>,
-    rr: DFF<Bits<4>>,
-    ir: DFF<Bits<32>>,
-    exec: DFF<Bits<32>>,
-    pending: DFF<Bits<32>>,
-    served: DFF<Bits<32>>,
-    entry_pc: DFF<Bits<16>>,
-    code_len: DFF<Bits<32>>,
-    grid: Vec<DFF<Bits<32>>>,
-    blk: Vec<DFF<Bits<32>>>,
-    bid: Vec<DFF<Bits<32>>>,
-    param_count: DFF<Bits<32>>,
-    params: Vec<DFF<Bits<32>>>,
-    threads: DFF<Bits<32>>,
-    arrived: DFF<Bits<32>>,
-    exited: DFF<Bits<32>>,
-    c_cycles: DFF<Bits<64>>,
-    c_issued: DFF<Bits<64>>,
-    c_active: DFF<Bits<64>>,
-    c_executed: DFF<Bits<64>>,
-    c_replays: DFF<Bits<64>>,
-    c_divergent: DFF<Bits<64>>,
-    c_taken: DFF<Bits<64>>,
-    c_not_taken: DFF<Bits<64>>,
-    c_arrivals: DFF<Bits<64>>,
-    c_barriers: DFF<Bits<64>>,
-    c_blocks: DFF<Bits<64>>,
-    t_cause: DFF<Bits<4>>,
-    t_pc: DFF<Bits<16>>,
-    t_warp: DFF<Bits<4>>,
-    t_lanes: DFF<Bits<32>>,
-    t_block: Vec<DFF<Bits<32>>>,
-    t_addr: DFF<Bits<32>>,
-    t_detail: DFF<Bits<32>>,
+    st: RegE<Bits<5>>,
+    init_i: RegE<Bits<32>>,
+    cur: Reg<Bits<4>>,
+    rr: Reg<Bits<4>>,
+    ir: Reg<Bits<32>>,
+    exec: Reg<Bits<32>>,
+    pending: RegE<Bits<32>>,
+    served: Reg<Bits<32>>,
+    entry_pc: RegE<Bits<16>>,
+    code_len: RegE<Bits<32>>,
+    grid: Vec<RegE<Bits<32>>>,
+    blk: Vec<RegE<Bits<32>>>,
+    bid: Vec<RegE<Bits<32>>>,
+    param_count: RegE<Bits<32>>,
+    params: Vec<RegE<Bits<32>>>,
+    threads: RegE<Bits<32>>,
+    arrived: Reg<Bits<32>>,
+    exited: Reg<Bits<32>>,
+    c_cycles: RegE<Bits<64>>,
+    c_issued: RegE<Bits<64>>,
+    c_active: RegE<Bits<64>>,
+    c_executed: RegE<Bits<64>>,
+    c_replays: RegE<Bits<64>>,
+    c_divergent: RegE<Bits<64>>,
+    c_taken: RegE<Bits<64>>,
+    c_not_taken: RegE<Bits<64>>,
+    c_arrivals: RegE<Bits<64>>,
+    c_barriers: RegE<Bits<64>>,
+    c_blocks: RegE<Bits<64>>,
+    t_cause: Reg<Bits<4>>,
+    t_pc: Reg<Bits<16>>,
+    t_warp: Reg<Bits<4>>,
+    t_lanes: Reg<Bits<32>>,
+    t_block: Vec<Reg<Bits<32>>>,
+    t_addr: Reg<Bits<32>>,
+    t_detail: Reg<Bits<32>>,
 
     // ---- next-state locals ----
-    hw: Signal<Local, bool>,
-    start: Signal<Local, bool>,
     busy: Signal<Local, bool>,
     rfwe: Signal<Local, Bits<32>>,
     pwe: Signal<Local, Bits<32>>,
@@ -308,6 +329,8 @@ pub struct Core {
     /// Bits no logic needs, gathered so that Verilator's UNUSED check can
     /// tell them from mistakes (its default exemption is `*unused*`).
     unused_ok: Signal<Local, bool>,
+    /// Response bits above the configured line.
+    unused_resp: Signal<Local, bool>,
 
     // ---- constants ----
     s_idle: Constant<Bits<5>>,
@@ -325,26 +348,6 @@ pub struct Core {
     s_g_wait: Constant<Bits<5>>,
     s_done: Constant<Bits<5>>,
     s_trap: Constant<Bits<5>>,
-    ha_entry: Constant<Bits<18>>,
-    ha_code_len: Constant<Bits<18>>,
-    ha_grid: Vec<Constant<Bits<18>>>,
-    ha_block: Vec<Constant<Bits<18>>>,
-    ha_param_count: Constant<Bits<18>>,
-    ha_param: Vec<Constant<Bits<18>>>,
-    ha_start: Constant<Bits<18>>,
-    imem_words: Constant<Bits<18>>,
-    ra_status: Constant<Bits<8>>,
-    ra_cause: Constant<Bits<8>>,
-    ra_pc: Constant<Bits<8>>,
-    ra_warp: Constant<Bits<8>>,
-    ra_lanes: Constant<Bits<8>>,
-    ra_block: Vec<Constant<Bits<8>>>,
-    ra_addr: Constant<Bits<8>>,
-    ra_detail: Constant<Bits<8>>,
-    ra_arrived: Constant<Bits<8>>,
-    ra_exited: Constant<Bits<8>>,
-    ra_threads: Constant<Bits<8>>,
-    ra_cnt: Vec<Constant<Bits<8>>>,
     tc_oor: Constant<Bits<4>>,
     tc_mis: Constant<Bits<4>>,
     tc_invalid: Constant<Bits<4>>,
@@ -358,7 +361,6 @@ pub struct Core {
     kind_atomic: Constant<Bits<2>>,
     zero2: Constant<Bits<2>>,
     zero4: Constant<Bits<4>>,
-    zero9: Constant<Bits<RF_ADDR_BITS>>,
     zero7: Constant<Bits<7>>,
     zero8: Constant<Bits<8>>,
     zero16: Constant<Bits<16>>,
@@ -384,6 +386,7 @@ pub struct Core {
     depth_pc: Constant<bool>,
     line_mask: Constant<Bits<32>>,
     row_hi: Constant<Bits<32>>,
+    resp_used: Constant<Bits<32>>,
     _lanes: usize,
     _lm1: usize,
     _warps: usize,
@@ -472,7 +475,13 @@ impl Core {
             tpcx: Default::default(),
             twx: Default::default(),
             tcx: Default::default(),
-            tpack: Pack::new(lanes),
+            gate: Gate::new(state::G_REQ, state::G_WAIT),
+            hostdec: HostDec::new(&host_addrs(), host::START, p.imem_words as u64),
+            hostrd: HostRead::new(HOST_READS),
+            trace: TraceOut::new(lanes),
+            loads: Loads::new(lanes, p.line_bytes / 4),
+            rowsel: RowSel::new(lanes, p.banks),
+            tidgen: TidGen::new(lanes),
             wpack: Pack::new(p.line_bytes),
             mpack: PackBits::new(p.line_bytes),
             st: Default::default(),
@@ -485,11 +494,11 @@ impl Core {
             served: Default::default(),
             entry_pc: Default::default(),
             code_len: Default::default(),
-            grid: dffs(3),
-            blk: dffs(3),
-            bid: dffs(3),
+            grid: regse(3),
+            blk: regse(3),
+            bid: regse(3),
             param_count: Default::default(),
-            params: dffs(MAX_PARAM_WORDS),
+            params: regse(MAX_PARAM_WORDS),
             threads: Default::default(),
             arrived: Default::default(),
             exited: Default::default(),
@@ -508,11 +517,9 @@ impl Core {
             t_pc: Default::default(),
             t_warp: Default::default(),
             t_lanes: Default::default(),
-            t_block: dffs(3),
+            t_block: regs(3),
             t_addr: Default::default(),
             t_detail: Default::default(),
-            hw: Default::default(),
-            start: Default::default(),
             busy: Default::default(),
             rfwe: Default::default(),
             pwe: Default::default(),
@@ -564,6 +571,7 @@ impl Core {
             gbe: (0..p.line_bytes).map(|_| Default::default()).collect(),
             t1: Default::default(),
             unused_ok: Default::default(),
+            unused_resp: Default::default(),
             s_idle: k(state::IDLE),
             s_init: k(state::INIT),
             s_sched: k(state::SCHED),
@@ -579,30 +587,6 @@ impl Core {
             s_g_wait: k(state::G_WAIT),
             s_done: k(state::DONE),
             s_trap: k(state::TRAP),
-            ha_entry: k(host::ENTRY_PC),
-            ha_code_len: k(host::CODE_LEN),
-            ha_grid: (0..3).map(|i| k(host::GRID + i)).collect(),
-            ha_block: (0..3).map(|i| k(host::BLOCK + i)).collect(),
-            ha_param_count: k(host::PARAM_COUNT),
-            ha_param: (0..MAX_PARAM_WORDS as u64)
-                .map(|i| k(host::PARAM + i))
-                .collect(),
-            ha_start: k(host::START),
-            imem_words: k(p.imem_words as u64),
-            ra_status: k(host::R_STATUS),
-            ra_cause: k(host::R_CAUSE),
-            ra_pc: k(host::R_PC),
-            ra_warp: k(host::R_WARP),
-            ra_lanes: k(host::R_LANES),
-            ra_block: (0..3).map(|i| k(host::R_BLOCK + i)).collect(),
-            ra_addr: k(host::R_ADDR),
-            ra_detail: k(host::R_DETAIL),
-            ra_arrived: k(host::R_ARRIVED),
-            ra_exited: k(host::R_EXITED),
-            ra_threads: k(host::R_THREADS),
-            ra_cnt: (0..2 * COUNTERS as u64)
-                .map(|i| k(host::R_COUNTERS + i))
-                .collect(),
             tc_oor: k(cause::OUT_OF_RANGE),
             tc_mis: k(cause::MISALIGNED),
             tc_invalid: k(cause::INVALID),
@@ -616,7 +600,6 @@ impl Core {
             kind_atomic: k(KIND_ATOMIC),
             zero2: k(0),
             zero4: k(0),
-            zero9: k(0),
             zero7: k(0),
             zero8: k(0),
             zero16: k(0),
@@ -642,6 +625,7 @@ impl Core {
             depth_pc: Constant::new(p.depth_pc),
             line_mask: k(!(p.line_bytes as u64 - 1) & 0xffff_ffff),
             row_hi: k(!((1u64 << ROW_BITS) - 1) & 0xffff_ffff),
+            resp_used: k(8 * p.line_bytes as u64),
             _lanes: lanes,
             _lm1: lanes - 1,
             _warps: p.warps,
@@ -708,6 +692,131 @@ impl Logic for Core {
             self.params[i].clock.next = self.clock.val();
             self.params[i].d.next = self.params[i].q.val();
         }
+
+        // Register controls. Every register is cleared by `reset` in its own
+        // clocked block. The next-state logic below never reads a top-level
+        // input: `go` (not waiting on the memory port) is the enable of the
+        // registers a memory completion changes, and the host's writes and
+        // `start` load registers through `ld`/`lv`. These wires are single
+        // statements that Verilator evaluates apart from the next-state
+        // logic, which therefore runs once per clock edge, not on every
+        // input change.
+        self.gate.st.next = self.st.q.val();
+        self.gate.ready.next = self.gmem_req_ready.val();
+        self.gate.resp_valid.next = self.gmem_resp_valid.val();
+        self.hostdec.host_we.next = self.host_we.val();
+        self.hostdec.host_addr.next = self.host_addr.val();
+        self.hostdec.busy.next = (self.st.q.val() != self.s_idle.val())
+            && (self.st.q.val() != self.s_done.val())
+            && (self.st.q.val() != self.s_trap.val());
+        self.st.reset.next = self.reset.val();
+        self.st.en.next = self.gate.go.val();
+        self.st.ld.next = self.hostdec.start.val();
+        self.st.lv.next = self.s_init.val();
+        self.init_i.reset.next = self.reset.val();
+        self.init_i.en.next = true;
+        self.init_i.ld.next = self.hostdec.start.val();
+        self.init_i.lv.next = self.zero32.val();
+        self.pending.reset.next = self.reset.val();
+        self.pending.en.next = self.gate.go.val();
+        self.pending.ld.next = false;
+        self.pending.lv.next = self.zero32.val();
+        self.threads.reset.next = self.reset.val();
+        self.threads.en.next = false;
+        self.threads.ld.next = self.hostdec.start.val();
+        self.cur.reset.next = self.reset.val();
+        self.rr.reset.next = self.reset.val();
+        self.ir.reset.next = self.reset.val();
+        self.exec.reset.next = self.reset.val();
+        self.served.reset.next = self.reset.val();
+        self.arrived.reset.next = self.reset.val();
+        self.exited.reset.next = self.reset.val();
+        self.t_cause.reset.next = self.reset.val();
+        self.t_pc.reset.next = self.reset.val();
+        self.t_warp.reset.next = self.reset.val();
+        self.t_lanes.reset.next = self.reset.val();
+        self.t_addr.reset.next = self.reset.val();
+        self.t_detail.reset.next = self.reset.val();
+        // Host-written registers: loaded by their host write only.
+        self.entry_pc.reset.next = self.reset.val();
+        self.entry_pc.en.next = false;
+        self.entry_pc.ld.next = self.hostdec.sel[0].val();
+        self.entry_pc.lv.next = self.host_wdata.val().get_bits::<16>(0);
+        self.code_len.reset.next = self.reset.val();
+        self.code_len.en.next = false;
+        self.code_len.ld.next = self.hostdec.sel[1].val();
+        self.code_len.lv.next = self.host_wdata.val();
+        self.param_count.reset.next = self.reset.val();
+        self.param_count.en.next = false;
+        self.param_count.ld.next = self.hostdec.sel[8].val();
+        self.param_count.lv.next = self.host_wdata.val();
+        for i in 0..3 {
+            self.grid[i].reset.next = self.reset.val();
+            self.grid[i].en.next = false;
+            self.grid[i].ld.next = self.hostdec.sel[2 + i].val();
+            self.grid[i].lv.next = self.host_wdata.val();
+            self.blk[i].reset.next = self.reset.val();
+            self.blk[i].en.next = false;
+            self.blk[i].ld.next = self.hostdec.sel[5 + i].val();
+            self.blk[i].lv.next = self.host_wdata.val();
+            self.bid[i].reset.next = self.reset.val();
+            self.bid[i].en.next = true;
+            self.bid[i].ld.next = self.hostdec.start.val();
+            self.bid[i].lv.next = self.zero32.val();
+            self.t_block[i].reset.next = self.reset.val();
+        }
+        for i in 0..self._params {
+            self.params[i].reset.next = self.reset.val();
+            self.params[i].en.next = false;
+            self.params[i].ld.next = self.hostdec.sel[9 + i].val();
+            self.params[i].lv.next = self.host_wdata.val();
+        }
+        // Counters: cleared by `start`; `replays` changes in a memory
+        // completion, so it waits with the port.
+        self.c_cycles.reset.next = self.reset.val();
+        self.c_issued.reset.next = self.reset.val();
+        self.c_active.reset.next = self.reset.val();
+        self.c_executed.reset.next = self.reset.val();
+        self.c_replays.reset.next = self.reset.val();
+        self.c_divergent.reset.next = self.reset.val();
+        self.c_taken.reset.next = self.reset.val();
+        self.c_not_taken.reset.next = self.reset.val();
+        self.c_arrivals.reset.next = self.reset.val();
+        self.c_barriers.reset.next = self.reset.val();
+        self.c_blocks.reset.next = self.reset.val();
+        self.c_cycles.en.next = true;
+        self.c_issued.en.next = true;
+        self.c_active.en.next = true;
+        self.c_executed.en.next = true;
+        self.c_replays.en.next = self.gate.go.val();
+        self.c_divergent.en.next = true;
+        self.c_taken.en.next = true;
+        self.c_not_taken.en.next = true;
+        self.c_arrivals.en.next = true;
+        self.c_barriers.en.next = true;
+        self.c_blocks.en.next = true;
+        self.c_cycles.ld.next = self.hostdec.start.val();
+        self.c_issued.ld.next = self.hostdec.start.val();
+        self.c_active.ld.next = self.hostdec.start.val();
+        self.c_executed.ld.next = self.hostdec.start.val();
+        self.c_replays.ld.next = self.hostdec.start.val();
+        self.c_divergent.ld.next = self.hostdec.start.val();
+        self.c_taken.ld.next = self.hostdec.start.val();
+        self.c_not_taken.ld.next = self.hostdec.start.val();
+        self.c_arrivals.ld.next = self.hostdec.start.val();
+        self.c_barriers.ld.next = self.hostdec.start.val();
+        self.c_blocks.ld.next = self.hostdec.start.val();
+        self.c_cycles.lv.next = self.zero64.val();
+        self.c_issued.lv.next = self.zero64.val();
+        self.c_active.lv.next = self.zero64.val();
+        self.c_executed.lv.next = self.zero64.val();
+        self.c_replays.lv.next = self.zero64.val();
+        self.c_divergent.lv.next = self.zero64.val();
+        self.c_taken.lv.next = self.zero64.val();
+        self.c_not_taken.lv.next = self.zero64.val();
+        self.c_arrivals.lv.next = self.zero64.val();
+        self.c_barriers.lv.next = self.zero64.val();
+        self.c_blocks.lv.next = self.zero64.val();
         self.imem.clock.next = self.clock.val();
         self.shared.clock.next = self.clock.val();
         self.warps.clock.next = self.clock.val();
@@ -722,14 +831,11 @@ impl Logic for Core {
         self.imem.raddr.next = self.warps.gpc_cur.val();
         self.imem.waddr.next = self.host_addr.val().get_bits::<16>(0);
         self.imem.wdata.next = self.host_wdata.val();
-        self.imem.we.next = self.host_we.val()
-            && ((self.st.q.val() == self.s_idle.val())
-                || (self.st.q.val() == self.s_done.val())
-                || (self.st.q.val() == self.s_trap.val()))
-            && (self.host_addr.val() < self.imem_words.val());
+        self.imem.we.next = self.hostdec.imem_we.val();
 
         // Per-warp state views.
         self.warps.reset.next = self.reset.val();
+        self.warps.go.next = self.gate.go.val();
         self.warps.cur.next = self.cur.q.val();
         self.warps.pr_g.next = self.decode.gpred.val();
         self.warps.pr_a.next = self.decode.pa.val();
@@ -796,6 +902,8 @@ impl Logic for Core {
         self.mc.shared.next = self.decode.shared.val();
 
         // Arbiter: branch mode (schedulable lanes, PC keys) or memory mode.
+        self.arbiter.en.next =
+            (self.st.q.val() == self.s_arb.val()) || (self.st.q.val() == self.s_mem_arb.val());
         for l in 0..self._lanes {
             self.arbiter.valid[l].next =
                 self.warps.alive_cur.val().get_bit(l) && !self.warps.waiting_cur.val().get_bit(l);
@@ -823,9 +931,12 @@ impl Logic for Core {
             if self.st.q.val() == self.s_init.val() {
                 self.lanes[l].rf_waddr.next = self.init_i.q.val().get_bits::<RF_ADDR_BITS>(0);
             }
-            self.lanes[l].w_zero.next = self.st.q.val() == self.s_init.val();
-            self.lanes[l].w_mem.next = (self.st.q.val() == self.s_sh_data.val())
-                || (self.st.q.val() == self.s_g_wait.val());
+            self.lanes[l].go.next = self.gate.go.val();
+            self.lanes[l].dp_en.next = self.st.q.val() == self.s_exec.val();
+            self.lanes[l].key_en.next =
+                (self.st.q.val() == self.s_arb.val()) || (self.st.q.val() == self.s_mem_arb.val());
+            self.lanes[l].rf_wdata.next = self.loads.wdata[l].val();
+            self.lanes[l].raw_sh.next = self.rowsel.raw[l].val();
             self.lanes[l].latch_a.next = self.st.q.val() == self.s_read2.val();
             self.lanes[l].latch_b.next = self.st.q.val() == self.s_exec.val();
             self.lanes[l].latch_m.next =
@@ -852,18 +963,14 @@ impl Logic for Core {
             self.lanes[l].pbit.next = self.pctl.pmb.val().get_bit(l);
             self.lanes[l].sreg.next = self.decode.imm.val().get_bits::<5>(0);
             self.lanes[l].warp_base.next = self.curx32.o.val() << self.lane_shift.val();
-            self.lanes[l].nx.next = self.blk[0].q.val();
-            self.lanes[l].ny.next = self.blk[1].q.val();
+            self.lanes[l].tx.next = self.tidgen.tx[l].val();
+            self.lanes[l].ty.next = self.tidgen.ty[l].val();
+            self.lanes[l].tz.next = self.tidgen.tz[l].val();
             self.lanes[l].amask.next = self.mc.amask.val();
             self.lanes[l].limit.next = self.mc.limit.val();
             self.lanes[l].m_atom.next = self.decode.k_atom.val();
             self.lanes[l].m_shared.next = self.decode.shared.val();
             self.lanes[l].mlog.next = self.decode.mlog.val();
-            self.lanes[l].msigned.next = self.decode.msigned.val();
-            self.lanes[l].line.next = self.shared.rdata.val();
-            if self.st.q.val() == self.s_g_wait.val() {
-                self.lanes[l].line.next = self.gmem_resp_data.val();
-            }
             self.lanes[l].init0.next =
                 (self.st.q.val() == self.s_init.val()) && !self.init_i.q.val().any();
             self.lanes[l].entry_pc.next = self.entry_pc.q.val();
@@ -899,125 +1006,92 @@ impl Logic for Core {
                     self.lanes[l].depth_dec.next = self.exec.q.val().get_bit(l);
                 }
             }
-            if (self.st.q.val() == self.s_sh_data.val())
-                || ((self.st.q.val() == self.s_g_wait.val()) && self.gmem_resp_valid.val())
+            if (self.st.q.val() == self.s_sh_data.val()) || (self.st.q.val() == self.s_g_wait.val())
             {
-                // Completing a memory issue: every active lane that is not
+                // Completing a memory issue (in G_WAIT it takes effect when the
+                // response is there: `go` enables the PC registers): every active lane that is not
                 // left pending moves to pc + 1.
                 self.lanes[l].pc_we.next = self.warps.gmask_cur.val().get_bit(l)
                     && (self.served.q.val().get_bit(l) || !self.pending.q.val().get_bit(l));
             }
         }
 
-        // Trap report and host read port.
-        self.host_rdata.next = self.zero32.val();
-        if self.host_raddr.val() == self.ra_status.val() {
-            if self.st.q.val() == self.s_done.val() {
-                self.host_rdata.next = self.st_two.val();
-            } else if self.st.q.val() == self.s_trap.val() {
-                self.host_rdata.next = self.st_four.val();
-            } else if self.st.q.val() != self.s_idle.val() {
-                self.host_rdata.next = self.st_one.val();
-            }
+        // Trap report and host read port (the table of §9; the mux is
+        // `HostRead`, which reads the `host_raddr` port).
+        self.hostrd.raddr.next = self.host_raddr.val();
+        self.hostrd.vals[0].next = self.zero32.val();
+        if self.st.q.val() == self.s_done.val() {
+            self.hostrd.vals[0].next = self.st_two.val();
+        } else if self.st.q.val() == self.s_trap.val() {
+            self.hostrd.vals[0].next = self.st_four.val();
+        } else if self.st.q.val() != self.s_idle.val() {
+            self.hostrd.vals[0].next = self.st_one.val();
         }
-        if self.host_raddr.val() == self.ra_cause.val() {
-            self.host_rdata.next = self.tcx.o.val();
-        }
-        if self.host_raddr.val() == self.ra_pc.val() {
-            self.host_rdata.next = self.tpcx.o.val();
-        }
-        if self.host_raddr.val() == self.ra_warp.val() {
-            self.host_rdata.next = self.twx.o.val();
-        }
-        if self.host_raddr.val() == self.ra_lanes.val() {
-            self.host_rdata.next = self.t_lanes.q.val();
-        }
+        self.hostrd.vals[1].next = self.tcx.o.val();
+        self.hostrd.vals[2].next = self.tpcx.o.val();
+        self.hostrd.vals[3].next = self.twx.o.val();
+        self.hostrd.vals[4].next = self.t_lanes.q.val();
         for i in 0..3 {
-            if self.host_raddr.val() == self.ra_block[i].val() {
-                self.host_rdata.next = self.t_block[i].q.val();
-            }
+            self.hostrd.vals[5 + i].next = self.t_block[i].q.val();
         }
-        if self.host_raddr.val() == self.ra_addr.val() {
-            self.host_rdata.next = self.t_addr.q.val();
+        self.hostrd.vals[8].next = self.t_addr.q.val();
+        self.hostrd.vals[9].next = self.t_detail.q.val();
+        self.hostrd.vals[10].next = self.arrived.q.val();
+        self.hostrd.vals[11].next = self.exited.q.val();
+        self.hostrd.vals[12].next = self.threads.q.val();
+        self.hostrd.vals[13].next = self.zero32.val();
+        self.hostrd.vals[14].next = self.zero32.val();
+        self.hostrd.vals[15].next = self.zero32.val();
+        self.hostrd.vals[16].next = self.c_cycles.q.val().get_bits::<32>(0);
+        self.hostrd.vals[17].next = self.c_cycles.q.val().get_bits::<32>(32);
+        self.hostrd.vals[18].next = self.c_issued.q.val().get_bits::<32>(0);
+        self.hostrd.vals[19].next = self.c_issued.q.val().get_bits::<32>(32);
+        self.hostrd.vals[20].next = self.c_active.q.val().get_bits::<32>(0);
+        self.hostrd.vals[21].next = self.c_active.q.val().get_bits::<32>(32);
+        self.hostrd.vals[22].next = self.c_executed.q.val().get_bits::<32>(0);
+        self.hostrd.vals[23].next = self.c_executed.q.val().get_bits::<32>(32);
+        self.hostrd.vals[24].next = self.c_replays.q.val().get_bits::<32>(0);
+        self.hostrd.vals[25].next = self.c_replays.q.val().get_bits::<32>(32);
+        self.hostrd.vals[26].next = self.c_divergent.q.val().get_bits::<32>(0);
+        self.hostrd.vals[27].next = self.c_divergent.q.val().get_bits::<32>(32);
+        self.hostrd.vals[28].next = self.c_taken.q.val().get_bits::<32>(0);
+        self.hostrd.vals[29].next = self.c_taken.q.val().get_bits::<32>(32);
+        self.hostrd.vals[30].next = self.c_not_taken.q.val().get_bits::<32>(0);
+        self.hostrd.vals[31].next = self.c_not_taken.q.val().get_bits::<32>(32);
+        self.hostrd.vals[32].next = self.c_arrivals.q.val().get_bits::<32>(0);
+        self.hostrd.vals[33].next = self.c_arrivals.q.val().get_bits::<32>(32);
+        self.hostrd.vals[34].next = self.c_barriers.q.val().get_bits::<32>(0);
+        self.hostrd.vals[35].next = self.c_barriers.q.val().get_bits::<32>(32);
+        self.hostrd.vals[36].next = self.c_blocks.q.val().get_bits::<32>(0);
+        self.hostrd.vals[37].next = self.c_blocks.q.val().get_bits::<32>(32);
+        self.host_rdata.next = self.hostrd.rdata.val();
+
+        // Thread ids of warp `cur`, the lanes' shared-row words, and the
+        // register-file write data (which reads the global response).
+        self.tidgen.base.next = self.curx32.o.val() << self.lane_shift.val();
+        self.tidgen.nx.next = self.blk[0].q.val();
+        self.tidgen.ny.next = self.blk[1].q.val();
+        for k in 0..self._banks {
+            self.rowsel.words[k].next = self.shared.words[k].val();
         }
-        if self.host_raddr.val() == self.ra_detail.val() {
-            self.host_rdata.next = self.t_detail.q.val();
+        for q in 0..self._gwords {
+            self.loads.resp[q].next = self.gmem_resp_data.val().get_bits::<32>(32 * q);
         }
-        if self.host_raddr.val() == self.ra_arrived.val() {
-            self.host_rdata.next = self.arrived.q.val();
+        self.loads.g_sel.next = self.st.q.val() == self.s_g_wait.val();
+        self.loads.mlog.next = self.decode.mlog.val();
+        self.loads.msigned.next = self.decode.msigned.val();
+        self.loads.w_zero.next = self.st.q.val() == self.s_init.val();
+        self.loads.w_mem.next =
+            (self.st.q.val() == self.s_sh_data.val()) || (self.st.q.val() == self.s_g_wait.val());
+        for l in 0..self._lanes {
+            self.rowsel.widx[l].next = self.lanes[l].widx.val();
+            self.loads.widx[l].next = self.lanes[l].widx.val();
+            self.loads.raw_sh[l].next = self.rowsel.raw[l].val();
+            self.loads.bsh[l].next = self.lanes[l].bsh.val();
+            self.loads.result[l].next = self.lanes[l].result.val();
+            self.trace.wd[l].next = self.loads.wdata[l].val();
         }
-        if self.host_raddr.val() == self.ra_exited.val() {
-            self.host_rdata.next = self.exited.q.val();
-        }
-        if self.host_raddr.val() == self.ra_threads.val() {
-            self.host_rdata.next = self.threads.q.val();
-        }
-        if self.host_raddr.val() == self.ra_cnt[0].val() {
-            self.host_rdata.next = self.c_cycles.q.val().get_bits::<32>(0);
-        }
-        if self.host_raddr.val() == self.ra_cnt[1].val() {
-            self.host_rdata.next = self.c_cycles.q.val().get_bits::<32>(32);
-        }
-        if self.host_raddr.val() == self.ra_cnt[2].val() {
-            self.host_rdata.next = self.c_issued.q.val().get_bits::<32>(0);
-        }
-        if self.host_raddr.val() == self.ra_cnt[3].val() {
-            self.host_rdata.next = self.c_issued.q.val().get_bits::<32>(32);
-        }
-        if self.host_raddr.val() == self.ra_cnt[4].val() {
-            self.host_rdata.next = self.c_active.q.val().get_bits::<32>(0);
-        }
-        if self.host_raddr.val() == self.ra_cnt[5].val() {
-            self.host_rdata.next = self.c_active.q.val().get_bits::<32>(32);
-        }
-        if self.host_raddr.val() == self.ra_cnt[6].val() {
-            self.host_rdata.next = self.c_executed.q.val().get_bits::<32>(0);
-        }
-        if self.host_raddr.val() == self.ra_cnt[7].val() {
-            self.host_rdata.next = self.c_executed.q.val().get_bits::<32>(32);
-        }
-        if self.host_raddr.val() == self.ra_cnt[8].val() {
-            self.host_rdata.next = self.c_replays.q.val().get_bits::<32>(0);
-        }
-        if self.host_raddr.val() == self.ra_cnt[9].val() {
-            self.host_rdata.next = self.c_replays.q.val().get_bits::<32>(32);
-        }
-        if self.host_raddr.val() == self.ra_cnt[10].val() {
-            self.host_rdata.next = self.c_divergent.q.val().get_bits::<32>(0);
-        }
-        if self.host_raddr.val() == self.ra_cnt[11].val() {
-            self.host_rdata.next = self.c_divergent.q.val().get_bits::<32>(32);
-        }
-        if self.host_raddr.val() == self.ra_cnt[12].val() {
-            self.host_rdata.next = self.c_taken.q.val().get_bits::<32>(0);
-        }
-        if self.host_raddr.val() == self.ra_cnt[13].val() {
-            self.host_rdata.next = self.c_taken.q.val().get_bits::<32>(32);
-        }
-        if self.host_raddr.val() == self.ra_cnt[14].val() {
-            self.host_rdata.next = self.c_not_taken.q.val().get_bits::<32>(0);
-        }
-        if self.host_raddr.val() == self.ra_cnt[15].val() {
-            self.host_rdata.next = self.c_not_taken.q.val().get_bits::<32>(32);
-        }
-        if self.host_raddr.val() == self.ra_cnt[16].val() {
-            self.host_rdata.next = self.c_arrivals.q.val().get_bits::<32>(0);
-        }
-        if self.host_raddr.val() == self.ra_cnt[17].val() {
-            self.host_rdata.next = self.c_arrivals.q.val().get_bits::<32>(32);
-        }
-        if self.host_raddr.val() == self.ra_cnt[18].val() {
-            self.host_rdata.next = self.c_barriers.q.val().get_bits::<32>(0);
-        }
-        if self.host_raddr.val() == self.ra_cnt[19].val() {
-            self.host_rdata.next = self.c_barriers.q.val().get_bits::<32>(32);
-        }
-        if self.host_raddr.val() == self.ra_cnt[20].val() {
-            self.host_rdata.next = self.c_blocks.q.val().get_bits::<32>(0);
-        }
-        if self.host_raddr.val() == self.ra_cnt[21].val() {
-            self.host_rdata.next = self.c_blocks.q.val().get_bits::<32>(32);
-        }
+
         self.running.next = (self.st.q.val() != self.s_idle.val())
             && (self.st.q.val() != self.s_done.val())
             && (self.st.q.val() != self.s_trap.val());
@@ -1037,8 +1111,6 @@ impl Logic for Core {
         self.busy.next = (self.st.q.val() != self.s_idle.val())
             && (self.st.q.val() != self.s_done.val())
             && (self.st.q.val() != self.s_trap.val());
-        self.hw.next = self.host_we.val() && !self.busy.val();
-        self.start.next = self.hw.val() && (self.host_addr.val() == self.ha_start.val());
 
         // Defaults.
         self.rfwe.next = self.zero32.val();
@@ -1224,42 +1296,10 @@ impl Logic for Core {
         self.arrived_new.next = self.arrived.q.val() + self.pop_e.o.val();
 
         // ---- the state machine ----
-        if !self.busy.val() {
-            // IDLE, DONE, TRAP: host writes.
-            if self.hw.val() {
-                if self.host_addr.val() == self.ha_entry.val() {
-                    self.entry_pc.d.next = self.host_wdata.val().get_bits::<16>(0);
-                }
-                if self.host_addr.val() == self.ha_code_len.val() {
-                    self.code_len.d.next = self.host_wdata.val();
-                }
-                for i in 0..3 {
-                    if self.host_addr.val() == self.ha_grid[i].val() {
-                        self.grid[i].d.next = self.host_wdata.val();
-                    }
-                    if self.host_addr.val() == self.ha_block[i].val() {
-                        self.blk[i].d.next = self.host_wdata.val();
-                    }
-                }
-                if self.host_addr.val() == self.ha_param_count.val() {
-                    self.param_count.d.next = self.host_wdata.val();
-                }
-                for i in 0..self._params {
-                    if self.host_addr.val() == self.ha_param[i].val() {
-                        self.params[i].d.next = self.host_wdata.val();
-                    }
-                }
-            }
-            if self.start.val() {
-                self.st.d.next = self.s_init.val();
-                self.init_i.d.next = self.zero32.val();
-                for i in 0..3 {
-                    self.bid[i].d.next = self.zero32.val();
-                }
-                self.threads.d.next =
-                    self.t1.val().get_bits::<16>(0) * self.blk[2].q.val().get_bits::<16>(0);
-            }
-        }
+        // IDLE, DONE, TRAP: host writes and `start` load registers through
+        // their `ld` inputs (`HostDec`); `threads` is loaded by `start`.
+        self.threads.lv.next =
+            self.t1.val().get_bits::<16>(0) * self.blk[2].q.val().get_bits::<16>(0);
         if self.st.q.val() == self.s_init.val() {
             if self.init_i.q.val() < self.rf_words.val() {
                 self.rfwe.next = self.lane_mask.val();
@@ -1469,13 +1509,12 @@ impl Logic for Core {
                 self.gmem_req_atom_op.next = self.decode.func.val();
                 self.gmem_req_atom_data.next = self.sv_data.val();
             }
-            if self.gmem_req_ready.val() {
-                self.st.d.next = self.s_g_wait.val();
-            }
+            // Accepted when `gmem_req_ready` (until then `go` holds `st`).
+            self.st.d.next = self.s_g_wait.val();
         }
-        if (self.st.q.val() == self.s_sh_data.val())
-            || ((self.st.q.val() == self.s_g_wait.val()) && self.gmem_resp_valid.val())
-        {
+        if (self.st.q.val() == self.s_sh_data.val()) || (self.st.q.val() == self.s_g_wait.val()) {
+            // In G_WAIT this is the response cycle: until the response is
+            // there `go` is 0 and every register and write holds.
             // Loads and atomics write rd of the served lanes; then complete.
             if !self.decode.k_store.val() {
                 self.rfwe.next = self.served.q.val();
@@ -1535,37 +1574,54 @@ impl Logic for Core {
                     self.shared.we[4 * bk + j].next = true;
                     self.shared.wdata[4 * bk + j].next = self.sv_new.val().get_bits::<8>(8 * j);
                 }
-                for l in 0..self._lanes {
-                    // Stores: the highest lane writing a byte wins.
-                    if (self.st.q.val() == self.s_sh_access.val())
-                        && self.decode.k_store.val()
-                        && self.served.q.val().get_bit(l)
-                        && (self.lanes[l].widx.val().index() == bk)
-                        && self.lanes[l].st_be.val().get_bit(j)
-                    {
-                        self.shared.we[4 * bk + j].next = true;
-                        self.shared.wdata[4 * bk + j].next =
-                            self.lanes[l].st_data.val().get_bits::<8>(8 * j);
+            }
+        }
+        // Stores: the highest lane writing a byte wins. (The byte-lane
+        // logic is inside the state test so that a simulator skips it in
+        // every other cycle; the hardware is the same.)
+        if (self.st.q.val() == self.s_sh_access.val()) && self.decode.k_store.val() {
+            for bk in 0..self._banks {
+                for j in 0..4 {
+                    for l in 0..self._lanes {
+                        if self.served.q.val().get_bit(l)
+                            && (self.lanes[l].widx.val().index() == bk)
+                            && self.lanes[l].st_be.val().get_bit(j)
+                        {
+                            self.shared.we[4 * bk + j].next = true;
+                            self.shared.wdata[4 * bk + j].next =
+                                self.lanes[l].st_data.val().get_bits::<8>(8 * j);
+                        }
                     }
                 }
             }
         }
 
         // ---- global store line ----
+        // (Only in G_REQ of a store: the request carries it only then.)
         for q in 0..self._gwords {
             for j in 0..4 {
                 self.gbe[4 * q + j].next = false;
                 self.gbyte[4 * q + j].next = self.zero8.val();
-                for l in 0..self._lanes {
-                    if self.served.q.val().get_bit(l)
-                        && (self.lanes[l].widx.val().index() == q)
-                        && self.lanes[l].st_be.val().get_bit(j)
-                    {
-                        self.gbe[4 * q + j].next = true;
-                        self.gbyte[4 * q + j].next =
-                            self.lanes[l].st_data.val().get_bits::<8>(8 * j);
+            }
+        }
+        if (self.st.q.val() == self.s_g_req.val()) && self.decode.k_store.val() {
+            for q in 0..self._gwords {
+                for j in 0..4 {
+                    for l in 0..self._lanes {
+                        if self.served.q.val().get_bit(l)
+                            && (self.lanes[l].widx.val().index() == q)
+                            && self.lanes[l].st_be.val().get_bit(j)
+                        {
+                            self.gbe[4 * q + j].next = true;
+                            self.gbyte[4 * q + j].next =
+                                self.lanes[l].st_data.val().get_bits::<8>(8 * j);
+                        }
                     }
                 }
+            }
+        }
+        for q in 0..self._gwords {
+            for j in 0..4 {
                 self.wpack.ins[4 * q + j].next = self.gbyte[4 * q + j].val();
                 self.mpack.ins[4 * q + j].next = self.gbe[4 * q + j].val();
             }
@@ -1574,25 +1630,21 @@ impl Logic for Core {
         // ---- register-file writes and predicate writes ----
         for l in 0..self._lanes {
             self.lanes[l].rf_we.next = self.rfwe.val().get_bit(l);
-            self.tpack.ins[l].next = self.zero32.val();
-            if self.rfwe.val().get_bit(l) {
-                self.tpack.ins[l].next = self.lanes[l].wdata.val();
-            }
         }
         self.warps.pred_we.next = self.pwe.val().any();
         self.warps.pval.next = self.pval.val();
 
-        // ---- trace port: writes of this cycle ----
-        self.trace_rf_we.next = self.rfwe.val();
-        self.trace_rf_addr.next = self.zero9.val();
-        if self.rfwe.val().any() {
-            self.trace_rf_addr.next =
-                (self.curx9.o.val() << self.rp_shift.val()) + self.rd9.o.val();
-            if self.st.q.val() == self.s_init.val() {
-                self.trace_rf_addr.next = self.init_i.q.val().get_bits::<RF_ADDR_BITS>(0);
-            }
+        // ---- trace port: writes of this cycle (`TraceOut` drops them
+        // while `go` is 0 and zeroes the data of lanes that do not write) ----
+        self.trace.go.next = self.gate.go.val();
+        self.trace.rfwe.next = self.rfwe.val();
+        self.trace.addr.next = (self.curx9.o.val() << self.rp_shift.val()) + self.rd9.o.val();
+        if self.st.q.val() == self.s_init.val() {
+            self.trace.addr.next = self.init_i.q.val().get_bits::<RF_ADDR_BITS>(0);
         }
-        self.trace_rf_data.next = self.tpack.out.val();
+        self.trace_rf_we.next = self.trace.rf_we.val();
+        self.trace_rf_addr.next = self.trace.rf_addr.val();
+        self.trace_rf_data.next = self.trace.rf_data.val();
         self.trace_pred_we.next = self.pwe.val();
         self.trace_pred_addr.next = self.zero7.val();
         self.trace_pred_data.next = self.zero32.val();
@@ -1605,6 +1657,7 @@ impl Logic for Core {
         // `any`, the high half of the first block-size product, decoder
         // outputs this core does not need, and the bits of warp and lane
         // masks above the configured counts.
+        self.unused_resp.next = (self.gmem_resp_data.val() >> self.resp_used.val()).any();
         self.unused_ok.next = self.arbiter.min.val().get_bits::<24>(16).any()
             || self.arbiter.any.val()
             || self.t1.val().get_bits::<16>(16).any()
@@ -1644,52 +1697,6 @@ impl Logic for Core {
         }
         if self.i_blocks.val() {
             self.c_blocks.d.next = self.c_blocks.q.val() + self.one64.val();
-        }
-        if self.start.val() || self.reset.val() {
-            self.c_cycles.d.next = self.zero64.val();
-            self.c_issued.d.next = self.zero64.val();
-            self.c_active.d.next = self.zero64.val();
-            self.c_executed.d.next = self.zero64.val();
-            self.c_replays.d.next = self.zero64.val();
-            self.c_divergent.d.next = self.zero64.val();
-            self.c_taken.d.next = self.zero64.val();
-            self.c_not_taken.d.next = self.zero64.val();
-            self.c_arrivals.d.next = self.zero64.val();
-            self.c_barriers.d.next = self.zero64.val();
-            self.c_blocks.d.next = self.zero64.val();
-        }
-
-        // ---- synchronous reset ----
-        if self.reset.val() {
-            self.st.d.next = self.s_idle.val();
-            self.init_i.d.next = self.zero32.val();
-            self.cur.d.next = self.zero4.val();
-            self.rr.d.next = self.zero4.val();
-            self.ir.d.next = self.zero32.val();
-            self.exec.d.next = self.zero32.val();
-            self.pending.d.next = self.zero32.val();
-            self.served.d.next = self.zero32.val();
-            self.entry_pc.d.next = self.zero16.val();
-            self.code_len.d.next = self.zero32.val();
-            self.param_count.d.next = self.zero32.val();
-            self.threads.d.next = self.zero32.val();
-            self.arrived.d.next = self.zero32.val();
-            self.exited.d.next = self.zero32.val();
-            self.t_cause.d.next = self.zero4.val();
-            self.t_pc.d.next = self.zero16.val();
-            self.t_warp.d.next = self.zero4.val();
-            self.t_lanes.d.next = self.zero32.val();
-            self.t_addr.d.next = self.zero32.val();
-            self.t_detail.d.next = self.zero32.val();
-            for i in 0..3 {
-                self.grid[i].d.next = self.zero32.val();
-                self.blk[i].d.next = self.zero32.val();
-                self.bid[i].d.next = self.zero32.val();
-                self.t_block[i].d.next = self.zero32.val();
-            }
-            for i in 0..self._params {
-                self.params[i].d.next = self.zero32.val();
-            }
         }
     }
 }

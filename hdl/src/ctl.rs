@@ -9,6 +9,9 @@ use concord_isa::encoding::{VOTE_ALL, VOTE_ANY};
 use concord_isa::instr::{Consensus, PredOp, SpecialReg, MAX_PARAM_WORDS};
 use rust_hdl_core::prelude::*;
 
+use crate::lane::{LINE_BITS, RF_ADDR_BITS};
+use crate::util::Pack;
+
 fn pos<T: PartialEq>(all: &[T], x: T) -> u64 {
     all.iter().position(|y| *y == x).unwrap() as u64
 }
@@ -339,5 +342,184 @@ impl Logic for MemCtl {
             self.amask.next = 3.into();
             self.limit.next = self.size.val() - 4;
         }
+    }
+}
+
+/// `go`: the core is not waiting on the global memory port. 0 in `G_REQ`
+/// while `gmem_req_ready` is 0 and in `G_WAIT` while `gmem_resp_valid` is
+/// 0. The next-state logic is computed as if the port answered; `go` is
+/// the enable of the registers that logic would change (and of the
+/// register-file writes), so a wait holds them.
+#[derive(LogicBlock)]
+pub struct Gate {
+    pub st: Signal<In, Bits<5>>,
+    pub ready: Signal<In, bool>,
+    pub resp_valid: Signal<In, bool>,
+    pub go: Signal<Out, bool>,
+    s_g_req: Constant<Bits<5>>,
+    s_g_wait: Constant<Bits<5>>,
+}
+
+impl Gate {
+    pub fn new(g_req: u64, g_wait: u64) -> Self {
+        Gate {
+            st: Default::default(),
+            ready: Default::default(),
+            resp_valid: Default::default(),
+            go: Default::default(),
+            s_g_req: Constant::new(g_req.into()),
+            s_g_wait: Constant::new(g_wait.into()),
+        }
+    }
+}
+
+impl Logic for Gate {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.go.next = !(((self.st.val() == self.s_g_req.val()) && !self.ready.val())
+            || ((self.st.val() == self.s_g_wait.val()) && !self.resp_valid.val()));
+    }
+}
+
+/// Host write decoding (docs/microarchitecture.md §9): which register a
+/// host write loads, `start`, and the instruction-memory write enable.
+/// Writes are accepted when the core is not busy (`IDLE`, `DONE`, `TRAP`).
+#[derive(LogicBlock)]
+pub struct HostDec {
+    pub host_we: Signal<In, bool>,
+    pub host_addr: Signal<In, Bits<18>>,
+    pub busy: Signal<In, bool>,
+    /// One per entry of `addrs` (given to `new`).
+    pub sel: Vec<Signal<Out, bool>>,
+    pub start: Signal<Out, bool>,
+    pub imem_we: Signal<Out, bool>,
+    hw: Signal<Local, bool>,
+    addrs: Vec<Constant<Bits<18>>>,
+    a_start: Constant<Bits<18>>,
+    imem_words: Constant<Bits<18>>,
+    _n: usize,
+}
+
+impl HostDec {
+    pub fn new(addrs: &[u64], start: u64, imem_words: u64) -> Self {
+        HostDec {
+            host_we: Default::default(),
+            host_addr: Default::default(),
+            busy: Default::default(),
+            sel: addrs.iter().map(|_| Default::default()).collect(),
+            start: Default::default(),
+            imem_we: Default::default(),
+            hw: Default::default(),
+            addrs: addrs.iter().map(|a| Constant::new((*a).into())).collect(),
+            a_start: Constant::new(start.into()),
+            imem_words: Constant::new(imem_words.into()),
+            _n: addrs.len(),
+        }
+    }
+}
+
+impl Logic for HostDec {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.hw.next = self.host_we.val() && !self.busy.val();
+        for i in 0..self._n {
+            self.sel[i].next = self.hw.val() && (self.host_addr.val() == self.addrs[i].val());
+        }
+        self.start.next = self.hw.val() && (self.host_addr.val() == self.a_start.val());
+        self.imem_we.next = self.hw.val() && (self.host_addr.val() < self.imem_words.val());
+    }
+}
+
+/// The host read port: `rdata = vals[raddr]`, 0 past the table.
+#[derive(LogicBlock)]
+pub struct HostRead {
+    pub raddr: Signal<In, Bits<8>>,
+    pub vals: Vec<Signal<In, Bits<32>>>,
+    pub rdata: Signal<Out, Bits<32>>,
+    zero: Constant<Bits<32>>,
+    _n: usize,
+}
+
+impl HostRead {
+    pub fn new(n: usize) -> Self {
+        HostRead {
+            raddr: Default::default(),
+            vals: (0..n).map(|_| Default::default()).collect(),
+            rdata: Default::default(),
+            zero: Constant::new(0u64.into()),
+            _n: n,
+        }
+    }
+}
+
+impl Logic for HostRead {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.rdata.next = self.zero.val();
+        for i in 0..self._n {
+            if self.raddr.val().index() == i {
+                self.rdata.next = self.vals[i].val();
+            }
+        }
+    }
+}
+
+/// The register-file half of the trace port (§10): this cycle's write
+/// enables, address and data, all 0 while the core waits (`go` = 0) and the
+/// data of lanes that do not write 0.
+#[derive(LogicBlock)]
+pub struct TraceOut {
+    pub go: Signal<In, bool>,
+    pub rfwe: Signal<In, Bits<32>>,
+    pub addr: Signal<In, Bits<RF_ADDR_BITS>>,
+    pub wd: Vec<Signal<In, Bits<32>>>,
+    pub rf_we: Signal<Out, Bits<32>>,
+    pub rf_addr: Signal<Out, Bits<RF_ADDR_BITS>>,
+    pub rf_data: Signal<Out, Bits<LINE_BITS>>,
+    we: Signal<Local, Bits<32>>,
+    pack: Pack<32, LINE_BITS>,
+    zero32: Constant<Bits<32>>,
+    zero_addr: Constant<Bits<RF_ADDR_BITS>>,
+    _lanes: usize,
+}
+
+impl TraceOut {
+    pub fn new(lanes: usize) -> Self {
+        TraceOut {
+            go: Default::default(),
+            rfwe: Default::default(),
+            addr: Default::default(),
+            wd: (0..lanes).map(|_| Default::default()).collect(),
+            rf_we: Default::default(),
+            rf_addr: Default::default(),
+            rf_data: Default::default(),
+            we: Default::default(),
+            pack: Pack::new(lanes),
+            zero32: Constant::new(0u64.into()),
+            zero_addr: Constant::new(0u64.into()),
+            _lanes: lanes,
+        }
+    }
+}
+
+impl Logic for TraceOut {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.we.next = self.zero32.val();
+        if self.go.val() {
+            self.we.next = self.rfwe.val();
+        }
+        for l in 0..self._lanes {
+            self.pack.ins[l].next = self.zero32.val();
+            if self.we.val().get_bit(l) {
+                self.pack.ins[l].next = self.wd[l].val();
+            }
+        }
+        self.rf_we.next = self.we.val();
+        self.rf_addr.next = self.zero_addr.val();
+        if self.we.val().any() {
+            self.rf_addr.next = self.addr.val();
+        }
+        self.rf_data.next = self.pack.out.val();
     }
 }

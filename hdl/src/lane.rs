@@ -11,11 +11,10 @@
 
 use concord_isa::instr::{AluOp, AtomOp, Cmp, SpecialReg};
 use rust_hdl_core::prelude::*;
-use rust_hdl_widgets::prelude::DFF;
 
 use crate::arbiter::KEY_BITS;
 use crate::ram::Ram;
-use crate::util::Ext;
+use crate::util::{Ext, Reg, RegE};
 
 /// Register-file address width: `warp * RP + reg` < 16 * 32.
 pub const RF_ADDR_BITS: usize = 9;
@@ -118,6 +117,202 @@ impl Logic for Div {
     }
 }
 
+/// The thread ids (x, y, z) of the `L` lanes of a warp: one division of
+/// the warp's first linear thread id `base` by the block's x and y
+/// dimensions, then lane `l` is lane `l - 1` advanced by one thread (x
+/// wraps at `nx` into y, y at `ny` into z). Replaces a divider pair per lane
+/// (docs/microarchitecture.md does not say how `%tid` is computed; the
+/// values are the same: x = t mod nx, y = (t / nx) mod ny, z = t / (nx ny)).
+#[derive(LogicBlock)]
+pub struct TidGen {
+    pub base: Signal<In, Bits<32>>,
+    pub nx: Signal<In, Bits<32>>,
+    pub ny: Signal<In, Bits<32>>,
+    pub tx: Vec<Signal<Out, Bits<32>>>,
+    pub ty: Vec<Signal<Out, Bits<32>>>,
+    pub tz: Vec<Signal<Out, Bits<32>>>,
+    div_x: Div,
+    div_y: Div,
+    zero: Constant<Bits<32>>,
+    _lanes: usize,
+}
+
+impl TidGen {
+    pub fn new(lanes: usize) -> Self {
+        TidGen {
+            base: Default::default(),
+            nx: Default::default(),
+            ny: Default::default(),
+            tx: (0..lanes).map(|_| Default::default()).collect(),
+            ty: (0..lanes).map(|_| Default::default()).collect(),
+            tz: (0..lanes).map(|_| Default::default()).collect(),
+            div_x: Div::new(),
+            div_y: Div::new(),
+            zero: Constant::new(0u64.into()),
+            _lanes: lanes,
+        }
+    }
+}
+
+impl Logic for TidGen {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.div_x.n.next = self.base.val();
+        self.div_x.d.next = self.nx.val();
+        self.div_y.n.next = self.div_x.q.val();
+        self.div_y.d.next = self.ny.val();
+        self.tx[0].next = self.div_x.r.val();
+        self.ty[0].next = self.div_y.r.val();
+        self.tz[0].next = self.div_y.q.val();
+        for l in 1..self._lanes {
+            self.tx[l].next = self.tx[l - 1].val() + 1;
+            self.ty[l].next = self.ty[l - 1].val();
+            self.tz[l].next = self.tz[l - 1].val();
+            if (self.tx[l - 1].val() + 1) == self.nx.val() {
+                self.tx[l].next = self.zero.val();
+                self.ty[l].next = self.ty[l - 1].val() + 1;
+                if (self.ty[l - 1].val() + 1) == self.ny.val() {
+                    self.ty[l].next = self.zero.val();
+                    self.tz[l].next = self.tz[l - 1].val() + 1;
+                }
+            }
+        }
+    }
+}
+
+/// The lanes' register-file write data: zero (`INIT`), the loaded value
+/// (the shared row word, or the global response word in `G_WAIT`), or the
+/// lane's result. One block for all lanes (rust-hdl paths take one index),
+/// and a block of its own because the global response is a top-level
+/// input: only this small block is evaluated again when the inputs change,
+/// not the lanes' datapaths.
+#[derive(LogicBlock)]
+pub struct Loads {
+    /// `G_WAIT`: the word comes from the global response.
+    pub g_sel: Signal<In, bool>,
+    /// The global response, word k of the line.
+    pub resp: Vec<Signal<In, Bits<32>>>,
+    pub mlog: Signal<In, Bits<2>>,
+    pub msigned: Signal<In, bool>,
+    pub w_zero: Signal<In, bool>,
+    pub w_mem: Signal<In, bool>,
+    /// Per lane: word index, shared row word, byte shift, result.
+    pub widx: Vec<Signal<In, Bits<32>>>,
+    pub raw_sh: Vec<Signal<In, Bits<32>>>,
+    pub bsh: Vec<Signal<In, Bits<32>>>,
+    pub result: Vec<Signal<In, Bits<32>>>,
+    pub wdata: Vec<Signal<Out, Bits<32>>>,
+    raw: Vec<Signal<Local, Bits<32>>>,
+    shifted: Vec<Signal<Local, Bits<32>>>,
+    memval: Vec<Signal<Local, Bits<32>>>,
+    zero32: Constant<Bits<32>>,
+    _lanes: usize,
+    _words: usize,
+}
+
+impl Loads {
+    /// `words` = `global_line_bytes / 4`.
+    pub fn new(lanes: usize, words: usize) -> Self {
+        fn v<D: Direction>(n: usize) -> Vec<Signal<D, Bits<32>>> {
+            (0..n).map(|_| Default::default()).collect()
+        }
+        Loads {
+            g_sel: Default::default(),
+            resp: v(words),
+            mlog: Default::default(),
+            msigned: Default::default(),
+            w_zero: Default::default(),
+            w_mem: Default::default(),
+            widx: v(lanes),
+            raw_sh: v(lanes),
+            bsh: v(lanes),
+            result: v(lanes),
+            wdata: v(lanes),
+            raw: v(lanes),
+            shifted: v(lanes),
+            memval: v(lanes),
+            zero32: Constant::new(0u64.into()),
+            _lanes: lanes,
+            _words: words,
+        }
+    }
+}
+
+impl Logic for Loads {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for l in 0..self._lanes {
+            self.raw[l].next = self.raw_sh[l].val();
+            if self.g_sel.val() {
+                self.raw[l].next = self.resp[0].val();
+                for k in 1..self._words {
+                    if self.widx[l].val().index() == k {
+                        self.raw[l].next = self.resp[k].val();
+                    }
+                }
+            }
+            self.shifted[l].next = self.raw[l].val() >> self.bsh[l].val();
+            self.memval[l].next = self.shifted[l].val();
+            if !self.mlog.val().any() {
+                self.memval[l].next = self.shifted[l].val() & 0xff;
+                if self.msigned.val() {
+                    self.memval[l].next = ((self.shifted[l].val() & 0xff) ^ 0x80) - 0x80;
+                }
+            }
+            if self.mlog.val().get_bit(0) {
+                self.memval[l].next = self.shifted[l].val() & 0xffff;
+                if self.msigned.val() {
+                    self.memval[l].next = ((self.shifted[l].val() & 0xffff) ^ 0x8000) - 0x8000;
+                }
+            }
+            self.wdata[l].next = self.result[l].val();
+            if self.w_mem.val() {
+                self.wdata[l].next = self.memval[l].val();
+            }
+            if self.w_zero.val() {
+                self.wdata[l].next = self.zero32.val();
+            }
+        }
+    }
+}
+
+/// Each lane's word of the shared row: `raw[l] = words[widx[l]]` (an
+/// explicit mux over the banks; global words are picked by `Loads`).
+#[derive(LogicBlock)]
+pub struct RowSel {
+    pub words: Vec<Signal<In, Bits<32>>>,
+    pub widx: Vec<Signal<In, Bits<32>>>,
+    pub raw: Vec<Signal<Out, Bits<32>>>,
+    _lanes: usize,
+    _banks: usize,
+}
+
+impl RowSel {
+    pub fn new(lanes: usize, banks: usize) -> Self {
+        RowSel {
+            words: (0..banks).map(|_| Default::default()).collect(),
+            widx: (0..lanes).map(|_| Default::default()).collect(),
+            raw: (0..lanes).map(|_| Default::default()).collect(),
+            _lanes: lanes,
+            _banks: banks,
+        }
+    }
+}
+
+impl Logic for RowSel {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for l in 0..self._lanes {
+            self.raw[l].next = self.words[0].val();
+            for k in 1..self._banks {
+                if self.widx[l].val().index() == k {
+                    self.raw[l].next = self.words[k].val();
+                }
+            }
+        }
+    }
+}
+
 /// Static properties of one lane.
 #[derive(Clone, Copy, Debug)]
 pub struct LaneParams {
@@ -153,14 +348,21 @@ pub struct Lane {
     pub cur: Signal<In, Bits<4>>,
     /// A second warp whose PC is shown on `pc_probe` (barrier trap report).
     pub pw: Signal<In, Bits<4>>,
+    /// `EXEC`: the only cycle that uses the data path (ALU, comparison,
+    /// special registers, address checks); 0 elsewhere.
+    pub dp_en: Signal<In, bool>,
+    /// `ARB` / `MEM_ARB`: the cycles that use the arbitration keys.
+    pub key_en: Signal<In, bool>,
 
     // Register file.
     pub rf_raddr: Signal<In, Bits<RF_ADDR_BITS>>,
     pub rf_waddr: Signal<In, Bits<RF_ADDR_BITS>>,
     pub rf_we: Signal<In, bool>,
-    /// Write data select: zero (INIT) or the memory value; else the result.
-    pub w_zero: Signal<In, bool>,
-    pub w_mem: Signal<In, bool>,
+    /// Register-file write data (the core's `LaneLoad` of this lane).
+    pub rf_wdata: Signal<In, Bits<32>>,
+    /// Not stalled: gates the register-file write and the PC/depth update
+    /// (a memory wait holds every register; see `core.rs`).
+    pub go: Signal<In, bool>,
     pub latch_a: Signal<In, bool>,
     pub latch_b: Signal<In, bool>,
     pub latch_m: Signal<In, bool>,
@@ -179,10 +381,12 @@ pub struct Lane {
     /// This lane's bit of the `sel` predicate source.
     pub pbit: Signal<In, bool>,
     pub sreg: Signal<In, Bits<5>>,
-    /// `cur * L` and the block's x and y dimensions (thread ids).
+    /// `cur * L` (the linear thread id of lane 0) and this lane's thread
+    /// id x, y, z (from the core's `TidGen`).
     pub warp_base: Signal<In, Bits<32>>,
-    pub nx: Signal<In, Bits<32>>,
-    pub ny: Signal<In, Bits<32>>,
+    pub tx: Signal<In, Bits<32>>,
+    pub ty: Signal<In, Bits<32>>,
+    pub tz: Signal<In, Bits<32>>,
 
     // Memory instructions.
     /// Alignment mask (bytes - 1) and last valid address (size - bytes).
@@ -191,10 +395,9 @@ pub struct Lane {
     pub m_atom: Signal<In, bool>,
     pub m_shared: Signal<In, bool>,
     pub mlog: Signal<In, Bits<2>>,
-    pub msigned: Signal<In, bool>,
     pub atom_func: Signal<In, Bits<4>>,
-    /// Shared-memory row (bank k at bits 32k..) or global line.
-    pub line: Signal<In, Bits<LINE_BITS>>,
+    /// The shared row's word at `widx` (the core's `RowSel`).
+    pub raw_sh: Signal<In, Bits<32>>,
 
     // PC and depth of warp `cur`.
     pub init0: Signal<In, bool>,
@@ -210,7 +413,11 @@ pub struct Lane {
     pub depth_dec: Signal<In, bool>,
 
     // Outputs.
-    pub wdata: Signal<Out, Bits<32>>,
+    /// Result of a data instruction (the register write data unless the
+    /// value comes from memory).
+    pub result: Signal<Out, Bits<32>>,
+    /// The byte shift of the address (`8 * (maddr & 3)`).
+    pub bsh: Signal<Out, Bits<32>>,
     pub cmp: Signal<Out, bool>,
     pub mis: Signal<Out, bool>,
     pub oor: Signal<Out, bool>,
@@ -232,13 +439,14 @@ pub struct Lane {
 
     // State.
     rf: Ram<32, RF_ADDR_BITS>,
-    pc: Vec<DFF<Bits<16>>>,
-    depth: Vec<DFF<Bits<16>>>,
-    a: DFF<Bits<32>>,
-    b: DFF<Bits<32>>,
-    maddr: DFF<Bits<32>>,
+    pc: Vec<RegE<Bits<16>>>,
+    depth: Vec<RegE<Bits<16>>>,
+    a: Reg<Bits<32>>,
+    b: Reg<Bits<32>>,
+    maddr: Reg<Bits<32>>,
 
     // Datapath locals.
+    is_mul: Signal<Local, bool>,
     y: Signal<Local, Bits<32>>,
     xl: Signal<Local, Bits<16>>,
     xh: Signal<Local, Bits<16>>,
@@ -264,19 +472,10 @@ pub struct Lane {
     gt_u: Signal<Local, bool>,
     alu: Signal<Local, Bits<32>>,
     tid: Signal<Local, Bits<32>>,
-    div_x: Div,
-    div_y: Div,
     sreg_val: Signal<Local, Bits<32>>,
-    result: Signal<Local, Bits<32>>,
     // Memory locals.
-    /// Bus bits above the words a row or line can hold.
-    unused_line: Signal<Local, bool>,
     mval: Signal<Local, Bits<32>>,
     ext_m: Ext<32, KEY_BITS>,
-    raw: Signal<Local, Bits<32>>,
-    bsh: Signal<Local, Bits<32>>,
-    shifted: Signal<Local, Bits<32>>,
-    memval: Signal<Local, Bits<32>>,
     old_lt_s: Signal<Local, bool>,
     old_lt_u: Signal<Local, bool>,
     // PC locals.
@@ -303,6 +502,8 @@ pub struct Lane {
     sign32: Constant<Bits<32>>,
     zero32: Constant<Bits<32>>,
     zero16: Constant<Bits<16>>,
+    zero5: Constant<Bits<5>>,
+    zero_key: Constant<Bits<KEY_BITS>>,
     be_byte: Constant<Bits<4>>,
     be_half: Constant<Bits<4>>,
     be_word: Constant<Bits<4>>,
@@ -345,9 +546,7 @@ pub struct Lane {
     s_tid_z: Constant<Bits<5>>,
     s_tid: Constant<Bits<5>>,
     s_laneid: Constant<Bits<5>>,
-    line_used: Constant<Bits<32>>,
     _warps: usize,
-    _words: usize,
 }
 
 impl Lane {
@@ -361,11 +560,13 @@ impl Lane {
             reset: Default::default(),
             cur: Default::default(),
             pw: Default::default(),
+            dp_en: Default::default(),
+            key_en: Default::default(),
             rf_raddr: Default::default(),
             rf_waddr: Default::default(),
             rf_we: Default::default(),
-            w_zero: Default::default(),
-            w_mem: Default::default(),
+            rf_wdata: Default::default(),
+            go: Default::default(),
             latch_a: Default::default(),
             latch_b: Default::default(),
             latch_m: Default::default(),
@@ -382,16 +583,16 @@ impl Lane {
             pbit: Default::default(),
             sreg: Default::default(),
             warp_base: Default::default(),
-            nx: Default::default(),
-            ny: Default::default(),
+            tx: Default::default(),
+            ty: Default::default(),
+            tz: Default::default(),
             amask: Default::default(),
             limit: Default::default(),
             m_atom: Default::default(),
             m_shared: Default::default(),
             mlog: Default::default(),
-            msigned: Default::default(),
             atom_func: Default::default(),
-            line: Default::default(),
+            raw_sh: Default::default(),
             init0: Default::default(),
             entry_pc: Default::default(),
             pc_we: Default::default(),
@@ -401,7 +602,8 @@ impl Lane {
             pc_tgt: Default::default(),
             depth_inc: Default::default(),
             depth_dec: Default::default(),
-            wdata: Default::default(),
+            result: Default::default(),
+            bsh: Default::default(),
             cmp: Default::default(),
             mis: Default::default(),
             oor: Default::default(),
@@ -425,6 +627,7 @@ impl Lane {
             a: Default::default(),
             b: Default::default(),
             maddr: Default::default(),
+            is_mul: Default::default(),
             y: Default::default(),
             xl: Default::default(),
             xh: Default::default(),
@@ -450,17 +653,9 @@ impl Lane {
             gt_u: Default::default(),
             alu: Default::default(),
             tid: Default::default(),
-            div_x: Div::new(),
-            div_y: Div::new(),
             sreg_val: Default::default(),
-            result: Default::default(),
-            unused_line: Default::default(),
             mval: Default::default(),
             ext_m: Default::default(),
-            raw: Default::default(),
-            bsh: Default::default(),
-            shifted: Default::default(),
-            memval: Default::default(),
             old_lt_s: Default::default(),
             old_lt_u: Default::default(),
             unused_pw: Default::default(),
@@ -483,6 +678,8 @@ impl Lane {
             sign32: c32(0x8000_0000),
             zero32: c32(0),
             zero16: Constant::new(0u64.into()),
+            zero5: Constant::new(0u64.into()),
+            zero_key: Constant::new(0u64.into()),
             be_byte: Constant::new(1u64.into()),
             be_half: Constant::new(3u64.into()),
             be_word: Constant::new(15u64.into()),
@@ -525,9 +722,7 @@ impl Lane {
             s_tid_z: s(SpecialReg::TidZ),
             s_tid: s(SpecialReg::TidLinear),
             s_laneid: s(SpecialReg::LaneId),
-            line_used: c32(32 * p.banks.max(p.line_bytes / 4) as u64),
             _warps: p.warps,
-            _words: p.banks.max(p.line_bytes / 4),
         }
     }
 }
@@ -540,9 +735,13 @@ impl Logic for Lane {
         self.a.clock.next = self.clock.val();
         self.b.clock.next = self.clock.val();
         self.maddr.clock.next = self.clock.val();
+        self.a.reset.next = self.reset.val();
+        self.b.reset.next = self.reset.val();
+        self.maddr.reset.next = self.reset.val();
         self.rf.raddr.next = self.rf_raddr.val();
         self.rf.waddr.next = self.rf_waddr.val();
-        self.rf.we.next = self.rf_we.val();
+        self.rf.we.next = self.rf_we.val() && self.go.val();
+        self.rf.wdata.next = self.rf_wdata.val();
         self.a.d.next = self.a.q.val();
         if self.latch_a.val() {
             self.a.d.next = self.rf.rdata.val();
@@ -551,192 +750,226 @@ impl Logic for Lane {
         if self.latch_b.val() {
             self.b.d.next = self.rf.rdata.val();
         }
-        if self.reset.val() {
-            self.a.d.next = self.zero32.val();
-            self.b.d.next = self.zero32.val();
-        }
 
-        // ---- ALU: x = a, y = register B (read this cycle) or the immediate ----
-        self.y.next = self.rf.rdata.val();
-        if self.use_imm.val() {
-            self.y.next = self.imm.val();
-        }
-        self.xl.next = self.a.q.val().get_bits::<16>(0);
-        self.xh.next = self.a.q.val().get_bits::<16>(16);
-        self.yl.next = self.y.val().get_bits::<16>(0);
-        self.yh.next = self.y.val().get_bits::<16>(16);
-        self.p_ll.next = self.xl.val() * self.yl.val();
-        self.p_lh.next = self.xl.val() * self.yh.val();
-        self.p_hl.next = self.xh.val() * self.yl.val();
-        self.p_hh.next = self.xh.val() * self.yh.val();
-        self.mid.next =
-            (self.p_ll.val() >> 16) + (self.p_lh.val() & 0xffff) + (self.p_hl.val() & 0xffff);
-        self.mul_lo.next = self.p_ll.val() + (self.p_lh.val() << 16) + (self.p_hl.val() << 16);
-        self.mul_hu.next = self.p_hh.val()
-            + (self.p_lh.val() >> 16)
-            + (self.p_hl.val() >> 16)
-            + (self.mid.val() >> 16);
-        // Signed high word: the unsigned one minus y if a < 0, minus a if y < 0.
+        // ---- data path: used only in EXEC (`dp_en`), 0 in other cycles so
+        // that a simulator does not evaluate it there ----
+        self.y.next = self.zero32.val();
+        self.is_mul.next = false;
+        self.xl.next = self.zero16.val();
+        self.xh.next = self.zero16.val();
+        self.yl.next = self.zero16.val();
+        self.yh.next = self.zero16.val();
+        self.p_ll.next = self.zero32.val();
+        self.p_lh.next = self.zero32.val();
+        self.p_hl.next = self.zero32.val();
+        self.p_hh.next = self.zero32.val();
+        self.mid.next = self.zero32.val();
+        self.mul_lo.next = self.zero32.val();
+        self.mul_hu.next = self.zero32.val();
         self.corr_a.next = self.zero32.val();
-        if self.a.q.val().get_bit(31) {
-            self.corr_a.next = self.y.val();
-        }
         self.corr_y.next = self.zero32.val();
-        if self.y.val().get_bit(31) {
-            self.corr_y.next = self.a.q.val();
-        }
-        self.mul_hs.next = self.mul_hu.val() - (self.corr_a.val() + self.corr_y.val());
-        self.shamt.next = self.y.val().get_bits::<5>(0);
-        self.shx.next = self.a.q.val();
-        if self.a.q.val().get_bit(31) && (self.alu_func.val() == self.f_sra.val()) {
-            self.shx.next = !self.a.q.val();
-        }
-        self.shr.next = self.shx.val() >> self.shamt.val();
-        self.eq.next = self.a.q.val() == self.y.val();
-        self.lt_u.next = self.a.q.val() < self.y.val();
-        self.gt_u.next = !self.lt_u.val() && !self.eq.val();
-        self.lt_s.next = (self.a.q.val() ^ self.sign32.val()) < (self.y.val() ^ self.sign32.val());
-        self.gt_s.next = !self.lt_s.val() && !self.eq.val();
+        self.mul_hs.next = self.zero32.val();
+        self.shamt.next = self.zero5.val();
+        self.shx.next = self.zero32.val();
+        self.shr.next = self.zero32.val();
+        self.eq.next = false;
+        self.lt_u.next = false;
+        self.gt_u.next = false;
+        self.lt_s.next = false;
+        self.gt_s.next = false;
+        self.alu.next = self.zero32.val();
+        self.cmp.next = false;
+        self.tid.next = self.zero32.val();
+        self.sreg_val.next = self.zero32.val();
+        self.result.next = self.zero32.val();
+        if self.dp_en.val() {
+            // ---- ALU: x = a, y = register B (read this cycle) or the immediate ----
+            self.y.next = self.rf.rdata.val();
+            if self.use_imm.val() {
+                self.y.next = self.imm.val();
+            }
+            self.is_mul.next = (self.alu_func.val() == self.f_mul.val())
+                || (self.alu_func.val() == self.f_mulhi.val())
+                || (self.alu_func.val() == self.f_mulhiu.val());
+            // The multiplier only for mul, mulhi, mulhiu.
+            if self.is_mul.val() {
+                self.xl.next = self.a.q.val().get_bits::<16>(0);
+                self.xh.next = self.a.q.val().get_bits::<16>(16);
+                self.yl.next = self.y.val().get_bits::<16>(0);
+                self.yh.next = self.y.val().get_bits::<16>(16);
+                self.p_ll.next = self.xl.val() * self.yl.val();
+                self.p_lh.next = self.xl.val() * self.yh.val();
+                self.p_hl.next = self.xh.val() * self.yl.val();
+                self.p_hh.next = self.xh.val() * self.yh.val();
+                self.mid.next = (self.p_ll.val() >> 16)
+                    + (self.p_lh.val() & 0xffff)
+                    + (self.p_hl.val() & 0xffff);
+                self.mul_lo.next =
+                    self.p_ll.val() + (self.p_lh.val() << 16) + (self.p_hl.val() << 16);
+                self.mul_hu.next = self.p_hh.val()
+                    + (self.p_lh.val() >> 16)
+                    + (self.p_hl.val() >> 16)
+                    + (self.mid.val() >> 16);
+                // Signed high word: the unsigned one minus y if a < 0, minus a if y < 0.
+                self.corr_a.next = self.zero32.val();
+                if self.a.q.val().get_bit(31) {
+                    self.corr_a.next = self.y.val();
+                }
+                self.corr_y.next = self.zero32.val();
+                if self.y.val().get_bit(31) {
+                    self.corr_y.next = self.a.q.val();
+                }
+                self.mul_hs.next = self.mul_hu.val() - (self.corr_a.val() + self.corr_y.val());
+            }
+            self.shamt.next = self.y.val().get_bits::<5>(0);
+            self.shx.next = self.a.q.val();
+            if self.a.q.val().get_bit(31) && (self.alu_func.val() == self.f_sra.val()) {
+                self.shx.next = !self.a.q.val();
+            }
+            self.shr.next = self.shx.val() >> self.shamt.val();
+            self.eq.next = self.a.q.val() == self.y.val();
+            self.lt_u.next = self.a.q.val() < self.y.val();
+            self.gt_u.next = !self.lt_u.val() && !self.eq.val();
+            self.lt_s.next =
+                (self.a.q.val() ^ self.sign32.val()) < (self.y.val() ^ self.sign32.val());
+            self.gt_s.next = !self.lt_s.val() && !self.eq.val();
 
-        self.alu.next = self.a.q.val() + self.y.val();
-        if self.alu_func.val() == self.f_sub.val() {
-            self.alu.next = self.a.q.val() - self.y.val();
-        }
-        if self.alu_func.val() == self.f_mul.val() {
-            self.alu.next = self.mul_lo.val();
-        }
-        if self.alu_func.val() == self.f_mulhi.val() {
-            self.alu.next = self.mul_hs.val();
-        }
-        if self.alu_func.val() == self.f_mulhiu.val() {
-            self.alu.next = self.mul_hu.val();
-        }
-        if self.alu_func.val() == self.f_and.val() {
-            self.alu.next = self.a.q.val() & self.y.val();
-        }
-        if self.alu_func.val() == self.f_or.val() {
-            self.alu.next = self.a.q.val() | self.y.val();
-        }
-        if self.alu_func.val() == self.f_xor.val() {
-            self.alu.next = self.a.q.val() ^ self.y.val();
-        }
-        if self.alu_func.val() == self.f_shl.val() {
-            self.alu.next = self.a.q.val() << self.shamt.val();
-        }
-        if self.alu_func.val() == self.f_shr.val() {
-            self.alu.next = self.shr.val();
-        }
-        if self.alu_func.val() == self.f_sra.val() {
-            // `shx` is the complement of a negative `a`: complementing the
-            // logical shift back shifts in ones.
-            self.alu.next = self.shr.val();
-            if self.a.q.val().get_bit(31) {
-                self.alu.next = !self.shr.val();
-            }
-        }
-        if self.alu_func.val() == self.f_min.val() {
-            self.alu.next = self.y.val();
-            if self.lt_s.val() {
-                self.alu.next = self.a.q.val();
-            }
-        }
-        if self.alu_func.val() == self.f_max.val() {
-            self.alu.next = self.y.val();
-            if self.gt_s.val() {
-                self.alu.next = self.a.q.val();
-            }
-        }
-        if self.alu_func.val() == self.f_minu.val() {
-            self.alu.next = self.y.val();
-            if self.lt_u.val() {
-                self.alu.next = self.a.q.val();
-            }
-        }
-        if self.alu_func.val() == self.f_maxu.val() {
-            self.alu.next = self.y.val();
-            if self.gt_u.val() {
-                self.alu.next = self.a.q.val();
-            }
-        }
-        // `add` is the default above; name it so its code is checked too.
-        if self.alu_func.val() == self.f_add.val() {
             self.alu.next = self.a.q.val() + self.y.val();
-        }
-
-        // ---- comparisons (setp) ----
-        self.cmp.next = self.eq.val();
-        if self.cmp_func.val() == self.c_ne.val() {
-            self.cmp.next = !self.eq.val();
-        }
-        if self.cmp_func.val() == self.c_lt.val() {
-            self.cmp.next = self.lt_s.val();
-        }
-        if self.cmp_func.val() == self.c_le.val() {
-            self.cmp.next = !self.gt_s.val();
-        }
-        if self.cmp_func.val() == self.c_gt.val() {
-            self.cmp.next = self.gt_s.val();
-        }
-        if self.cmp_func.val() == self.c_ge.val() {
-            self.cmp.next = !self.lt_s.val();
-        }
-        if self.cmp_func.val() == self.c_ltu.val() {
-            self.cmp.next = self.lt_u.val();
-        }
-        if self.cmp_func.val() == self.c_leu.val() {
-            self.cmp.next = !self.gt_u.val();
-        }
-        if self.cmp_func.val() == self.c_gtu.val() {
-            self.cmp.next = self.gt_u.val();
-        }
-        if self.cmp_func.val() == self.c_geu.val() {
-            self.cmp.next = !self.lt_u.val();
-        }
-        if self.cmp_func.val() == self.c_eq.val() {
-            self.cmp.next = self.eq.val();
-        }
-
-        // ---- per-lane special registers ----
-        self.tid.next = self.warp_base.val() + self.lane_id.val();
-        self.div_x.n.next = self.warp_base.val() + self.lane_id.val();
-        self.div_x.d.next = self.nx.val();
-        self.div_y.n.next = self.div_x.q.val();
-        self.div_y.d.next = self.ny.val();
-        self.sreg_val.next = self.tid.val();
-        if self.sreg.val() == self.s_tid_x.val() {
-            self.sreg_val.next = self.div_x.r.val();
-        }
-        if self.sreg.val() == self.s_tid_y.val() {
-            self.sreg_val.next = self.div_y.r.val();
-        }
-        if self.sreg.val() == self.s_tid_z.val() {
-            self.sreg_val.next = self.div_y.q.val();
-        }
-        if self.sreg.val() == self.s_laneid.val() {
-            self.sreg_val.next = self.lane_id.val();
-        }
-        if self.sreg.val() == self.s_tid.val() {
-            self.sreg_val.next = self.tid.val();
-        }
-
-        self.result.next = self.alu.val();
-        if self.r_movhi.val() {
-            self.result.next = (self.a.q.val() & 0xffff) | (self.imm.val() << 16);
-        }
-        if self.r_bcast.val() {
-            self.result.next = self.bcast.val();
-        }
-        if self.r_sel.val() {
-            self.result.next = self.rf.rdata.val();
-            if self.pbit.val() {
-                self.result.next = self.a.q.val();
+            if self.alu_func.val() == self.f_sub.val() {
+                self.alu.next = self.a.q.val() - self.y.val();
             }
-        }
-        if self.r_sreg.val() {
-            self.result.next = self.sreg_val.val();
-        }
-        if self.r_alu.val() {
+            if self.alu_func.val() == self.f_mul.val() {
+                self.alu.next = self.mul_lo.val();
+            }
+            if self.alu_func.val() == self.f_mulhi.val() {
+                self.alu.next = self.mul_hs.val();
+            }
+            if self.alu_func.val() == self.f_mulhiu.val() {
+                self.alu.next = self.mul_hu.val();
+            }
+            if self.alu_func.val() == self.f_and.val() {
+                self.alu.next = self.a.q.val() & self.y.val();
+            }
+            if self.alu_func.val() == self.f_or.val() {
+                self.alu.next = self.a.q.val() | self.y.val();
+            }
+            if self.alu_func.val() == self.f_xor.val() {
+                self.alu.next = self.a.q.val() ^ self.y.val();
+            }
+            if self.alu_func.val() == self.f_shl.val() {
+                self.alu.next = self.a.q.val() << self.shamt.val();
+            }
+            if self.alu_func.val() == self.f_shr.val() {
+                self.alu.next = self.shr.val();
+            }
+            if self.alu_func.val() == self.f_sra.val() {
+                // `shx` is the complement of a negative `a`: complementing the
+                // logical shift back shifts in ones.
+                self.alu.next = self.shr.val();
+                if self.a.q.val().get_bit(31) {
+                    self.alu.next = !self.shr.val();
+                }
+            }
+            if self.alu_func.val() == self.f_min.val() {
+                self.alu.next = self.y.val();
+                if self.lt_s.val() {
+                    self.alu.next = self.a.q.val();
+                }
+            }
+            if self.alu_func.val() == self.f_max.val() {
+                self.alu.next = self.y.val();
+                if self.gt_s.val() {
+                    self.alu.next = self.a.q.val();
+                }
+            }
+            if self.alu_func.val() == self.f_minu.val() {
+                self.alu.next = self.y.val();
+                if self.lt_u.val() {
+                    self.alu.next = self.a.q.val();
+                }
+            }
+            if self.alu_func.val() == self.f_maxu.val() {
+                self.alu.next = self.y.val();
+                if self.gt_u.val() {
+                    self.alu.next = self.a.q.val();
+                }
+            }
+            // `add` is the default above; name it so its code is checked too.
+            if self.alu_func.val() == self.f_add.val() {
+                self.alu.next = self.a.q.val() + self.y.val();
+            }
+
+            // ---- comparisons (setp) ----
+            self.cmp.next = self.eq.val();
+            if self.cmp_func.val() == self.c_ne.val() {
+                self.cmp.next = !self.eq.val();
+            }
+            if self.cmp_func.val() == self.c_lt.val() {
+                self.cmp.next = self.lt_s.val();
+            }
+            if self.cmp_func.val() == self.c_le.val() {
+                self.cmp.next = !self.gt_s.val();
+            }
+            if self.cmp_func.val() == self.c_gt.val() {
+                self.cmp.next = self.gt_s.val();
+            }
+            if self.cmp_func.val() == self.c_ge.val() {
+                self.cmp.next = !self.lt_s.val();
+            }
+            if self.cmp_func.val() == self.c_ltu.val() {
+                self.cmp.next = self.lt_u.val();
+            }
+            if self.cmp_func.val() == self.c_leu.val() {
+                self.cmp.next = !self.gt_u.val();
+            }
+            if self.cmp_func.val() == self.c_gtu.val() {
+                self.cmp.next = self.gt_u.val();
+            }
+            if self.cmp_func.val() == self.c_geu.val() {
+                self.cmp.next = !self.lt_u.val();
+            }
+            if self.cmp_func.val() == self.c_eq.val() {
+                self.cmp.next = self.eq.val();
+            }
+
+            // ---- per-lane special registers ----
+            self.tid.next = self.warp_base.val() + self.lane_id.val();
+            self.sreg_val.next = self.tid.val();
+            if self.sreg.val() == self.s_tid_x.val() {
+                self.sreg_val.next = self.tx.val();
+            }
+            if self.sreg.val() == self.s_tid_y.val() {
+                self.sreg_val.next = self.ty.val();
+            }
+            if self.sreg.val() == self.s_tid_z.val() {
+                self.sreg_val.next = self.tz.val();
+            }
+            if self.sreg.val() == self.s_laneid.val() {
+                self.sreg_val.next = self.lane_id.val();
+            }
+            if self.sreg.val() == self.s_tid.val() {
+                self.sreg_val.next = self.tid.val();
+            }
+
             self.result.next = self.alu.val();
+            if self.r_movhi.val() {
+                self.result.next = (self.a.q.val() & 0xffff) | (self.imm.val() << 16);
+            }
+            if self.r_bcast.val() {
+                self.result.next = self.bcast.val();
+            }
+            if self.r_sel.val() {
+                self.result.next = self.rf.rdata.val();
+                if self.pbit.val() {
+                    self.result.next = self.a.q.val();
+                }
+            }
+            if self.r_sreg.val() {
+                self.result.next = self.sreg_val.val();
+            }
+            if self.r_alu.val() {
+                self.result.next = self.alu.val();
+            }
         }
 
         // ---- memory: address, checks, keys ----
@@ -744,9 +977,6 @@ impl Logic for Lane {
         self.maddr.d.next = self.maddr.q.val();
         if self.latch_m.val() {
             self.maddr.d.next = self.maddr_n.val();
-        }
-        if self.reset.val() {
-            self.maddr.d.next = self.zero32.val();
         }
         self.maddr_q.next = self.maddr.q.val();
         self.row.next = self.maddr.q.val() >> self.row_shift.val();
@@ -760,9 +990,12 @@ impl Logic for Lane {
             self.mval.next = self.maddr.q.val() >> 2;
         }
         self.ext_m.i.next = self.mval.val();
-        self.mkey.next = self.ext_m.o.val() << 5;
-        if self.m_atom.val() {
-            self.mkey.next = (self.ext_m.o.val() << 5) | self.lane_key.val();
+        self.mkey.next = self.zero_key.val();
+        if self.key_en.val() {
+            self.mkey.next = self.ext_m.o.val() << 5;
+            if self.m_atom.val() {
+                self.mkey.next = (self.ext_m.o.val() << 5) | self.lane_key.val();
+            }
         }
 
         // ---- memory: load data, store byte lanes, atomic ----
@@ -773,30 +1006,7 @@ impl Logic for Lane {
             // A global atomic's old word comes back in bits 31..0.
             self.widx.next = self.zero32.val();
         }
-        // The addressed word of the row / line: an explicit mux over the
-        // words a bank row or a line can hold (max(B, G/4)).
-        self.raw.next = self.line.val().get_bits::<32>(0);
-        for k in 1..self._words {
-            if self.widx.val().index() == k {
-                self.raw.next = self.line.val().get_bits::<32>(32 * k);
-            }
-        }
-        self.unused_line.next = (self.line.val() >> self.line_used.val()).any();
         self.bsh.next = (self.maddr.q.val() & 3) << 3;
-        self.shifted.next = self.raw.val() >> self.bsh.val();
-        self.memval.next = self.shifted.val();
-        if !self.mlog.val().any() {
-            self.memval.next = self.shifted.val() & 0xff;
-            if self.msigned.val() {
-                self.memval.next = ((self.shifted.val() & 0xff) ^ 0x80) - 0x80;
-            }
-        }
-        if self.mlog.val().get_bit(0) {
-            self.memval.next = self.shifted.val() & 0xffff;
-            if self.msigned.val() {
-                self.memval.next = ((self.shifted.val() & 0xffff) ^ 0x8000) - 0x8000;
-            }
-        }
         self.st_data.next = self.b.q.val() << self.bsh.val();
         self.st_be.next = self.be_word.val();
         if !self.mlog.val().any() {
@@ -806,20 +1016,20 @@ impl Logic for Lane {
             self.st_be.next = self.be_half.val() << self.maddr.q.val().get_bits::<2>(0);
         }
         self.old_lt_s.next =
-            (self.raw.val() ^ self.sign32.val()) < (self.b.q.val() ^ self.sign32.val());
-        self.old_lt_u.next = self.raw.val() < self.b.q.val();
-        self.atom_new.next = self.raw.val() + self.b.q.val();
+            (self.raw_sh.val() ^ self.sign32.val()) < (self.b.q.val() ^ self.sign32.val());
+        self.old_lt_u.next = self.raw_sh.val() < self.b.q.val();
+        self.atom_new.next = self.raw_sh.val() + self.b.q.val();
         if self.atom_func.val() == self.a_exch.val() {
             self.atom_new.next = self.b.q.val();
         }
         if self.atom_func.val() == self.a_min.val() {
             self.atom_new.next = self.b.q.val();
             if self.old_lt_s.val() {
-                self.atom_new.next = self.raw.val();
+                self.atom_new.next = self.raw_sh.val();
             }
         }
         if self.atom_func.val() == self.a_max.val() {
-            self.atom_new.next = self.raw.val();
+            self.atom_new.next = self.raw_sh.val();
             if self.old_lt_s.val() {
                 self.atom_new.next = self.b.q.val();
             }
@@ -827,37 +1037,27 @@ impl Logic for Lane {
         if self.atom_func.val() == self.a_minu.val() {
             self.atom_new.next = self.b.q.val();
             if self.old_lt_u.val() {
-                self.atom_new.next = self.raw.val();
+                self.atom_new.next = self.raw_sh.val();
             }
         }
         if self.atom_func.val() == self.a_maxu.val() {
-            self.atom_new.next = self.raw.val();
+            self.atom_new.next = self.raw_sh.val();
             if self.old_lt_u.val() {
                 self.atom_new.next = self.b.q.val();
             }
         }
         if self.atom_func.val() == self.a_and.val() {
-            self.atom_new.next = self.raw.val() & self.b.q.val();
+            self.atom_new.next = self.raw_sh.val() & self.b.q.val();
         }
         if self.atom_func.val() == self.a_or.val() {
-            self.atom_new.next = self.raw.val() | self.b.q.val();
+            self.atom_new.next = self.raw_sh.val() | self.b.q.val();
         }
         if self.atom_func.val() == self.a_xor.val() {
-            self.atom_new.next = self.raw.val() ^ self.b.q.val();
+            self.atom_new.next = self.raw_sh.val() ^ self.b.q.val();
         }
         if self.atom_func.val() == self.a_add.val() {
-            self.atom_new.next = self.raw.val() + self.b.q.val();
+            self.atom_new.next = self.raw_sh.val() + self.b.q.val();
         }
-
-        // ---- register-file write data ----
-        self.wdata.next = self.result.val();
-        if self.w_mem.val() {
-            self.wdata.next = self.memval.val();
-        }
-        if self.w_zero.val() {
-            self.wdata.next = self.zero32.val();
-        }
-        self.rf.wdata.next = self.wdata.val();
 
         // ---- PC and call depth per warp ----
         // Outputs first, each from the registers and selectors only (no
@@ -922,6 +1122,14 @@ impl Logic for Lane {
         for w in 0..self._warps {
             self.pc[w].clock.next = self.clock.val();
             self.depth[w].clock.next = self.clock.val();
+            self.pc[w].reset.next = self.reset.val();
+            self.depth[w].reset.next = self.reset.val();
+            self.pc[w].en.next = self.go.val();
+            self.depth[w].en.next = self.go.val();
+            self.pc[w].ld.next = false;
+            self.depth[w].ld.next = false;
+            self.pc[w].lv.next = self.zero16.val();
+            self.depth[w].lv.next = self.zero16.val();
             self.pc[w].d.next = self.pc[w].q.val();
             self.depth[w].d.next = self.depth[w].q.val();
             if self.init0.val() {
@@ -931,10 +1139,6 @@ impl Logic for Lane {
             if (self.cur.val().index() == w) && self.pc_we.val() {
                 self.pc[w].d.next = self.npc_i.val();
                 self.depth[w].d.next = self.nd_i.val();
-            }
-            if self.reset.val() {
-                self.pc[w].d.next = self.zero16.val();
-                self.depth[w].d.next = self.zero16.val();
             }
         }
 
@@ -949,9 +1153,12 @@ impl Logic for Lane {
         }
         self.ext_pc.i.next = self.pck.val();
         self.ext_dinv.i.next = self.max_depth.val() - self.dck.val();
-        self.bkey.next = self.ext_pc.o.val();
-        if self.depth_pc.val() {
-            self.bkey.next = (self.ext_dinv.o.val() << 16) | self.ext_pc.o.val();
+        self.bkey.next = self.zero_key.val();
+        if self.key_en.val() {
+            self.bkey.next = self.ext_pc.o.val();
+            if self.depth_pc.val() {
+                self.bkey.next = (self.ext_dinv.o.val() << 16) | self.ext_pc.o.val();
+            }
         }
     }
 }

@@ -1,14 +1,13 @@
 //! Shared memory (docs/microarchitecture.md §2, §6): `B` banks of
 //! `S / (4B)` words, each bank four byte-wide RAMs so that stores write
 //! bytes without a read-modify-write. Every bank reads and writes the same
-//! row; the row read data of all banks is one bus, bank `k` at bits
-//! `32k + 31 .. 32k`, byte `j` of the bank at `32k + 8j`.
+//! row; the row read data is one word per bank, byte `j` of the bank at
+//! bits `8j + 7 .. 8j`.
 
 use rust_hdl_core::prelude::*;
 
-use crate::lane::LINE_BITS;
 use crate::ram::Ram;
-use crate::util::Pack;
+use crate::util::Words;
 
 /// Row address width: at most 1 MiB / 4 rows.
 pub const ROW_BITS: usize = 18;
@@ -20,10 +19,11 @@ pub struct Shared {
     /// Byte write enables and data: index `4k + j` is byte `j` of bank `k`.
     pub we: Vec<Signal<In, bool>>,
     pub wdata: Vec<Signal<In, Bits<8>>>,
-    pub rdata: Signal<Out, Bits<LINE_BITS>>,
+    /// The row's word in bank k.
+    pub words: Vec<Signal<Out, Bits<32>>>,
     rams: Vec<Ram<8, ROW_BITS>>,
-    pack: Pack<8, LINE_BITS>,
-    _n: usize,
+    pack: Words,
+    _banks: usize,
 }
 
 impl Shared {
@@ -34,10 +34,10 @@ impl Shared {
             addr: Default::default(),
             we: (0..n).map(|_| Default::default()).collect(),
             wdata: (0..n).map(|_| Default::default()).collect(),
-            rdata: Default::default(),
+            words: (0..banks).map(|_| Default::default()).collect(),
             rams: (0..n).map(|_| Ram::new(rows)).collect(),
-            pack: Pack::new(n),
-            _n: n,
+            pack: Words::new(banks),
+            _banks: banks,
         }
     }
 }
@@ -45,14 +45,16 @@ impl Shared {
 impl Logic for Shared {
     #[hdl_gen]
     fn update(&mut self) {
-        for i in 0..self._n {
-            self.rams[i].clock.next = self.clock.val();
-            self.rams[i].raddr.next = self.addr.val();
-            self.rams[i].waddr.next = self.addr.val();
-            self.rams[i].we.next = self.we[i].val();
-            self.rams[i].wdata.next = self.wdata[i].val();
-            self.pack.ins[i].next = self.rams[i].rdata.val();
+        for k in 0..self._banks {
+            for j in 0..4 {
+                self.rams[4 * k + j].clock.next = self.clock.val();
+                self.rams[4 * k + j].raddr.next = self.addr.val();
+                self.rams[4 * k + j].waddr.next = self.addr.val();
+                self.rams[4 * k + j].we.next = self.we[4 * k + j].val();
+                self.rams[4 * k + j].wdata.next = self.wdata[4 * k + j].val();
+                self.pack.ins[4 * k + j].next = self.rams[4 * k + j].rdata.val();
+            }
+            self.words[k].next = self.pack.outs[k].val();
         }
-        self.rdata.next = self.pack.out.val();
     }
 }

@@ -141,3 +141,157 @@ impl<const N: usize> Logic for PackBits<N> {
         Verilog::Custom(format!("always @(*) out = {{{}}};\n", parts.join(", ")))
     }
 }
+
+/// A register with a synchronous reset to 0: `q <= reset ? 0 : d` at every
+/// rising edge. The reset lives in the register's own clocked block, not in
+/// the parent's combinational logic, so that the parent's next-state logic
+/// does not depend on the `reset` port (Verilator evaluates every
+/// combinational block that reads a top-level input on every `eval`).
+#[derive(LogicBlock)]
+pub struct Reg<T: Synth> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, bool>,
+    pub d: Signal<In, T>,
+    pub q: Signal<Out, T>,
+}
+
+impl<T: Synth> Default for Reg<T> {
+    fn default() -> Self {
+        Reg {
+            clock: Default::default(),
+            reset: Default::default(),
+            d: Default::default(),
+            q: Default::default(),
+        }
+    }
+}
+
+impl<T: Synth> Logic for Reg<T> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            self.q.next = if self.reset.val() {
+                T::default()
+            } else {
+                self.d.val()
+            };
+        }
+    }
+
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let z = format!("{:x}", T::default().verilog());
+        Verilog::Custom(format!(
+            "initial begin\n   q = {z};\nend\n\nalways @(posedge clock) begin\n   if (reset) q <= {z};\n   else q <= d;\nend\n"
+        ))
+    }
+}
+
+/// A register with synchronous reset, a load and an enable, in this
+/// priority: `reset` (to 0), `ld` (to `lv`), `en` (to `d`), else hold.
+/// The core drives `en` with "not stalled" (a memory wait) and `ld` with the
+/// host's `start`: both come from top-level inputs, and keeping them out of
+/// the next-state logic keeps that logic out of Verilator's input-driven
+/// evaluation (see `core.rs`).
+#[derive(LogicBlock)]
+pub struct RegE<T: Synth> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, bool>,
+    pub en: Signal<In, bool>,
+    pub ld: Signal<In, bool>,
+    pub lv: Signal<In, T>,
+    pub d: Signal<In, T>,
+    pub q: Signal<Out, T>,
+}
+
+impl<T: Synth> Default for RegE<T> {
+    fn default() -> Self {
+        RegE {
+            clock: Default::default(),
+            reset: Default::default(),
+            en: Default::default(),
+            ld: Default::default(),
+            lv: Default::default(),
+            d: Default::default(),
+            q: Default::default(),
+        }
+    }
+}
+
+impl<T: Synth> Logic for RegE<T> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            if self.reset.val() {
+                self.q.next = T::default();
+            } else if self.ld.val() {
+                self.q.next = self.lv.val();
+            } else if self.en.val() {
+                self.q.next = self.d.val();
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let z = format!("{:x}", T::default().verilog());
+        Verilog::Custom(format!(
+            "initial begin\n   q = {z};\nend\n\nalways @(posedge clock) begin\n   if (reset) q <= {z};\n   else if (ld) q <= lv;\n   else if (en) q <= d;\nend\n"
+        ))
+    }
+}
+
+/// Groups bytes into words: `outs[k]` is `ins[4k+3..4k]`, byte `j` at bits
+/// `8j + 7 .. 8j`.
+#[derive(LogicBlock)]
+pub struct Words {
+    pub ins: Vec<Signal<In, Bits<8>>>,
+    pub outs: Vec<Signal<Out, Bits<32>>>,
+}
+
+impl Words {
+    pub fn new(words: usize) -> Self {
+        assert!(words >= 1);
+        Words {
+            ins: (0..4 * words).map(|_| Default::default()).collect(),
+            outs: (0..words).map(|_| Default::default()).collect(),
+        }
+    }
+}
+
+impl Logic for Words {
+    fn update(&mut self) {
+        for (k, o) in self.outs.iter_mut().enumerate() {
+            let mut v = Bits::<32>::default();
+            for j in 0..4 {
+                v.set_bits::<8>(8 * j, self.ins[4 * k + j].val());
+            }
+            o.next = v;
+        }
+    }
+
+    fn connect(&mut self) {
+        for o in &mut self.outs {
+            o.connect();
+        }
+    }
+
+    fn hdl(&self) -> Verilog {
+        let mut code = String::from("always @(*) begin\n");
+        for k in 0..self.outs.len() {
+            code.push_str(&format!(
+                "    outs${k} = {{ins${}, ins${}, ins${}, ins${}}};\n",
+                4 * k + 3,
+                4 * k + 2,
+                4 * k + 1,
+                4 * k
+            ));
+        }
+        code.push_str("end\n");
+        Verilog::Custom(code)
+    }
+}

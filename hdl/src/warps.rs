@@ -10,12 +10,15 @@
 //! (Verilator analyses loops per always block).
 
 use rust_hdl_core::prelude::*;
-use rust_hdl_widgets::prelude::DFF;
+
+use crate::util::RegE;
 
 #[derive(LogicBlock)]
 pub struct WarpState {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
+    /// Not stalled: every register holds while 0 (a memory wait).
+    pub go: Signal<In, bool>,
     pub cur: Signal<In, Bits<4>>,
     /// Predicate indices to read for warp `cur` (guard, source A, source B).
     pub pr_g: Signal<In, Bits<3>>,
@@ -62,13 +65,13 @@ pub struct WarpState {
     pub fw: Signal<Out, Bits<4>>,
     pub fw_mask: Signal<Out, Bits<32>>,
 
-    alive: Vec<DFF<Bits<32>>>,
-    waiting: Vec<DFF<Bits<32>>>,
-    gvalid: Vec<DFF<bool>>,
-    gmask: Vec<DFF<Bits<32>>>,
-    gpc: Vec<DFF<Bits<16>>>,
+    alive: Vec<RegE<Bits<32>>>,
+    waiting: Vec<RegE<Bits<32>>>,
+    gvalid: Vec<RegE<bool>>,
+    gmask: Vec<RegE<Bits<32>>>,
+    gpc: Vec<RegE<Bits<16>>>,
     /// `pred[w * (P-1) + p - 1]` holds predicate p of warp w.
-    pred: Vec<DFF<Bits<32>>>,
+    pred: Vec<RegE<Bits<32>>>,
     /// Initial `alive` mask of each warp for the current `threads`.
     ainit: Vec<Signal<Local, Bits<32>>>,
     warp_base: Vec<Constant<Bits<32>>>,
@@ -97,6 +100,7 @@ impl WarpState {
         WarpState {
             clock: Default::default(),
             reset: Default::default(),
+            go: Default::default(),
             cur: Default::default(),
             pr_g: Default::default(),
             pr_a: Default::default(),
@@ -233,6 +237,26 @@ impl Logic for WarpState {
             self.gvalid[w].clock.next = self.clock.val();
             self.gmask[w].clock.next = self.clock.val();
             self.gpc[w].clock.next = self.clock.val();
+            self.alive[w].reset.next = self.reset.val();
+            self.waiting[w].reset.next = self.reset.val();
+            self.gvalid[w].reset.next = self.reset.val();
+            self.gmask[w].reset.next = self.reset.val();
+            self.gpc[w].reset.next = self.reset.val();
+            self.alive[w].en.next = self.go.val();
+            self.waiting[w].en.next = self.go.val();
+            self.gvalid[w].en.next = self.go.val();
+            self.gmask[w].en.next = self.go.val();
+            self.gpc[w].en.next = self.go.val();
+            self.alive[w].ld.next = false;
+            self.waiting[w].ld.next = false;
+            self.gvalid[w].ld.next = false;
+            self.gmask[w].ld.next = false;
+            self.gpc[w].ld.next = false;
+            self.alive[w].lv.next = self.zero32.val();
+            self.waiting[w].lv.next = self.zero32.val();
+            self.gvalid[w].lv.next = false;
+            self.gmask[w].lv.next = self.zero32.val();
+            self.gpc[w].lv.next = self.zero16.val();
             // Lanes w*L + l below `threads` hold a thread.
             self.ainit[w].next = self.zero32.val();
             if self.threads.val() > self.warp_base[w].val() {
@@ -270,18 +294,15 @@ impl Logic for WarpState {
                 self.waiting[w].d.next = self.zero32.val();
                 self.gvalid[w].d.next = false;
             }
-            if self.reset.val() {
-                self.alive[w].d.next = self.zero32.val();
-                self.waiting[w].d.next = self.zero32.val();
-                self.gvalid[w].d.next = false;
-                self.gmask[w].d.next = self.zero32.val();
-                self.gpc[w].d.next = self.zero16.val();
-            }
         }
         for pm1 in self._pm1..self._preds {
             for w in 0..self._warps {
                 for p in 1..self._preds {
                     self.pred[w * pm1 + p - 1].clock.next = self.clock.val();
+                    self.pred[w * pm1 + p - 1].reset.next = self.reset.val();
+                    self.pred[w * pm1 + p - 1].en.next = self.go.val();
+                    self.pred[w * pm1 + p - 1].ld.next = false;
+                    self.pred[w * pm1 + p - 1].lv.next = self.zero32.val();
                     self.pred[w * pm1 + p - 1].d.next = self.pred[w * pm1 + p - 1].q.val();
                     if self.pred_we.val()
                         && (self.cur.val().index() == w)
@@ -291,7 +312,7 @@ impl Logic for WarpState {
                             & !self.pmask.val())
                             | (self.pval.val() & self.pmask.val());
                     }
-                    if self.init0.val() || self.reset.val() {
+                    if self.init0.val() {
                         self.pred[w * pm1 + p - 1].d.next = self.zero32.val();
                     }
                 }

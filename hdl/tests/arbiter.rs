@@ -17,6 +17,7 @@ fn arbiter_selects_the_minimal_keys() {
     for lanes in [4usize, 8, 16, 32] {
         let mut a = Arbiter::new(lanes);
         a.connect_all();
+        a.en.next = true;
         for _ in 0..400 {
             let valid = next() as u32 & if lanes == 32 { !0 } else { (1 << lanes) - 1 };
             let spread = 1 + next() % 6;
