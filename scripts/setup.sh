@@ -10,6 +10,7 @@
 #   verilator                       RTL simulation of the generated core (Debian package)
 #   yosys                           synthesis checks and area reports (Debian package)
 #   g++, make                       Verilator's C++ build
+#   cc (gcc)                        the kernel suite's host C cross-check
 set -euo pipefail
 
 check_only=0
@@ -22,6 +23,7 @@ need_pkg() { # command package
 need_pkg verilator verilator
 need_pkg yosys yosys
 need_pkg g++ g++
+need_pkg cc gcc
 need_pkg make make
 
 if ! command -v cargo >/dev/null 2>&1; then
