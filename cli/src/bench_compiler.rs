@@ -29,8 +29,7 @@ pub fn run(repeat: u32) -> Result<(), String> {
         let desc = LaunchDescription::load(&path).map_err(|e| e.to_string())?;
         let config = desc.load_config().map_err(|e| e.to_string())?;
         let file = desc.program.display().to_string();
-        let source =
-            std::fs::read_to_string(&desc.program).map_err(|e| format!("{file}: {e}"))?;
+        let source = std::fs::read_to_string(&desc.program).map_err(|e| format!("{file}: {e}"))?;
         let options = CompileOptions::for_core(&config);
         let mut best = Duration::MAX;
         let mut compiled = None;

@@ -178,7 +178,11 @@ pub fn stats_text(k: &KernelOutput) -> String {
         "  spills              {} values ({} loads, {} stores), {} rematerialised, {} predicates in registers",
         s.spills, s.spill_loads, s.spill_stores, s.rematerialized, s.preds_demoted
     );
-    let _ = writeln!(out, "  stack per thread    {} bytes", k.compiled.kernel.stack_bytes);
+    let _ = writeln!(
+        out,
+        "  stack per thread    {} bytes",
+        k.compiled.kernel.stack_bytes
+    );
     let _ = writeln!(out, "  calls               {}", s.calls);
     let _ = writeln!(
         out,

@@ -263,3 +263,124 @@ fn help_has_examples() {
     let out = ok(&["run", "--help"]);
     assert!(out.contains("--trace") && out.contains("--json"), "{out}");
 }
+
+#[test]
+fn compiled_cuda_kernel_runs_from_a_launch_and_matches_host_addition() {
+    // The suite's vecadd.cu, compiled on the fly: c = a + b for i < n.
+    let dir = scratch("cu-run");
+    let launch = dir.join("vecadd.yaml");
+    let b: Vec<i64> = (0..150).map(|i| (i * 7919) % 2001 - 1000).collect();
+    std::fs::write(
+        &launch,
+        format!(
+            "program: {}\ngrid: [3]\nblock: [64]\nargs:\n  - {{ name: a, buffer: i32, fill: {{ range: [-50, 100] }} }}\n  - {{ name: b, buffer: i32, data: {:?} }}\n  - {{ name: c, buffer: i32, len: 150 }}\n  - {{ name: n, value: 150 }}\noutputs: [c]\n",
+            repo().join("kernels/suite/vecadd.cu").display(),
+            b
+        ),
+    )
+    .unwrap();
+    for regs in ["32", "6"] {
+        let v = json(&["run", launch.to_str().unwrap(), "--json", "--regs", regs]);
+        let c = values(&v, "c");
+        let expected: Vec<i64> = (0..150).map(|i| (i - 50) + b[i as usize]).collect();
+        assert_eq!(c, expected, "--regs {regs}");
+    }
+}
+
+#[test]
+fn compile_emits_ir_assembly_and_containers_that_agree() {
+    let dir = scratch("compile");
+    let bin = dir.join("reduce.cbin");
+    let asm = dir.join("reduce.s");
+    let ir = dir.join("reduce.cir");
+    let src = "kernels/suite/reduce.cu";
+    ok(&["compile", src, "-o", bin.to_str().unwrap()]);
+    ok(&["compile", src, "--emit", "asm", "-o", asm.to_str().unwrap()]);
+    ok(&["compile", src, "--emit", "ir", "-o", ir.to_str().unwrap()]);
+    // The listing assembles to the container's code.
+    let again = dir.join("again.cbin");
+    ok(&["asm", asm.to_str().unwrap(), "-o", again.to_str().unwrap()]);
+    let k1 = concord_isa::container::Kernel::load_file(&bin).unwrap();
+    let k2 = concord_isa::container::Kernel::load_file(&again).unwrap();
+    assert_eq!(k1.code, k2.code);
+    assert_eq!(k1.params, vec!["in", "partial", "total", "n"]);
+    let text = std::fs::read_to_string(&ir).unwrap();
+    assert!(text.contains("kernel @reduce("), "{text}");
+    assert!(text.contains("barrier"), "{text}");
+}
+
+#[test]
+fn compile_stats_report_registers_spills_and_branch_classes() {
+    let out = concord(&[
+        "compile",
+        "kernels/suite/nqueens_stack.cu",
+        "--stats",
+        "--regs",
+        "8",
+        "-o",
+    ]);
+    assert!(!out.status.success(), "-o needs a value");
+    let dir = scratch("stats");
+    let bin = dir.join("k.cbin");
+    let out = concord(&[
+        "compile",
+        "kernels/suite/nqueens_stack.cu",
+        "--stats",
+        "--regs",
+        "8",
+        "-o",
+        bin.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    for field in [
+        "instructions",
+        "registers           ",
+        "predicates",
+        "spills",
+        "branches",
+        "uniform,",
+        "divergent",
+    ] {
+        assert!(stderr.contains(field), "missing {field}:\n{stderr}");
+    }
+    // A budget of 8 registers forces spills in this kernel.
+    let line = stderr.lines().find(|l| l.contains("spills")).unwrap();
+    let spilled: u32 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(spilled > 0, "{stderr}");
+}
+
+#[test]
+fn kernel_source_errors_name_file_line_and_column_and_write_nothing() {
+    let dir = scratch("cu-errors");
+    let src = dir.join("bad.cu");
+    std::fs::write(
+        &src,
+        "__global__ void k(int *a) {\n    a[0] = undefined_name;\n}\n",
+    )
+    .unwrap();
+    let out = dir.join("bad.cbin");
+    let o = concord(&[
+        "compile",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        stderr.contains("unknown identifier `undefined_name`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("bad.cu:2:12"), "{stderr}");
+    assert!(stderr.contains('^'), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!out.exists());
+    // Outside the subset: named, located.
+    std::fs::write(&src, "__global__ void k(float *a) { }\n").unwrap();
+    let o = concord(&["compile", src.to_str().unwrap()]);
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("float"), "{stderr}");
+    assert!(stderr.contains("bad.cu:1:"), "{stderr}");
+}

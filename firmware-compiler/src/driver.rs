@@ -143,15 +143,18 @@ pub enum CompileError {
 }
 
 /// Compiles `source` (named `file` in messages) for `options.config`.
-pub fn compile(source: &str, file: &str, options: &CompileOptions) -> Result<Compiled, CompileError> {
+pub fn compile(
+    source: &str,
+    file: &str,
+    options: &CompileOptions,
+) -> Result<Compiled, CompileError> {
     let start = Instant::now();
     let fe = FrontendOptions::for_core(&options.config);
-    let (module, warnings) = frontend::compile_source(source, file, &fe).map_err(|diags| {
-        CompileError::Source {
+    let (module, warnings) =
+        frontend::compile_source(source, file, &fe).map_err(|diags| CompileError::Source {
             rendered: frontend::render(&diags, source, file),
             diagnostics: diags,
-        }
-    })?;
+        })?;
     let frontend_time = start.elapsed();
     let internal = |pass: &'static str, kernel: &str, message: String| CompileError::Internal {
         file: file.to_string(),
@@ -160,7 +163,11 @@ pub fn compile(source: &str, file: &str, options: &CompileOptions) -> Result<Com
         message,
     };
     let mut compiled = compile_module(module, options).map_err(|e| match e {
-        ModuleError { pass, kernel, message } => internal(pass, &kernel, message),
+        ModuleError {
+            pass,
+            kernel,
+            message,
+        } => internal(pass, &kernel, message),
     })?;
     compiled.timings.frontend = frontend_time;
     compiled.warning_count = warnings.len();
@@ -183,7 +190,10 @@ pub struct ModuleError {
 
 /// Runs everything after the front end on an IR module (also the entry for
 /// IR-level tests and the random kernel harness).
-pub fn compile_module(mut module: Module, options: &CompileOptions) -> Result<Compiled, ModuleError> {
+pub fn compile_module(
+    mut module: Module,
+    options: &CompileOptions,
+) -> Result<Compiled, ModuleError> {
     let whole = |pass: &'static str, message: String| ModuleError {
         pass,
         kernel: "*".into(),

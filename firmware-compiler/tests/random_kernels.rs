@@ -70,8 +70,9 @@ fn check_one(k: &GeneratedKernel, config: &CoreConfig, regs: u32) -> Result<(), 
     )
     .map_err(|t| format!("functional model trapped: {t}"))?;
 
-    let (module, _) = frontend::compile_source(&k.source, &file, &FrontendOptions::for_core(config))
-        .map_err(|d| frontend::render(&d, &k.source, &file))?;
+    let (module, _) =
+        frontend::compile_source(&k.source, &file, &FrontendOptions::for_core(config))
+            .map_err(|d| frontend::render(&d, &k.source, &file))?;
     let id = module
         .func_by_name(&k.kernel_name)
         .ok_or("kernel missing from the IR")?;
@@ -85,7 +86,10 @@ fn check_one(k: &GeneratedKernel, config: &CoreConfig, regs: u32) -> Result<(), 
     )
     .map_err(|e| format!("interpreter: {e}"))?;
 
-    let (a, b) = (data_region(&oracle, &prepared), data_region(&machine, &prepared));
+    let (a, b) = (
+        data_region(&oracle, &prepared),
+        data_region(&machine, &prepared),
+    );
     if a != b {
         let at = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(0);
         let buffer = prepared

@@ -145,4 +145,3 @@ fn every_suite_launch_matches_its_host_check_at_every_register_budget() {
         failures.join("\n\n")
     );
 }
-
