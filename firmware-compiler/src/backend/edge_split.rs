@@ -25,9 +25,19 @@
 //!   target) does too.
 //! * **back edge** `A -> H` (H no later than A, so H heads a loop containing
 //!   A): the new block goes immediately **after the last block of H's
-//!   loop**. It belongs to that loop (and its parents), so the run stays
-//!   contiguous; it comes after every inner loop that A may be leaving; the
-//!   new block's jump to H is the back edge now.
+//!   loop, counting the blocks already added to it** (the split latches of
+//!   its inner loops in particular). It belongs to that loop (and its
+//!   parents) and to no inner loop, so it must follow every block of the
+//!   inner loops: when H's loop and an inner loop end at the same block,
+//!   putting it right after that original block would land it before the
+//!   inner loop's own split latch and cut the inner loop's run in two. It
+//!   comes after every inner loop that A may be leaving; the new block's
+//!   jump to H is the back edge now.
+//!
+//! To know what a loop holds, the innermost loop of every added block is
+//! recorded: a back-edge block is in H's loop; a forward-edge block is in
+//! the loops of B other than the one B heads (an edge entering a loop
+//! comes from outside it).
 //!
 //! Placing the block right after A would be wrong in general: when A ends an
 //! inner loop's run but the edge leaves that inner loop, the new block would
@@ -36,7 +46,7 @@
 use crate::dominator_tree::DominatorTree;
 use crate::flowgraph::ControlFlowGraph;
 use crate::ir::{Block, BlockCall, Function, InstData};
-use crate::loop_analysis::LoopAnalysis;
+use crate::loop_analysis::{LoopAnalysis, LoopId};
 
 /// Splits every critical edge that carries block arguments. Returns the
 /// number of blocks added.
@@ -76,6 +86,19 @@ pub fn split_critical_edges(func: &mut Function) -> usize {
         }
     }
 
+    // The innermost loop of every block, kept up to date for the added
+    // blocks: a back-edge block must go after everything its loop holds,
+    // including blocks added for the loop's inner loops.
+    let mut innermost: Vec<Option<LoopId>> = (0..func.blocks.len())
+        .map(|i| loops.innermost(Block(i as u32)))
+        .collect();
+    let loop_headed_by = |h: Block| {
+        loops
+            .loops()
+            .iter()
+            .position(|l| l.header == h)
+            .map(|i| LoopId(i as u32))
+    };
     let position = |func: &Function, b: Block| func.layout.iter().position(|&x| x == b);
     let mut added = 0;
     for (a, term, which, target) in edges {
@@ -106,25 +129,41 @@ pub fn split_critical_edges(func: &mut Function) -> usize {
             },
             None,
         );
-        let at = if pt > pa {
-            // Forward edge: right before the target.
-            pt
-        } else {
-            // Back edge: right after the last block of the target's loop.
-            let loop_blocks = loops
-                .loops()
-                .iter()
-                .find(|l| l.header == target)
-                .map(|l| l.blocks.clone())
-                .unwrap_or_else(|| vec![a]);
-            let last = loop_blocks
-                .iter()
-                .filter_map(|&b| position(func, b))
-                .max()
-                .unwrap_or(pa);
-            last + 1
+        let target_loop = innermost.get(target.index()).copied().flatten();
+        let (at, new_loop) = match loop_headed_by(target).filter(|_| pt <= pa) {
+            // Back edge: after every block of the target's loop, added
+            // ones included; the new block is the loop's latch.
+            Some(l) => {
+                let last = func
+                    .layout
+                    .iter()
+                    .rposition(|b| {
+                        innermost
+                            .get(b.index())
+                            .copied()
+                            .flatten()
+                            .is_some_and(|inner| loops.loop_contains(l, inner))
+                    })
+                    .unwrap_or(pa);
+                (last + 1, Some(l))
+            }
+            // Forward edge (or a back edge of a layout that is not valid
+            // anyway): right before the target, in the loops of the
+            // target other than the one it heads (an entering edge comes
+            // from outside that loop).
+            None => {
+                let new_loop = match target_loop {
+                    Some(l) if loops.get(l).header == target => loops.get(l).parent,
+                    other => other,
+                };
+                (pt, new_loop)
+            }
         };
         func.layout.insert(at, new_block);
+        if innermost.len() <= new_block.index() {
+            innermost.resize(new_block.index() + 1, None);
+        }
+        innermost[new_block.index()] = new_loop;
         added += 1;
     }
     added
@@ -135,6 +174,75 @@ mod tests {
     use super::*;
     use crate::ir::{FuncKind, Type};
     use concord_isa::instr::Cmp;
+
+    /// Parses a one-function module, splits its edges (checking that the
+    /// input layout verifies and the output still does) and returns the
+    /// new layout as block numbers.
+    fn split_text(text: &str) -> Vec<u32> {
+        let module = crate::ir::parse_module(text, "t.cir").expect("parses");
+        let mut f = module.funcs[0].clone();
+        crate::layout_verify::verify_layout(&f).expect("input layout");
+        split_critical_edges(&mut f);
+        if let Err(e) = crate::layout_verify::verify_layout(&f) {
+            panic!("{e}; layout {:?}", f.layout);
+        }
+        f.layout.iter().map(|b| b.0).collect()
+    }
+
+    /// Block 3 is the last block of both loops and branches back to both
+    /// headers with arguments. The inner back edge's block (6) belongs to
+    /// the inner loop, so the outer back edge's block (7) must come after
+    /// it, not right after block 3.
+    #[test]
+    fn latch_of_two_loops_keeps_the_inner_loop_contiguous() {
+        let order = split_text(
+            "kernel @k() {
+block0:
+    v0 = iconst 0
+    jump block1(v0)
+block1(v1: i32):
+    v2 = icmp lt v1, v0
+    brif v2, block2(v1), block4
+block2(v3: i32):
+    jump block3
+block3:
+    v4 = icmp lt v3, v0
+    brif v4, block2(v3), block1(v3)
+block4:
+    return
+}",
+        );
+        // 1->2 (forward, before 2): 5; 3->2 (back): 6; 3->1 (back): 7.
+        assert_eq!(order, vec![0, 1, 5, 2, 3, 6, 7, 4]);
+    }
+
+    /// An outer `continue` from the middle of an inner loop whose latch
+    /// also ends the outer loop: the outer back edges' blocks go after the
+    /// inner loop's split latch, the later one included.
+    #[test]
+    fn continue_from_an_inner_loop_goes_after_its_latch_block() {
+        let order = split_text(
+            "kernel @k() {
+block0:
+    v0 = iconst 0
+    jump block1(v0)
+block1(v1: i32):
+    v2 = icmp lt v1, v0
+    brif v2, block2(v1), block4
+block2(v3: i32):
+    v4 = icmp eq v3, v0
+    brif v4, block1(v3), block3
+block3:
+    v5 = icmp lt v3, v0
+    brif v5, block2(v3), block1(v0)
+block4:
+    return
+}",
+        );
+        // 1->2 forward: 5 before 2; 2->1 back: 6 after block 3; 3->2
+        // back: 7 after block 3 (inner loop); 3->1 back: 8 after 6.
+        assert_eq!(order, vec![0, 1, 5, 2, 3, 7, 6, 8, 4]);
+    }
 
     /// `block0 -> block1(loop header) -> block2 (latch, brif back / exit)`:
     /// the back edge carries an argument and the header has two incoming
