@@ -162,13 +162,8 @@ pub fn compile(
         kernel: kernel.to_string(),
         message,
     };
-    let mut compiled = compile_module(module, options).map_err(|e| match e {
-        ModuleError {
-            pass,
-            kernel,
-            message,
-        } => internal(pass, &kernel, message),
-    })?;
+    let mut compiled = compile_module(module, options)
+        .map_err(|e| internal(e.pass, &e.kernel, e.message))?;
     compiled.timings.frontend = frontend_time;
     compiled.warning_count = warnings.len();
     compiled.warnings = if warnings.is_empty() {
