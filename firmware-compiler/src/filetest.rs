@@ -45,6 +45,8 @@ pub fn run_pass(name: &str, module: &mut Module, file: &str) -> Result<String, S
                 .map(|report| report.changed)
                 .map_err(|e| e.to_string())
         }),
+        // Loop flattening: the report as comment lines, then the module.
+        "flatten-loops" => crate::passes::flatten_loops::run_filetest(module),
         // Runs a kernel; the launch is described by the test's comment
         // lines (see `interp::filetest`), read from `file`.
         "interp" => crate::interp::filetest::run_file(module, file),

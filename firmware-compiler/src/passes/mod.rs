@@ -17,7 +17,10 @@
 //! 5. [`simplify_cfg`] merges straight-line blocks and threads jumps through
 //!    empty blocks;
 //! 6. [`inline`] copies small non-recursive device functions into their
-//!    callers.
+//!    callers;
+//! 7. optionally, [`flatten_loops`] merges an inner loop with a divergent
+//!    trip count into its outer loop (Bulavintsev's loop flattening), so
+//!    lanes that finish their inner loop go on with the outer one.
 //!
 //! None of the passes moves an instruction with side effects or a vote
 //! across a branch, so the places where threads meet at barriers and votes
@@ -26,6 +29,7 @@
 
 pub mod const_fold;
 pub mod dce;
+pub mod flatten_loops;
 pub mod gvn;
 pub mod inline;
 pub mod mem2reg;

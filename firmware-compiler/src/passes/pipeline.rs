@@ -8,15 +8,20 @@
 //! 3. [`mem2reg`](super::mem2reg) again (inlined callees bring their
 //!    promotable slots along if they were not promoted) and the clean-up
 //!    round repeated until nothing changes or
-//!    [`OptOptions::max_rounds`] is reached.
+//!    [`OptOptions::max_rounds`] is reached;
+//! 4. with [`OptOptions::flatten_loops`],
+//!    [`flatten_loops`](super::flatten_loops) on the clean code (the
+//!    divergence analysis sees through copies then), and one more clean-up
+//!    round if it flattened anything.
 //!
 //! Optionally the verifier checks the input and the module after every
 //! pass that changed it ([`OptOptions::verify_each_pass`]), which turns a
 //! pass bug into an error naming the pass (or `input`) instead of a wrong
 //! program later.
 
+use super::flatten_loops::{FlattenOptions, FlattenReport};
 use super::inline::{InlineOptions, DEFAULT_INLINE_THRESHOLD};
-use super::{const_fold, dce, gvn, inline, mem2reg, simplify_cfg};
+use super::{const_fold, dce, flatten_loops, gvn, inline, mem2reg, simplify_cfg};
 use crate::ir::Module;
 
 /// Configuration of [`optimize`].
@@ -30,6 +35,10 @@ pub struct OptOptions {
     pub max_rounds: usize,
     /// Run the IR verifier after every pass and stop at the first failure.
     pub verify_each_pass: bool,
+    /// Flatten loop nests whose inner loop has a divergent trip count
+    /// ([`flatten_loops`](super::flatten_loops)); off by default, since it
+    /// only pays when lanes leave the inner loop at different times.
+    pub flatten_loops: bool,
 }
 
 impl Default for OptOptions {
@@ -38,6 +47,7 @@ impl Default for OptOptions {
             inline_threshold: DEFAULT_INLINE_THRESHOLD,
             max_rounds: 8,
             verify_each_pass: false,
+            flatten_loops: false,
         }
     }
 }
@@ -59,6 +69,9 @@ pub struct OptReport {
     pub changed: bool,
     /// Clean-up rounds run after inlining.
     pub rounds: usize,
+    /// What loop flattening did and why it left nests alone (empty unless
+    /// [`OptOptions::flatten_loops`]).
+    pub flatten: FlattenReport,
 }
 
 /// Runs the middle-end passes on a module.
@@ -89,9 +102,20 @@ pub fn optimize(module: &mut Module, options: &OptOptions) -> Result<OptReport, 
             break;
         }
     }
+    let mut flatten = FlattenReport::default();
+    if options.flatten_loops {
+        runner.pass(module, "flatten-loops", |m| {
+            flatten = flatten_loops::run(m, &FlattenOptions::default());
+            !flatten.flattened.is_empty()
+        })?;
+        if !flatten.flattened.is_empty() {
+            runner.cleanup_round(module)?;
+        }
+    }
     Ok(OptReport {
         changed: runner.changed,
         rounds,
+        flatten,
     })
 }
 
