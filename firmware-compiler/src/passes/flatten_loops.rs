@@ -602,3 +602,338 @@ pub fn run_filetest(module: &mut Module) -> Result<String, String> {
     text.push_str(&out);
     Ok(text)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::interp::{self, InterpLaunch, InterpOptions};
+    use crate::ir::{parse_module, verify_module};
+    use crate::passes::{optimize, OptOptions};
+
+    /// 16 threads in warps of 4, parameters `items = 0, out = 2048, n = 3`,
+    /// and item counts 0..5 that differ between the lanes of a warp.
+    fn launch() -> (InterpLaunch, Vec<u8>) {
+        let launch = InterpLaunch {
+            grid: [1, 1, 1],
+            block: [16, 1, 1],
+            params: vec![0, 2048, 3, 0, 0, 0, 0, 0],
+            lanes: 4,
+            shared_memory_bytes: 256,
+        };
+        let mut global = vec![0u8; 4096];
+        for i in 0..256u32 {
+            let count = (i * 7 + 3) % 6;
+            global[(i * 4) as usize..(i * 4 + 4) as usize].copy_from_slice(&count.to_le_bytes());
+        }
+        (launch, global)
+    }
+
+    /// Global memory after every kernel of `module`, or the error.
+    fn outcomes(module: &Module) -> Vec<Result<Vec<u8>, String>> {
+        let (launch, global) = launch();
+        module
+            .kernels()
+            .map(|k| {
+                let mut memory = global.clone();
+                interp::run(module, k, &launch, &mut memory, &InterpOptions::default())
+                    .map(|_| memory)
+                    .map_err(|e| e.to_string())
+            })
+            .collect()
+    }
+
+    fn filetest_inputs() -> Vec<(String, Module)> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("filetests/flatten-loops");
+        let mut paths: Vec<_> = std::fs::read_dir(&dir)
+            .expect("filetest directory")
+            .map(|e| e.expect("directory entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "cir"))
+            .collect();
+        paths.sort();
+        paths
+            .into_iter()
+            .map(|path| {
+                let name = path.display().to_string();
+                let text = std::fs::read_to_string(&path).expect("readable filetest");
+                let module = parse_module(&text, &name).expect("filetest parses");
+                (name, module)
+            })
+            .collect()
+    }
+
+    /// The back edges of `func` (edges to a block that dominates the source).
+    fn back_edges(func: &Function) -> Vec<(Block, Block)> {
+        let cfg = ControlFlowGraph::compute(func);
+        let domtree = DominatorTree::compute(func, &cfg);
+        let mut edges = Vec::new();
+        for &b in domtree.rpo() {
+            for &s in cfg.succs(b) {
+                if domtree.dominates(s, b) {
+                    edges.push((b, s));
+                }
+            }
+        }
+        edges
+    }
+
+    /// Every filetest input, flattened: it verifies, its layout passes the
+    /// layout verifier, and every kernel leaves the same memory on the
+    /// interpreter (and runs without error: the inputs are made for this
+    /// launch).
+    #[test]
+    fn filetest_inputs_keep_their_results() {
+        for (path, module) in filetest_inputs() {
+            let before = outcomes(&module);
+            let mut flat = module.clone();
+            let report = run(&mut flat, &FlattenOptions::default());
+            verify_module(&flat).unwrap_or_else(|e| panic!("{path}: {e}\n{flat}"));
+            for b in &before {
+                assert!(b.is_ok(), "{path}: the input does not run: {b:?}");
+            }
+            assert_eq!(before, outcomes(&flat), "{path} ({report:?})");
+            for f in &mut flat.funcs {
+                crate::layout::layout_function(f).expect("reducible");
+                crate::layout_verify::verify_layout(f)
+                    .unwrap_or_else(|e| panic!("{path}: {e}"));
+            }
+        }
+    }
+
+    /// The latch survives the clean-up round of the pipeline (it is no
+    /// forwarding block), so the merged loop keeps exactly one back edge,
+    /// and the results stay the same.
+    #[test]
+    fn pipeline_keeps_the_single_latch() {
+        let (path, module) = filetest_inputs()
+            .into_iter()
+            .find(|(p, _)| p.ends_with("workqueue.cir"))
+            .expect("workqueue filetest");
+        let mut m = module.clone();
+        let options = OptOptions {
+            verify_each_pass: true,
+            flatten_loops: true,
+            ..OptOptions::default()
+        };
+        let report = optimize(&mut m, &options).expect("verifies");
+        assert_eq!(report.flatten.flattened, vec![("wq".to_string(), Block(1))]);
+        assert!(report.flatten.notes.is_empty(), "{:?}", report.flatten.notes);
+        let edges = back_edges(&m.funcs[0]);
+        assert_eq!(edges.len(), 1, "{path}: {edges:?}\n{m}");
+        assert_eq!(edges[0].1, Block(1));
+        assert_eq!(outcomes(&module), outcomes(&m));
+        // Without the option nothing is flattened and nothing reported.
+        let mut plain = module.clone();
+        let report = optimize(&mut plain, &OptOptions::default()).expect("verifies");
+        assert_eq!(report.flatten, FlattenReport::default());
+        assert_eq!(back_edges(&plain.funcs[0]).len(), 2);
+    }
+
+    /// Three nested loops with per-lane trip counts: flattened twice (the
+    /// outer nest first, then the merged loop with the former innermost
+    /// one), ending with one loop.
+    #[test]
+    fn three_level_nest_becomes_one_loop() {
+        let text = "kernel @three(items, out, n) {
+block0:
+    v0 = param 0
+    v1 = param 1
+    v2 = param 2
+    v3 = special tid.x
+    v4 = iconst 0
+    v5 = iconst 1
+    v6 = iconst 2
+    jump block1(v4, v4)
+block1(v10: i32, v11: i32):
+    v12 = icmp lt v10, v2
+    brif v12, block2, block9
+block2:
+    v13 = iadd v3, v10
+    v14 = ishl v13, v6
+    v15 = iadd v0, v14
+    v16 = load.global.b32 v15
+    jump block3(v11, v4)
+block3(v20: i32, v21: i32):
+    v22 = icmp lt v21, v16
+    brif v22, block4, block8
+block4:
+    v23 = iadd v3, v21
+    v24 = ishl v23, v6
+    v25 = iadd v0, v24
+    v26 = load.global.b32 v25
+    jump block5(v20, v4)
+block5(v30: i32, v31: i32):
+    v32 = icmp lt v31, v26
+    brif v32, block6, block7
+block6:
+    v33 = imul v30, v6
+    v34 = iadd v33, v31
+    v35 = iadd v31, v5
+    jump block5(v34, v35)
+block7:
+    v36 = iadd v21, v5
+    jump block3(v30, v36)
+block8:
+    v37 = iadd v10, v5
+    jump block1(v37, v20)
+block9:
+    v40 = ishl v3, v6
+    v41 = iadd v1, v40
+    store.global.b32 v11, v41
+    return
+}
+";
+        let module = parse_module(text, "three").expect("parses");
+        let mut flat = module.clone();
+        let report = run(&mut flat, &FlattenOptions::default());
+        verify_module(&flat).unwrap_or_else(|e| panic!("{e}\n{flat}"));
+        assert_eq!(
+            report.flattened,
+            vec![("three".to_string(), Block(1)), ("three".to_string(), Block(1))]
+        );
+        assert!(report.notes.is_empty(), "{:?}", report.notes);
+        assert_eq!(back_edges(&flat.funcs[0]).len(), 1, "{flat}");
+        let before = outcomes(&module);
+        assert!(before[0].is_ok());
+        assert_eq!(before, outcomes(&flat));
+    }
+
+    /// A call of a function that votes counts as a vote in the nest.
+    #[test]
+    fn synchronising_call_is_refused() {
+        let text = "kernel @k(items, out, n) {
+block0:
+    v0 = param 0
+    v2 = param 2
+    v3 = special tid.x
+    v4 = iconst 0
+    v5 = iconst 1
+    jump block1(v4)
+block1(v10: i32):
+    v11 = icmp lt v10, v2
+    brif v11, block2(v4), block4
+block2(v20: i32):
+    v21 = icmp lt v20, v3
+    brif v21, block3, block5
+block3:
+    v22 = iadd v20, v5
+    jump block2(v22)
+block5:
+    v23 = call @any(v21)
+    v24 = iadd v10, v5
+    jump block1(v24)
+block4:
+    return
+}
+
+func @wrap(i1) -> i32 {
+block0(v0: i1):
+    v1 = vote.any v0
+    v2 = bint v1
+    return v2
+}
+
+func @any(i1) -> i32 {
+block0(v0: i1):
+    v1 = call @wrap(v0)
+    return v1
+}
+";
+        let mut module = parse_module(text, "sync").expect("parses");
+        let before = module.clone();
+        let report = run(&mut module, &FlattenOptions::default());
+        assert!(report.flattened.is_empty());
+        assert_eq!(report.notes.len(), 1, "{:?}", report.notes);
+        assert!(
+            report.notes[0].contains("a call that may reach a barrier or vote (in block5)"),
+            "{}",
+            report.notes[0]
+        );
+        assert_eq!(module, before);
+    }
+
+    /// Random kernels from [`crate::kernel_gen`] through the front end and
+    /// the pipeline with flattening: the result verifies and leaves the same
+    /// global memory on the interpreter as the unoptimised module
+    /// (`FLATTEN_RANDOM_RUNS` kernels, default 60).
+    #[test]
+    fn random_kernels_keep_their_results() {
+        use concord_isa::config::CoreConfig;
+        use concord_isa::container::{Entry, Kernel};
+
+        let count: u64 = std::env::var("FLATTEN_RANDOM_RUNS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(60);
+        let config = CoreConfig::default();
+        let limits = InterpOptions {
+            max_steps: 20_000_000,
+            max_call_depth: 15,
+        };
+        let mut failures = Vec::new();
+        let (mut compared, mut flattened) = (0, 0);
+        for seed in 0..count {
+            let k = crate::kernel_gen::generate(seed, &crate::kernel_gen::GenConfig::default());
+            let front = crate::frontend::FrontendOptions::default();
+            let Ok((module, _)) = crate::frontend::compile_source(&k.source, "kernel.cu", &front)
+            else {
+                continue;
+            };
+            let stub = Kernel {
+                code: vec![0],
+                entries: vec![Entry {
+                    name: k.kernel_name.clone(),
+                    pc: 0,
+                }],
+                params: k.args.iter().map(|a| a.name.clone()).collect(),
+                regs_used: 1,
+                preds_used: 1,
+                ..Kernel::default()
+            };
+            let Ok(prepared) = k
+                .launch_description(&std::env::temp_dir())
+                .prepare(&stub, &config)
+            else {
+                continue;
+            };
+            let launch = InterpLaunch::new(&prepared, &config);
+            let run_kernel = |m: &Module| {
+                let kernel = m.func_by_name(&k.kernel_name)?;
+                let mut global = prepared.global.clone();
+                interp::run(m, kernel, &launch, &mut global, &limits).ok()?;
+                Some(global)
+            };
+            let Some(before) = run_kernel(&module) else {
+                continue;
+            };
+            let mut optimised = module.clone();
+            let options = OptOptions {
+                verify_each_pass: true,
+                flatten_loops: true,
+                ..OptOptions::default()
+            };
+            let report = match optimize(&mut optimised, &options) {
+                Ok(r) => r,
+                Err(e) => {
+                    failures.push(format!("seed {seed}: {e}"));
+                    continue;
+                }
+            };
+            flattened += report.flatten.flattened.len();
+            for f in &mut optimised.funcs {
+                if let Err(e) = crate::layout::layout_function(f)
+                    .and_then(|()| crate::layout_verify::verify_layout(f))
+                {
+                    failures.push(format!("seed {seed}: {e}"));
+                }
+            }
+            compared += 1;
+            if run_kernel(&optimised) != Some(before) {
+                failures.push(format!("seed {seed}: results differ"));
+            }
+        }
+        eprintln!("{compared} random kernels compared, {flattened} nests flattened");
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}
