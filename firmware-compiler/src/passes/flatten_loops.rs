@@ -86,9 +86,7 @@ use super::util::{func_ids, remove_trivial_params, remove_unreachable_blocks};
 use crate::divergence::DivergenceAnalysis;
 use crate::dominator_tree::DominatorTree;
 use crate::flowgraph::ControlFlowGraph;
-use crate::ir::{
-    Block, BlockCall, FuncId, Function, Inst, InstData, Module, Type, UnaryOp, Value,
-};
+use crate::ir::{Block, BlockCall, FuncId, Function, Inst, InstData, Module, Type, UnaryOp, Value};
 use crate::loop_analysis::{LoopAnalysis, LoopId, LoopInfo};
 
 /// Configuration of [`run`].
@@ -130,12 +128,14 @@ fn run_function(
     // Every flattening removes a loop, so this terminates after at most one
     // round per block; the bound only turns a bug into a missed chance.
     let rounds = module.func(id).blocks.len() + 1;
+    let mut merged: Vec<Block> = Vec::new();
     for _ in 0..rounds {
         let func = module.func(id);
-        match find_nest(func, synchronising, options) {
+        match find_nest(func, synchronising, options, &merged) {
             Search::Found { outer, inner } => {
                 let func = module.func_mut(id);
                 flatten(func, &outer, &inner);
+                merged.push(outer.header);
                 report.flattened.push((func.name.clone(), outer.header));
             }
             Search::None { notes } => {
@@ -152,8 +152,14 @@ enum Search {
 }
 
 /// The first nest (outer loops first) that qualifies, or a note for every
-/// nest explaining why it does not.
-fn find_nest(func: &Function, synchronising: &[bool], options: &FlattenOptions) -> Search {
+/// nest explaining why it does not. `merged` are the headers of loops this
+/// run already flattened (their notes say so).
+fn find_nest(
+    func: &Function,
+    synchronising: &[bool],
+    options: &FlattenOptions,
+    merged: &[Block],
+) -> Search {
     let divergence = DivergenceAnalysis::compute(func);
     let loops: &LoopAnalysis = divergence.loops();
     let children = |outer: usize| -> Vec<LoopId> {
@@ -214,8 +220,13 @@ fn find_nest(func: &Function, synchronising: &[bool], options: &FlattenOptions) 
                 inner: loops.get(candidates[0]).clone(),
             };
         }
+        let what = if merged.contains(&info.header) {
+            "merged loop at"
+        } else {
+            "loop nest at"
+        };
         notes.push(format!(
-            "@{}: loop nest at {} not flattened: {}",
+            "@{}: {what} {} not flattened: {}",
             func.name,
             info.header,
             failed.join("; ")
@@ -695,8 +706,7 @@ mod tests {
             assert_eq!(before, outcomes(&flat), "{path} ({report:?})");
             for f in &mut flat.funcs {
                 crate::layout::layout_function(f).expect("reducible");
-                crate::layout_verify::verify_layout(f)
-                    .unwrap_or_else(|e| panic!("{path}: {e}"));
+                crate::layout_verify::verify_layout(f).unwrap_or_else(|e| panic!("{path}: {e}"));
             }
         }
     }
@@ -718,7 +728,11 @@ mod tests {
         };
         let report = optimize(&mut m, &options).expect("verifies");
         assert_eq!(report.flatten.flattened, vec![("wq".to_string(), Block(1))]);
-        assert!(report.flatten.notes.is_empty(), "{:?}", report.flatten.notes);
+        assert!(
+            report.flatten.notes.is_empty(),
+            "{:?}",
+            report.flatten.notes
+        );
         let edges = back_edges(&m.funcs[0]);
         assert_eq!(edges.len(), 1, "{path}: {edges:?}\n{m}");
         assert_eq!(edges[0].1, Block(1));
@@ -790,7 +804,10 @@ block9:
         verify_module(&flat).unwrap_or_else(|e| panic!("{e}\n{flat}"));
         assert_eq!(
             report.flattened,
-            vec![("three".to_string(), Block(1)), ("three".to_string(), Block(1))]
+            vec![
+                ("three".to_string(), Block(1)),
+                ("three".to_string(), Block(1))
+            ]
         );
         assert!(report.notes.is_empty(), "{:?}", report.notes);
         assert_eq!(back_edges(&flat.funcs[0]).len(), 1, "{flat}");
