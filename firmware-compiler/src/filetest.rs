@@ -60,6 +60,18 @@ pub fn run_pass(name: &str, module: &mut Module, file: &str) -> Result<String, S
                 .collect::<Vec<_>>()
                 .join("\n"))
         }
+        // The same with Sampaio's simple analysis (Sec. 3.4) instead of the
+        // affine one.
+        "divergence-simple" => {
+            verify(module, "input")?;
+            let config = crate::divergence::DivergenceConfig::SIMPLE;
+            Ok(module
+                .funcs
+                .iter()
+                .map(|f| crate::divergence::describe_with(f, &config))
+                .collect::<Vec<_>>()
+                .join("\n"))
+        }
         // Block layout for min-PC reconvergence; the output must pass the
         // layout verifier.
         "layout" => {
