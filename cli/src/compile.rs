@@ -26,6 +26,11 @@ pub struct CompileFlags {
     /// turns inlining off.
     #[arg(long, value_name = "N")]
     pub inline_threshold: Option<usize>,
+    /// Merge inner loops with a data-dependent trip count into their outer
+    /// loop (Bulavintsev); nests that do not qualify are listed with the
+    /// reason under `--stats`.
+    #[arg(long)]
+    pub flatten_loops: bool,
 }
 
 impl CompileFlags {
@@ -36,6 +41,7 @@ impl CompileFlags {
         if let Some(t) = self.inline_threshold {
             o.opt.inline_threshold = t;
         }
+        o.opt.flatten_loops = self.flatten_loops;
         o
     }
 }
@@ -122,6 +128,13 @@ pub fn run(args: CompileArgs) -> Result<(), String> {
     if args.stats {
         for k in &compiled.kernels {
             eprint!("{}", stats_text(k));
+        }
+        let flatten = &compiled.opt_report.flatten;
+        for (func, header) in &flatten.flattened {
+            eprintln!("loop flattening: @{func}: flattened the nest headed by {header}");
+        }
+        for note in &flatten.notes {
+            eprintln!("loop flattening: note: {note}");
         }
         eprintln!(
             "compile time: {:.2} ms (front end {:.2}, middle {:.2}, back end {:.2})",

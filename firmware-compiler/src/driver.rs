@@ -21,6 +21,7 @@ use crate::frontend::{self, Diagnostic, FrontendOptions};
 use crate::ir::{verify_module, FuncKind, Module};
 use crate::layout;
 use crate::layout_verify;
+use crate::passes::pipeline::OptReport;
 use crate::passes::{self, OptOptions};
 
 /// Everything that decides the code a source compiles to.
@@ -79,6 +80,8 @@ pub struct Compiled {
     pub warning_count: usize,
     /// Wall time of the front end, the middle end and the back end.
     pub timings: Timings,
+    /// What the middle end did (loop flattening's report and notes).
+    pub opt_report: OptReport,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -162,8 +165,8 @@ pub fn compile(
         kernel: kernel.to_string(),
         message,
     };
-    let mut compiled = compile_module(module, options)
-        .map_err(|e| internal(e.pass, &e.kernel, e.message))?;
+    let mut compiled =
+        compile_module(module, options).map_err(|e| internal(e.pass, &e.kernel, e.message))?;
     compiled.timings.frontend = frontend_time;
     compiled.warning_count = warnings.len();
     compiled.warnings = if warnings.is_empty() {
@@ -200,7 +203,7 @@ pub fn compile_module(
         verify_each_pass: true,
         ..options.opt
     };
-    passes::optimize(&mut module, &opt).map_err(|e| whole(e.pass, e.message))?;
+    let opt_report = passes::optimize(&mut module, &opt).map_err(|e| whole(e.pass, e.message))?;
     layout::layout_module(&mut module).map_err(|e| whole("layout", e.to_string()))?;
     verify_module(&module).map_err(|e| whole("layout (IR verifier)", e.to_string()))?;
     for f in &module.funcs {
@@ -241,5 +244,6 @@ pub fn compile_module(
             middle,
             backend: backend_time,
         },
+        opt_report,
     })
 }
