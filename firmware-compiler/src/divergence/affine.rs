@@ -34,6 +34,7 @@
 //! constant part, Sampaio ch. 4).
 
 use std::fmt;
+use std::ops::{Add, Mul, Neg, Sub};
 
 /// An element of the constant-propagation lattice `C`: `⊤ > integer > ⊥`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -69,18 +70,26 @@ impl Coef {
             _ => Coef::Bottom,
         }
     }
+}
 
-    /// Table 3.6's `+` (modulo 2³²).
-    pub fn add(self, other: Coef) -> Coef {
+/// Table 3.6's `+` (modulo 2³²).
+impl Add for Coef {
+    type Output = Coef;
+
+    fn add(self, other: Coef) -> Coef {
         match (self, other) {
             (Coef::Bottom, _) | (_, Coef::Bottom) => Coef::Bottom,
             (Coef::Known(a), Coef::Known(b)) => Coef::Known(a.wrapping_add(b)),
             _ => Coef::Top,
         }
     }
+}
 
-    /// Table 3.6's `×` (modulo 2³²): a known zero wins over everything.
-    pub fn mul(self, other: Coef) -> Coef {
+/// Table 3.6's `×` (modulo 2³²): a known zero wins over everything.
+impl Mul for Coef {
+    type Output = Coef;
+
+    fn mul(self, other: Coef) -> Coef {
         match (self, other) {
             (Coef::Known(0), _) | (_, Coef::Known(0)) => Coef::ZERO,
             // Stays optimistic: the `⊤` may still become 0.
@@ -89,8 +98,12 @@ impl Coef {
             _ => Coef::Bottom,
         }
     }
+}
 
-    pub fn neg(self) -> Coef {
+impl Neg for Coef {
+    type Output = Coef;
+
+    fn neg(self) -> Coef {
         match self {
             Coef::Known(c) => Coef::Known(c.wrapping_neg()),
             other => other,
@@ -256,49 +269,11 @@ impl ThreadPoly {
         }
     }
 
-    pub fn add(self, other: ThreadPoly) -> ThreadPoly {
-        ThreadPoly {
-            t2: self.t2.add(other.t2),
-            t1: self.t1.add(other.t1),
-            t0: self.t0.add(other.t0),
-        }
-    }
-
-    pub fn neg(self) -> ThreadPoly {
-        ThreadPoly {
-            t2: self.t2.neg(),
-            t1: self.t1.neg(),
-            t0: self.t0.neg(),
-        }
-    }
-
-    pub fn sub(self, other: ThreadPoly) -> ThreadPoly {
-        self.add(other.neg())
-    }
-
-    /// The product, truncated to degree two: a `T³` or `T⁴` term that is
-    /// not known to be zero makes the product divergent.
-    pub fn mul(self, other: ThreadPoly) -> ThreadPoly {
-        let (a, b) = (self, other);
-        let t4 = a.t2.mul(b.t2);
-        let t3 = a.t2.mul(b.t1).add(a.t1.mul(b.t2));
-        let t2 = a.t2.mul(b.t0).add(a.t1.mul(b.t1)).add(a.t0.mul(b.t2));
-        let t1 = a.t1.mul(b.t0).add(a.t0.mul(b.t1));
-        let t0 = a.t0.mul(b.t0);
-        if t3 == Coef::Top || t4 == Coef::Top {
-            return ThreadPoly::TOP;
-        }
-        if !t3.is_zero() || !t4.is_zero() {
-            return ThreadPoly::DIVERGENT;
-        }
-        ThreadPoly { t2, t1, t0 }
-    }
-
     /// `self << amount`: multiplication by `2^(amount mod 32)` (the IR's
     /// shifts take the amount modulo 32).
-    pub fn shl(self, amount: i32) -> ThreadPoly {
+    pub fn shifted_left(self, amount: i32) -> ThreadPoly {
         let factor = 1i32.wrapping_shl((amount as u32) % 32);
-        self.mul(ThreadPoly::constant(factor))
+        self * ThreadPoly::constant(factor)
     }
 
     /// Theorem 3's reading of a degree-two result: with a known `T²`
@@ -315,6 +290,60 @@ impl ThreadPoly {
     /// neither a comparison nor a rematerialisation can use it.
     pub fn has_uniform_coefficients(self) -> bool {
         !self.is_top() && self.t2 != Coef::Bottom
+    }
+}
+
+impl Add for ThreadPoly {
+    type Output = ThreadPoly;
+
+    fn add(self, other: ThreadPoly) -> ThreadPoly {
+        ThreadPoly {
+            t2: self.t2 + other.t2,
+            t1: self.t1 + other.t1,
+            t0: self.t0 + other.t0,
+        }
+    }
+}
+
+impl Neg for ThreadPoly {
+    type Output = ThreadPoly;
+
+    fn neg(self) -> ThreadPoly {
+        ThreadPoly {
+            t2: -self.t2,
+            t1: -self.t1,
+            t0: -self.t0,
+        }
+    }
+}
+
+impl Sub for ThreadPoly {
+    type Output = ThreadPoly;
+
+    fn sub(self, other: ThreadPoly) -> ThreadPoly {
+        self + -other
+    }
+}
+
+/// The product, truncated to degree two: a `T³` or `T⁴` term that is not
+/// known to be zero makes the product divergent.
+impl Mul for ThreadPoly {
+    type Output = ThreadPoly;
+
+    fn mul(self, other: ThreadPoly) -> ThreadPoly {
+        let (a, b) = (self, other);
+        let t4 = a.t2 * b.t2;
+        let t3 = a.t2 * b.t1 + a.t1 * b.t2;
+        let t2 = a.t2 * b.t0 + a.t1 * b.t1 + a.t0 * b.t2;
+        let t1 = a.t1 * b.t0 + a.t0 * b.t1;
+        let t0 = a.t0 * b.t0;
+        if t3 == Coef::Top || t4 == Coef::Top {
+            return ThreadPoly::TOP;
+        }
+        if !t3.is_zero() || !t4.is_zero() {
+            return ThreadPoly::DIVERGENT;
+        }
+        ThreadPoly { t2, t1, t0 }
     }
 }
 
@@ -428,11 +457,14 @@ mod tests {
 
     #[test]
     fn shifts_are_multiplications() {
-        assert_eq!(ThreadPoly::TID.shl(2), poly(k(0), k(4), k(0)));
+        assert_eq!(ThreadPoly::TID.shifted_left(2), poly(k(0), k(4), k(0)));
         // The amount is taken modulo 32.
-        assert_eq!(ThreadPoly::TID.shl(34), poly(k(0), k(4), k(0)));
+        assert_eq!(ThreadPoly::TID.shifted_left(34), poly(k(0), k(4), k(0)));
         // T << 31 << 1 is 0 in every thread.
-        assert_eq!(ThreadPoly::TID.shl(31).shl(1), ThreadPoly::constant(0));
+        assert_eq!(
+            ThreadPoly::TID.shifted_left(31).shifted_left(1),
+            ThreadPoly::constant(0)
+        );
     }
 
     #[test]

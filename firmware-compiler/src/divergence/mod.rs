@@ -572,9 +572,9 @@ impl DivergenceAnalysis {
                 let ty = func.value_type(*arg);
                 match (op, ty) {
                     _ if a.is_top() => ThreadPoly::TOP,
-                    (UnaryOp::Neg, Type::I32) => a.neg(),
+                    (UnaryOp::Neg, Type::I32) => -a,
                     // !x = -x - 1 in two's complement.
-                    (UnaryOp::Not, Type::I32) => a.neg().sub(ThreadPoly::constant(1)),
+                    (UnaryOp::Not, Type::I32) => -a - ThreadPoly::constant(1),
                     _ => match a.as_constant() {
                         Some(c) => ThreadPoly::constant(eval_unary(*op, ty, c as u32) as i32),
                         None => uniform_or_divergent(&[a]),
@@ -587,11 +587,11 @@ impl DivergenceAnalysis {
                     return ThreadPoly::TOP;
                 }
                 match op {
-                    BinaryOp::Add => a.add(c),
-                    BinaryOp::Sub => a.sub(c),
-                    BinaryOp::Mul => a.mul(c),
+                    BinaryOp::Add => a + c,
+                    BinaryOp::Sub => a - c,
+                    BinaryOp::Mul => a * c,
                     BinaryOp::Shl if c.as_constant().is_some() => {
-                        a.shl(c.as_constant().unwrap_or(0))
+                        a.shifted_left(c.as_constant().unwrap_or(0))
                     }
                     _ => match (a.as_constant(), c.as_constant()) {
                         (Some(x), Some(y)) => {
@@ -699,7 +699,7 @@ impl DivergenceAnalysis {
         while let Some(id) = l {
             enclosing.push(id);
             let info = self.loops.get(id);
-            let leaves = reconverge.is_none_or(|r| !info.contains(r));
+            let leaves = !reconverge.is_some_and(|r| info.contains(r));
             if leaves && !self.divergent_exit[id.index()] {
                 self.divergent_exit[id.index()] = true;
                 for &(_, to) in &info.exits {
@@ -714,56 +714,80 @@ impl DivergenceAnalysis {
             self.make_irreducible_cycles_divergent(func, g);
         }
 
-        // Join blocks: reached from two different successors before the
-        // reconvergence point (included) without going past the header of
-        // a loop around the branch. Reaching such a header (the start of
-        // the next iteration) while the warp reconverges inside that loop
-        // mixes iterations.
+        // Join blocks (sync dependence): blocks where paths that start on
+        // different successors of the branch meet. As in LLVM's sync
+        // dependence analysis (after Rosemann, Moll and Hack), every block
+        // gets the label of the "definition" reaching it, as in SSA
+        // construction for a variable assigned a different value on each
+        // successor: a block whose incoming labels differ is a join and
+        // labels its own successors. Paths stop at the reconvergence point
+        // and at the headers of loops around the branch (past a header is
+        // the next iteration), which are labelled but not left.
         let header_loop = |x: Block| {
             enclosing
                 .iter()
                 .copied()
                 .find(|&id| self.loops.get(id).header == x)
         };
-        let mut label: Vec<Option<usize>> = vec![None; n];
+        let leaves_region = |x: Block| x == b || Some(x) == reconverge || header_loop(x).is_some();
+        let mut label: Vec<Option<Block>> = vec![None; n];
         let mut join = vec![false; n];
-        let mut mixed: Vec<LoopId> = Vec::new();
-        let mut succs = g.cfg.succs(b).to_vec();
-        succs.dedup();
-        for (k, &s) in succs.iter().enumerate() {
-            let mut seen = vec![false; n];
-            let mut stack = vec![s];
-            while let Some(x) = stack.pop() {
-                if seen[x.index()] {
-                    continue;
-                }
-                seen[x.index()] = true;
-                match label[x.index()] {
-                    Some(other) if other != k => join[x.index()] = true,
-                    Some(_) => {}
-                    None => label[x.index()] = Some(k),
-                }
-                if Some(x) == reconverge {
-                    continue;
-                }
-                if let Some(id) = header_loop(x) {
-                    if reconverge.is_some_and(|r| self.loops.get(id).contains(r))
-                        && !mixed.contains(&id)
-                    {
-                        mixed.push(id);
+        // Each round either creates a join or moves a label one block
+        // further, so a few rounds per block suffice; the cap only guards
+        // against a mistake, and the fallback below stays conservative.
+        let mut converged = false;
+        for _ in 0..(2 * n + 4) {
+            let mut changed = false;
+            for &x in g.domtree.rpo() {
+                let mut incoming: Option<Block> = None;
+                let mut differ = false;
+                for &p in g.cfg.preds(x) {
+                    let l = if p == b {
+                        Some(x)
+                    } else if leaves_region(p) {
+                        None
+                    } else {
+                        label[p.index()]
+                    };
+                    match (incoming, l) {
+                        (_, None) => {}
+                        (None, Some(l)) => incoming = Some(l),
+                        (Some(o), Some(l)) => differ |= o != l,
                     }
-                    continue;
                 }
-                if x == b {
-                    // Back at the branch without passing a loop header:
-                    // only in an irreducible cycle, handled above.
-                    continue;
+                if differ && !join[x.index()] {
+                    join[x.index()] = true;
+                    changed = true;
                 }
-                stack.extend_from_slice(g.cfg.succs(x));
+                let new = if join[x.index()] { Some(x) } else { incoming };
+                if new.is_some() && new != label[x.index()] {
+                    label[x.index()] = new;
+                    changed = true;
+                }
+            }
+            if !changed {
+                converged = true;
+                break;
             }
         }
-        for (x, is_join) in join.iter().enumerate() {
-            if *is_join {
+        if !converged {
+            for x in 0..n {
+                join[x] |= label[x].is_some();
+            }
+        }
+        // A header reached before the warp reconverges inside its loop:
+        // some threads started the next iteration, the others meet them
+        // later in this one.
+        let mut mixed: Vec<LoopId> = Vec::new();
+        for &id in &enclosing {
+            let info = self.loops.get(id);
+            let reached = label[info.header.index()].is_some();
+            if reached && reconverge.is_some_and(|r| r != info.header && info.contains(r)) {
+                mixed.push(id);
+            }
+        }
+        for (x, &is_join) in join.iter().enumerate() {
+            if is_join {
                 self.divergent_params[x] = true;
             }
         }
@@ -845,7 +869,7 @@ fn transfer_icmp(cmp: Cmp, a: ThreadPoly, b: ThreadPoly) -> ThreadPoly {
         let r = concord_isa::semantics::compare(cmp, x as u32, y as u32);
         return ThreadPoly::constant(i32::from(r));
     }
-    let d = a.sub(b);
+    let d = a - b;
     match cmp {
         Cmp::Eq | Cmp::Ne => match (d.is_uniform(), d.t0.known()) {
             // a - b ≡ k in every thread: a == b exactly when k == 0.
