@@ -951,3 +951,208 @@ impl ClassCounts {
         *slot += 1;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse_module;
+
+    fn kernel(text: &str) -> Function {
+        let module = parse_module(text, "test.cir").expect("test IR parses");
+        module.funcs.into_iter().next().expect("one function")
+    }
+
+    fn v(n: usize) -> Value {
+        Value::new(n)
+    }
+
+    fn b(n: usize) -> Block {
+        Block::new(n)
+    }
+
+    const AVG_SQUARE: &str = include_str!("../../filetests/divergence/avg_square.cir");
+
+    #[test]
+    fn summary_counts_avg_square_by_class() {
+        // Counted by hand from the golden lines of avg_square.cir.
+        let f = kernel(AVG_SQUARE);
+        let s = DivergenceAnalysis::compute(&f).summary(&f);
+        let expected = ClassCounts {
+            constant: 4,        // v5 v12 v17 v21
+            uniform: 7,         // v0 v1 v2 v6 v10 v11 v18
+            constant_affine: 2, // v3 v22
+            affine: 6,          // v7 v8 v13 v14 v19 v23
+            divergent: 5,       // v4 v9 v15 v16 v20
+        };
+        assert_eq!(s.by_class, expected);
+        assert_eq!(s.by_class.total(), 24);
+        assert_eq!(s.uniform_values, 11);
+        assert_eq!(s.divergent_values, 13);
+        assert_eq!((s.uniform_branches, s.divergent_branches), (1, 1));
+    }
+
+    #[test]
+    fn simple_analysis_has_two_classes() {
+        // Sec. 3.4 on avgSquare: the loop branch is divergent and no value
+        // is constant or affine.
+        let f = kernel(AVG_SQUARE);
+        let a = DivergenceAnalysis::compute_configured(&f, &DivergenceConfig::SIMPLE);
+        assert_eq!(a.config(), DivergenceConfig::SIMPLE);
+        let s = a.summary(&f);
+        assert_eq!(s.by_class.constant + s.by_class.constant_affine, 0);
+        assert_eq!(s.by_class.affine, 0);
+        assert_eq!(a.branch_class(b(2)), BranchClass::Divergent);
+        // d: uniform in the loop, divergent after it (see
+        // avg_square_simple.cir for Fig. 2.2's d_in).
+        assert!(!a.is_divergent(v(10)));
+        assert!(a.is_divergent_at(v(10), b(4)));
+    }
+
+    #[test]
+    fn spiller_queries() {
+        let f = kernel(AVG_SQUARE);
+        let a = DivergenceAnalysis::compute(&f);
+        // v22 = Tid << 2: 4*T + 0, rematerialisable from T alone.
+        assert_eq!(a.value_class(v(22)), ValueClass::ConstantAffine);
+        assert_eq!(a.poly(v(22)).tid_coefficient(), Coef::Known(4));
+        assert_eq!(a.poly(v(22)).uniform_part(), Coef::Known(0));
+        // v23 = v + 4*Tid: 4*T + ⊥, needs the uniform part in a register.
+        assert_eq!(a.value_class(v(23)), ValueClass::Affine);
+        assert_eq!(a.poly(v(23)).uniform_part(), Coef::Bottom);
+        // d (v10) after the uniform loop is still uniform in block4.
+        assert!(!a.is_divergent_at(v(10), b(4)));
+        assert_eq!(a.value_class_at(v(10), b(4)), ValueClass::Uniform);
+        // Every block after the divergent `if` runs with a partial warp.
+        assert!(a.runs_partial_warp(b(2)));
+        assert!(!a.runs_partial_warp(b(0)));
+    }
+
+    #[test]
+    fn temporal_divergence_at_a_use() {
+        let f = kernel(include_str!("../../filetests/divergence/sum_triangle.cir"));
+        let a = DivergenceAnalysis::compute(&f);
+        // d (v10): uniform in the loop (block3), divergent after it (block4).
+        assert_eq!(a.value_class_at(v(10), b(3)), ValueClass::Uniform);
+        assert_eq!(a.value_class_at(v(10), b(4)), ValueClass::Divergent);
+        assert!(a.temporally_divergent(v(10), b(4)));
+        assert!(a.has_divergent_exit(LoopId(0)));
+        assert!(!a.has_mixed_iterations(LoopId(0)));
+    }
+
+    #[test]
+    fn comparisons() {
+        let f = kernel(
+            "kernel @k(n) {
+block0:
+    v0 = special tid.x
+    v1 = param 0
+    v2 = iconst 3
+    v3 = iconst 1
+    v4 = iadd v0, v2
+    v5 = iadd v0, v3
+    v6 = icmp eq v4, v5
+    v7 = icmp ne v4, v5
+    v8 = icmp ltu v4, v5
+    v9 = icmp ge v4, v5
+    v10 = iadd v0, v1
+    v11 = icmp eq v10, v4
+    v12 = icmp ltu v1, v2
+    return
+}",
+        );
+        let a = DivergenceAnalysis::compute(&f);
+        // (T + 3) - (T + 1) = 2 in every thread, modulo 2^32.
+        assert_eq!(a.poly(v(6)), ThreadPoly::constant(0));
+        assert_eq!(a.poly(v(7)), ThreadPoly::constant(1));
+        // Unsigned: T + 3 may wrap where T + 1 does not.
+        assert_eq!(a.value_class(v(8)), ValueClass::Divergent);
+        // Signed, assuming no overflow: uniform, value unknown here.
+        assert_eq!(a.value_class(v(9)), ValueClass::Uniform);
+        // (T + n) - (T + 3) = 0*T + ⊥.
+        assert_eq!(a.value_class(v(11)), ValueClass::Uniform);
+        assert_eq!(a.value_class(v(12)), ValueClass::Uniform);
+    }
+
+    #[test]
+    fn selects_and_same_block_branches() {
+        let f = kernel(
+            "kernel @k(n) {
+block0:
+    v0 = special tid.x
+    v1 = param 0
+    v2 = icmp lt v0, v1
+    v3 = icmp lt v1, v1
+    v4 = iconst 4
+    v5 = iconst 5
+    v6 = select v3, v4, v5
+    v7 = select v2, v4, v5
+    v8 = select v2, v0, v0
+    v9 = bnot v0
+    brif v2, block1(v4), block1(v5)
+block1(v10: i32):
+    brif v3, block2(v4), block2(v5)
+block2(v11: i32):
+    return
+}",
+        );
+        let a = DivergenceAnalysis::compute(&f);
+        // Uniform gate: the meet of 4 and 5.
+        assert_eq!(a.poly(v(6)), ThreadPoly::UNIFORM);
+        // Divergent gate, different values.
+        assert_eq!(a.value_class(v(7)), ValueClass::Divergent);
+        // Same value on both sides.
+        assert_eq!(a.poly(v(8)), ThreadPoly::TID);
+        // !T = -T - 1.
+        assert_eq!(a.poly(v(9)).to_string(), "-1*T - 1");
+        // `brif c, b(x), b(y)` selects: divergent with a divergent c ...
+        assert_eq!(a.value_class(v(10)), ValueClass::Divergent);
+        assert_eq!(a.branch_class(b(0)), BranchClass::Uniform);
+        // ... the meet with a uniform one.
+        assert_eq!(a.poly(v(11)), ThreadPoly::UNIFORM);
+    }
+
+    #[test]
+    fn votes_are_uniform_in_a_full_warp_only() {
+        let f = kernel(
+            "kernel @k(n) {
+block0:
+    v0 = special tid.x
+    v1 = param 0
+    v2 = icmp lt v0, v1
+    v3 = vote.any v2
+    brif v2, block1, block2
+block1:
+    v4 = vote.any v2
+    jump block2
+block2:
+    return
+}",
+        );
+        let a = DivergenceAnalysis::compute(&f);
+        assert_eq!(a.value_class(v(3)), ValueClass::Uniform);
+        assert_eq!(a.value_class(v(4)), ValueClass::Divergent);
+    }
+
+    #[test]
+    fn device_arguments_and_unreachable_values_are_divergent() {
+        let module = parse_module(
+            "func @f(i32) -> i32 {
+block0(v0: i32):
+    v1 = iconst 0
+    v2 = imul v0, v1
+    return v2
+block1:
+    v3 = iconst 1
+    return v3
+}",
+            "test.cir",
+        )
+        .expect("test IR parses");
+        let f = &module.funcs[0];
+        let a = DivergenceAnalysis::compute(f);
+        assert_eq!(a.value_class(v(0)), ValueClass::Divergent);
+        // x * 0 = 0 whatever x (Table 3.6: 0 × ⊥ = 0).
+        assert_eq!(a.poly(v(2)), ThreadPoly::constant(0));
+        assert_eq!(a.value_class(v(3)), ValueClass::Divergent);
+    }
+}
