@@ -28,7 +28,7 @@
 //!   `0·T + (c1 - c2)`, so a comparison of them is the same in every
 //!   thread, and the loop of Sampaio's `avgSquare` is uniform.
 //!
-//! Comparisons ([`transfer_icmp`](DivergenceAnalysis)): `eq`/`ne` are
+//! Comparisons: `eq`/`ne` are
 //! uniform when the difference of their operands has known zero `T` and
 //! `T²` coefficients; this is exact in the modular arithmetic of `i32`
 //! (`a - b ≡ k` in every thread). Signed `lt`/`le`/`gt`/`ge` are treated
@@ -50,13 +50,16 @@
 //! the configured analysis); then:
 //!
 //! * **sync dependence**: the parameters of its *join blocks* are
-//!   divergent (γ with a divergent gate, rule PDVA). A join block is one
-//!   reached from two different successors of the branch along paths that
-//!   stay before the branch's immediate post-dominator (included) and do
-//!   not go past the header of a loop containing the branch (the header
-//!   itself can be a join: two arms that both jump back to it with
-//!   different arguments). With a uniform gate, a block parameter is the
-//!   meet of its incoming values (rules GAMA and RMUA);
+//!   divergent (γ with a divergent gate, rule PDVA). Joins are found by
+//!   label propagation as in LLVM's sync dependence analysis: each
+//!   successor of the branch starts a label, labels flow along the CFG up
+//!   to the branch's immediate post-dominator (included), a block whose
+//!   incoming labels differ is a join and passes on a label of its own.
+//!   Paths stop at the headers of loops around the branch (past a header
+//!   is the next iteration), which can be joins themselves (two arms that
+//!   both jump back to it with different arguments). With a uniform gate,
+//!   a block parameter is the meet of its incoming values (rules GAMA and
+//!   RMUA); `brif c, b(x), b(y)` with a divergent `c` is a select;
 //! * **divergent loop exits and temporal divergence**: when the branch
 //!   lies in a loop and reconverges only outside it (its immediate
 //!   post-dominator lies outside the loop), threads leave the loop in
