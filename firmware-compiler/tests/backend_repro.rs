@@ -4,7 +4,8 @@
 //! optimised and laid-out IR, and runs the IR interpreter on the front
 //! end's IR and on the optimised IR, so a miscompile can be bisected into
 //! the middle end or the back end. `CONCORD_REPRO_REGS` sets the budget
-//! (default: the one the random test picks for the seed).
+//! (default: the one the random test picks for the seed), `CONCORD_REPRO_STACK` the per-thread
+//! stack bytes.
 
 use concord_compiler::frontend::{self, FrontendOptions};
 use concord_compiler::interp::{self, InterpLaunch, InterpOptions};
@@ -55,6 +56,9 @@ fn reproduce_a_random_kernel() {
     let desc = k.launch_description(&std::env::temp_dir());
     let options = concord_compiler::driver::CompileOptions {
         regs: Some(regs),
+        stack_bytes: std::env::var("CONCORD_REPRO_STACK")
+            .ok()
+            .and_then(|s| s.parse().ok()),
         ..concord_compiler::driver::CompileOptions::for_core(&config)
     };
     let compiled = concord_compiler::driver::compile(&k.source, &file, &options);

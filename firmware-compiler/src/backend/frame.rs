@@ -12,10 +12,12 @@
 //! to the division routine.
 //!
 //! `S` is the largest sum of frames along a call chain from the kernel
-//! (plus the division area where used). Recursive call graphs have no such
-//! bound: `S` is then [`DEFAULT_RECURSIVE_STACK`] unless the options give
-//! one; overflowing it is not detected (it runs into the next thread's
-//! stack).
+//! (plus the division area where used). A self-recursive function whose
+//! nesting [`super::recursion`] can bound (counted recursion on a
+//! parameter) counts its frame that many times. Other recursive call
+//! graphs have no such bound: `S` is then [`DEFAULT_RECURSIVE_STACK`]
+//! unless the options give one; overflowing it is not detected (it runs
+//! into the next thread's stack).
 //!
 //! **Registers** (budget `R`): the stack pointer is `r(R-1)`, reserved only
 //! when the kernel needs a stack (local arrays, calls, divisions or
@@ -142,17 +144,25 @@ impl Frame {
 }
 
 /// Per-thread stack size for the kernel: the deepest chain of frames, or
-/// the recursive default. Returns `(bytes, recursive)`.
+/// the recursive default. `recursion_frames` bounds the nesting of
+/// self-recursive functions ([`super::recursion`]): such a function adds
+/// `(n - 1)` copies of its frame above its deepest non-recursive chain.
+/// Returns `(bytes, recursive)`, `recursive` meaning unbounded.
 pub fn stack_size(
     kernel: FuncId,
     frames: &HashMap<FuncId, (u32, bool)>,
     callees: &HashMap<FuncId, Vec<FuncId>>,
+    recursion_frames: &HashMap<FuncId, u64>,
 ) -> (u64, bool) {
+    struct Graph<'a> {
+        frames: &'a HashMap<FuncId, (u32, bool)>,
+        callees: &'a HashMap<FuncId, Vec<FuncId>>,
+        recursion_frames: &'a HashMap<FuncId, u64>,
+    }
     // Depth-first search with an "on the path" mark detects recursion.
     fn need(
+        g: &Graph,
         f: FuncId,
-        frames: &HashMap<FuncId, (u32, bool)>,
-        callees: &HashMap<FuncId, Vec<FuncId>>,
         on_path: &mut Vec<FuncId>,
         memo: &mut HashMap<FuncId, u64>,
     ) -> Option<u64> {
@@ -163,24 +173,51 @@ pub fn stack_size(
             return None;
         }
         on_path.push(f);
-        let (frame, divides) = frames.get(&f).copied().unwrap_or((0, false));
+        let (frame, divides) = g.frames.get(&f).copied().unwrap_or((0, false));
+        let bounded_depth = g.recursion_frames.get(&f).copied();
         let mut below = if divides { u64::from(DIV_AREA) } else { 0 };
-        for &c in callees.get(&f).map(Vec::as_slice).unwrap_or(&[]) {
-            below = below.max(need(c, frames, callees, on_path, memo)?);
+        for &c in g.callees.get(&f).map(Vec::as_slice).unwrap_or(&[]) {
+            if c == f && bounded_depth.is_some() {
+                continue;
+            }
+            below = below.max(need(g, c, on_path, memo)?);
         }
         on_path.pop();
-        let total = u64::from(frame) + below;
+        let copies = bounded_depth.unwrap_or(1).max(1);
+        let total = u64::from(frame)
+            .saturating_mul(copies)
+            .saturating_add(below);
         memo.insert(f, total);
         Some(total)
     }
-    match need(
-        kernel,
+    let graph = Graph {
         frames,
         callees,
-        &mut Vec::new(),
-        &mut HashMap::new(),
-    ) {
+        recursion_frames,
+    };
+    match need(&graph, kernel, &mut Vec::new(), &mut HashMap::new()) {
         Some(n) => (n.next_multiple_of(8), false),
         None => (u64::from(DEFAULT_RECURSIVE_STACK), true),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Kernel (frame 16) calls `f` (frame 40, at most 3 nested frames),
+    /// which divides and calls `g` (frame 8): 16 + 2·40 + 40 + max(48, 8)
+    /// = 184 bytes.
+    #[test]
+    fn bounded_recursion_stacks_its_frames() {
+        let (k, f, g) = (FuncId(0), FuncId(1), FuncId(2));
+        let frames = HashMap::from([(k, (16, false)), (f, (40, true)), (g, (8, false))]);
+        let callees = HashMap::from([(k, vec![f]), (f, vec![f, g]), (g, vec![])]);
+        let bounded = HashMap::from([(f, 3)]);
+        assert_eq!(stack_size(k, &frames, &callees, &bounded), (184, false));
+        assert_eq!(
+            stack_size(k, &frames, &callees, &HashMap::new()),
+            (u64::from(DEFAULT_RECURSIVE_STACK), true)
+        );
     }
 }

@@ -16,7 +16,8 @@
 //! 4. [`regalloc`]: linear scan over [`liveness`] intervals, evicting with a
 //!    [`regalloc::SpillPolicy`] (constants rematerialised, other values to
 //!    per-lane stack slots);
-//! 5. [`frame`]: frame layout, stack size and calling convention;
+//! 5. [`frame`]: frame layout, stack size (with [`recursion`] bounding
+//!    counted self-recursion) and calling convention;
 //!    [`lower`]: the rewrite to physical instructions ([`pcode`]);
 //! 6. [`checker`]: re-verification of the allocated code.
 //!
@@ -35,6 +36,7 @@ pub mod mir;
 pub mod parallel_move;
 pub mod pcode;
 pub mod predalloc;
+pub mod recursion;
 pub mod regalloc;
 pub mod runtime;
 
@@ -278,7 +280,9 @@ pub fn compile_kernel(
         frames.insert(u.id, frame);
     }
     let stack_bytes = if needs_stack {
-        let (need, recursive) = frame::stack_size(kernel, &frame_sizes, &callees);
+        let ids: Vec<FuncId> = units.iter().map(|u| u.id).collect();
+        let bounded = recursion::self_recursion_frames(module, &ids);
+        let (need, recursive) = frame::stack_size(kernel, &frame_sizes, &callees, &bounded);
         let s = match options.stack_bytes_per_thread {
             Some(s) => {
                 let s = u64::from(s).next_multiple_of(8);
