@@ -356,6 +356,7 @@ pub struct Gate {
     pub ready: Signal<In, bool>,
     pub resp_valid: Signal<In, bool>,
     pub go: Signal<Out, bool>,
+    waiting_port: Signal<Local, bool>,
     s_g_req: Constant<Bits<5>>,
     s_g_wait: Constant<Bits<5>>,
 }
@@ -367,6 +368,7 @@ impl Gate {
             ready: Default::default(),
             resp_valid: Default::default(),
             go: Default::default(),
+            waiting_port: Default::default(),
             s_g_req: Constant::new(g_req.into()),
             s_g_wait: Constant::new(g_wait.into()),
         }
@@ -376,8 +378,9 @@ impl Gate {
 impl Logic for Gate {
     #[hdl_gen]
     fn update(&mut self) {
-        self.go.next = !(((self.st.val() == self.s_g_req.val()) && !self.ready.val())
-            || ((self.st.val() == self.s_g_wait.val()) && !self.resp_valid.val()));
+        self.waiting_port.next = ((self.st.val() == self.s_g_req.val()) && !self.ready.val())
+            || ((self.st.val() == self.s_g_wait.val()) && !self.resp_valid.val());
+        self.go.next = !self.waiting_port.val();
     }
 }
 

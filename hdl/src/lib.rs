@@ -172,7 +172,8 @@ pub fn build(config: &CoreConfig) -> Result<core::Core, HdlError> {
 /// rust-hdl names the top module `top` and every sub-module after its path
 /// (`top$lanes$0$rf`); the text is post-processed only to rename `top` to
 /// `concord_core` (sub-modules become `concord_core$...`), to name the
-/// arbiter module `arbiter`, and to prepend a header.
+/// arbiter module `arbiter`, to mark every lane module
+/// `(* keep_hierarchy *)` for Yosys, and to prepend a header.
 pub fn generate_verilog(config: &CoreConfig) -> Result<String, HdlError> {
     let core = build(config)?;
     let raw = rust_hdl_core::prelude::generate_verilog(&core);
@@ -193,10 +194,30 @@ fn postprocess(raw: &str, config: &CoreConfig) -> String {
             .collect::<String>()
     ));
     for line in raw.lines() {
-        out.push_str(&rename_line(line));
+        let renamed = rename_line(line);
+        if is_lane_module(&renamed) {
+            // Yosys keeps each lane a module of its own (`flatten` stops
+            // there): its passes that grow faster than the design (`share`
+            // compares every pair of multipliers and shifters, `autoname`,
+            // `abc`) then work on one lane at a time.
+            out.push_str("(* keep_hierarchy *)\n");
+        }
+        out.push_str(&renamed);
         out.push('\n');
     }
     out
+}
+
+/// `module concord_core$lanes$<n>(...`: a lane, not one of its children.
+fn is_lane_module(line: &str) -> bool {
+    line.strip_prefix("module ")
+        .and_then(|r| r.strip_prefix(TOP_MODULE))
+        .and_then(|r| r.strip_prefix("$lanes$"))
+        .map(|r| {
+            let digits = r.chars().take_while(|c| c.is_ascii_digit()).count();
+            digits > 0 && !r[digits..].starts_with('$')
+        })
+        .unwrap_or(false)
 }
 
 /// Renames the module name on a `module`, `endmodule` or instance line.
