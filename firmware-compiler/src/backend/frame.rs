@@ -21,8 +21,13 @@
 //!
 //! **Registers** (budget `R`): the stack pointer is `r(R-1)`, reserved only
 //! when the kernel needs a stack (local arrays, calls, divisions or
-//! spills). Arguments go in `r0, r1, ...`, the return value in `r0`, the
-//! return address in [`Convention::ra`] (`r(R-2)`). Every register and
+//! spills). Arguments go in `r0, r1, ...` up to
+//! [`Convention::max_args`] of them, the return value in `r0`, the
+//! return address in [`Convention::ra`] (`r(R-2)`). Further arguments go
+//! on the stack: the caller stores argument `max_args + j` at
+//! `[sp - 4·(j+1)]` just before the call, which is the top of the callee's
+//! frame (its `sp + F - 4·(j+1)`, the frame reserving those bytes), so the
+//! callee loads them from its own frame at entry. Every register and
 //! predicate is caller-saved: values live across a call are spilled by the
 //! allocator, and the callee saves nothing but its own return address
 //! (which, live across its own calls, is spilled like any other value). A
@@ -97,12 +102,21 @@ pub struct Frame {
     pub spill_slots: u32,
     /// Offsets of the IR stack slots from `sp`.
     pub slot_offsets: Vec<u32>,
+    /// Parameters that arrive on the stack (those beyond the argument
+    /// registers), in the top `4·incoming_args` bytes of the frame.
+    pub incoming_args: u32,
     /// Frame size, a multiple of 8.
     pub size: u32,
 }
 
 impl Frame {
-    pub fn new(func: &Function, spill_slots: u32) -> Result<Frame, BackendError> {
+    /// The frame of `func` with `spill_slots` spill slots, receiving
+    /// `incoming_args` parameters on the stack.
+    pub fn new(
+        func: &Function,
+        spill_slots: u32,
+        incoming_args: u32,
+    ) -> Result<Frame, BackendError> {
         let layout = crate::interp::frame_layout(func).map_err(|e| BackendError::Unsupported {
             func: func.name.clone(),
             message: e.to_string(),
@@ -124,7 +138,8 @@ impl Frame {
             });
         }
         let base = spill_bytes.next_multiple_of(8);
-        let size = (base + u64::from(layout.size)).next_multiple_of(8);
+        let size =
+            (base + u64::from(layout.size) + 4 * u64::from(incoming_args)).next_multiple_of(8);
         if size > u64::from(u32::MAX / 2) {
             return Err(BackendError::Unsupported {
                 func: func.name.clone(),
@@ -134,8 +149,21 @@ impl Frame {
         Ok(Frame {
             spill_slots,
             slot_offsets: layout.offsets.iter().map(|&o| base as u32 + o).collect(),
+            incoming_args,
             size: size as u32,
         })
+    }
+
+    /// Offset from the callee's `sp` of stack parameter `j` (parameter
+    /// `max_args + j`): the caller stored it at `[sp - 4·(j+1)]` with its
+    /// own `sp`, which is the top of the callee's frame.
+    pub fn incoming_arg_offset(&self, j: u32) -> u32 {
+        self.size - 4 * (j + 1)
+    }
+
+    /// Offset from the caller's `sp` where it stores stack argument `j`.
+    pub fn outgoing_arg_offset(j: u32) -> i32 {
+        -4 * (j as i32 + 1)
     }
 
     pub fn spill_offset(slot: u32) -> u32 {

@@ -744,20 +744,18 @@ impl Lowerer<'_> {
 
     fn entry(&mut self, params: &[VReg], ra: VReg) -> Result<(), BackendError> {
         let conv = self.ctx.conv;
-        if params.len() > conv.max_args() {
-            return Err(BackendError::Unsupported {
-                func: self.mf.name.clone(),
-                message: format!(
-                    "{} parameters do not fit the {} argument registers of a {}-register budget",
-                    params.len(),
-                    conv.max_args(),
-                    conv.budget
-                ),
-            });
+        let in_regs = params.len().min(conv.max_args());
+        let (reg_params, stack_params) = params.split_at(in_regs);
+        if stack_params.len() != self.ctx.frame.incoming_args as usize {
+            return Err(self.internal(format!(
+                "{} stack parameters, but the frame has room for {}",
+                stack_params.len(),
+                self.ctx.frame.incoming_args
+            )));
         }
         let mut defs = Vec::new();
         let mut moves = Vec::new();
-        let incoming = params
+        let incoming = reg_params
             .iter()
             .enumerate()
             .map(|(i, &p)| (p, Convention::arg(i)))
@@ -768,8 +766,53 @@ impl Lowerer<'_> {
                 moves.push((l, VLoc::Reg(r), v));
             }
         }
+        let stack_offsets: Vec<u32> = (0..stack_params.len() as u32)
+            .map(|j| self.ctx.frame.incoming_arg_offset(j))
+            .collect();
+        for (&v, &off) in stack_params.iter().zip(&stack_offsets) {
+            defs.push(Effect::Def(Loc::Slot(off), v));
+        }
         self.out.marker(defs);
-        self.parallel_move(&moves)
+        self.parallel_move(&moves)?;
+        // Then the stack parameters: their locations differ from those of
+        // the register parameters (all are live at once), so the loads
+        // cannot overwrite anything the parallel move placed.
+        for (&v, &off) in stack_params.iter().zip(&stack_offsets) {
+            let Some(l) = self.locs.get(v.index()).copied().flatten() else {
+                continue; // never read
+            };
+            let dest = match l {
+                VLoc::Reg(r) => r,
+                VLoc::Slot(_) => self.scratch(0)?,
+                other => return Err(self.internal(format!("parameter {v} in {other:?}"))),
+            };
+            let sp = self.sp()?;
+            if fits12(i64::from(off)) {
+                self.out.inst(
+                    load(dest, sp, off as i32),
+                    vec![Effect::Move {
+                        from: Loc::Slot(off),
+                        to: Loc::Reg(dest),
+                    }],
+                );
+            } else {
+                // A frame beyond the 12-bit offsets: address the argument
+                // in the destination itself.
+                for op in li(dest, off) {
+                    self.out.trusted(plain(op));
+                }
+                self.out.trusted(plain(Op::Alu {
+                    op: AluOp::Add,
+                    rd: dest,
+                    rs1: dest,
+                    rs2: sp,
+                }));
+                self.out.trusted(load(dest, dest, 0));
+                self.out.marker(vec![Effect::Def(Loc::Reg(dest), v)]);
+            }
+            self.write_back(v, dest)?;
+        }
+        Ok(())
     }
 
     fn call(
@@ -779,20 +822,22 @@ impl Lowerer<'_> {
         result: Option<VReg>,
     ) -> Result<(), BackendError> {
         let conv = self.ctx.conv;
-        if args.len() > conv.max_args() {
-            return Err(BackendError::Unsupported {
-                func: self.mf.name.clone(),
-                message: format!(
-                    "a call with {} arguments does not fit the {} argument registers of a {}-register budget",
-                    args.len(),
-                    conv.max_args(),
-                    conv.budget
-                ),
-            });
+        let in_regs = args.len().min(conv.max_args());
+        let (reg_args, stack_args) = args.split_at(in_regs);
+        // Stack arguments first: storing reads each value (reloading it
+        // into a scratch register if needed) before the parallel move
+        // overwrites the argument registers.
+        for (j, &a) in stack_args.iter().enumerate() {
+            let r = self.read_gpr(a, 0)?;
+            let sp = self.sp()?;
+            self.out.inst(
+                store(r, sp, Frame::outgoing_arg_offset(j as u32)),
+                vec![Effect::Use(Loc::Reg(r), a)],
+            );
         }
         let mut moves = Vec::new();
         let mut uses = Vec::new();
-        for (i, &a) in args.iter().enumerate() {
+        for (i, &a) in reg_args.iter().enumerate() {
             moves.push((VLoc::Reg(Convention::arg(i)), self.loc(a)?, a));
             uses.push(Effect::Use(Loc::Reg(Convention::arg(i)), a));
         }

@@ -274,7 +274,12 @@ pub fn compile_kernel(
     let mut callees = HashMap::new();
     for u in &units {
         let func = &ir_funcs[&u.id];
-        let frame = Frame::new(func, u.gprs.slots)?;
+        let params = func
+            .entry_block()
+            .filter(|_| func.kind == FuncKind::Device)
+            .map_or(0, |e| func.block(e).params.len());
+        let on_stack = params.saturating_sub(u.conv.max_args()) as u32;
+        let frame = Frame::new(func, u.gprs.slots, on_stack)?;
         frame_sizes.insert(u.id, (frame.size, u.mf.divides));
         callees.insert(u.id, u.mf.callees());
         frames.insert(u.id, frame);
