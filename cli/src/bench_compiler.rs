@@ -10,9 +10,8 @@
 use std::time::{Duration, Instant};
 
 use concord_compiler::driver::{self, CompileOptions};
-use concord_isa::func::{self, Options};
-use concord_isa::launch::LaunchDescription;
-use concord_kernels::{suite, CheckInput};
+use concord_kernels::harness::{run_functional, LoadedLaunch};
+use concord_kernels::suite;
 
 /// The bound: every suite kernel compiles in under 20 ms.
 const COMPILE_BUDGET: Duration = Duration::from_millis(20);
@@ -25,49 +24,24 @@ pub fn run(repeat: u32) -> Result<(), String> {
     let mut slowest = Duration::ZERO;
     for k in suite() {
         let launch = k.launches[0];
-        let path = concord_kernels::kernels_dir().join(launch);
-        let desc = LaunchDescription::load(&path).map_err(|e| e.to_string())?;
-        let config = desc.load_config().map_err(|e| e.to_string())?;
-        let file = desc.program.display().to_string();
-        let source = std::fs::read_to_string(&desc.program).map_err(|e| format!("{file}: {e}"))?;
-        let options = CompileOptions::for_core(&config);
+        let l = LoadedLaunch::load(launch)?;
+        let options = CompileOptions::for_core(&l.config);
         let mut best = Duration::MAX;
         let mut compiled = None;
         for _ in 0..repeat.max(1) {
             let start = Instant::now();
-            let c = driver::compile(&source, &file, &options).map_err(|e| e.to_string())?;
+            let c = driver::compile(&l.source, &l.file, &options).map_err(|e| e.to_string())?;
             best = best.min(start.elapsed());
             compiled = Some(c);
         }
         let compiled = compiled.expect("at least one run");
         slowest = slowest.max(best);
-        let out = compiled.kernel(desc.entry.as_deref())?;
-        let prepared = desc
-            .prepare(&out.compiled.kernel, &config)
-            .map_err(|e| e.to_string())?;
-        let mut memory = prepared.global.clone();
-        let stats = func::run(
-            &config,
-            &func::Launch {
-                code: &out.compiled.kernel.code,
-                entry_pc: prepared.entry_pc,
-                grid: prepared.grid,
-                block: prepared.block,
-                params: &prepared.params,
-            },
-            &mut memory,
-            Options {
-                watchdog: prepared.watchdog,
-            },
-            None,
-        )
-        .map_err(|t| format!("{launch}: {t}"))?;
-        (k.check)(&CheckInput {
-            launch: &prepared,
-            initial: &prepared.global,
-            final_memory: &memory,
-        })
-        .map_err(|e| format!("{launch}: wrong result: {e}"))?;
+        let out = compiled.kernel(l.desc.entry.as_deref())?;
+        let prepared = l.prepare(&out.compiled.kernel)?;
+        let (memory, stats) = run_functional(&l.config, &out.compiled.kernel, &prepared)
+            .map_err(|e| format!("{launch}: {e}"))?;
+        k.check_memory(&prepared, &memory)
+            .map_err(|e| format!("{launch}: wrong result: {e}"))?;
         let s = &out.compiled.stats;
         println!(
             "| {} | {} | {:.2} | {} | {} | {} | {} | {} | {} | {:.1}% |",

@@ -202,7 +202,8 @@ pub fn stats_text(k: &KernelOutput) -> String {
         "  branches            {} uniform, {} divergent",
         d.uniform_branches, d.divergent_branches
     );
-    let total = d.uniform_values + d.divergent_values;
+    let c = &d.by_class;
+    let total = c.total();
     let pct = |n: usize| {
         if total == 0 {
             0.0
@@ -212,11 +213,17 @@ pub fn stats_text(k: &KernelOutput) -> String {
     };
     let _ = writeln!(
         out,
-        "  values              {} uniform ({:.0}%), {} divergent ({:.0}%)",
-        d.uniform_values,
-        pct(d.uniform_values),
-        d.divergent_values,
-        pct(d.divergent_values)
+        "  values              {total}: {} constant ({:.0}%), {} uniform ({:.0}%), {} constant-affine ({:.0}%), {} affine ({:.0}%), {} divergent ({:.0}%)",
+        c.constant,
+        pct(c.constant),
+        c.uniform,
+        pct(c.uniform),
+        c.constant_affine,
+        pct(c.constant_affine),
+        c.affine,
+        pct(c.affine),
+        c.divergent,
+        pct(c.divergent)
     );
     out
 }

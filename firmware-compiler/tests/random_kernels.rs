@@ -16,7 +16,7 @@ use concord_compiler::interp::{self, InterpLaunch, InterpOptions};
 use concord_compiler::kernel_gen::{generate, GenConfig, GeneratedKernel};
 use concord_isa::config::CoreConfig;
 use concord_isa::func::{self, Options};
-use concord_isa::launch::PreparedLaunch;
+use concord_kernels::harness::buffer_region;
 
 const BUDGETS: [u32; 4] = [32, 16, 8, 6];
 
@@ -25,17 +25,6 @@ fn env_u64(name: &str, default: u64) -> u64 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// The bytes of the launch's buffers (everything below the stacks).
-fn data_region<'a>(memory: &'a [u8], prepared: &PreparedLaunch) -> &'a [u8] {
-    let end = prepared
-        .buffers
-        .iter()
-        .map(|b| (b.addr + b.len * b.elem.bytes()) as usize)
-        .max()
-        .unwrap_or(0);
-    &memory[..end]
 }
 
 fn check_one(k: &GeneratedKernel, config: &CoreConfig, regs: u32) -> Result<(), String> {
@@ -87,8 +76,8 @@ fn check_one(k: &GeneratedKernel, config: &CoreConfig, regs: u32) -> Result<(), 
     .map_err(|e| format!("interpreter: {e}"))?;
 
     let (a, b) = (
-        data_region(&oracle, &prepared),
-        data_region(&machine, &prepared),
+        buffer_region(&oracle, &prepared),
+        buffer_region(&machine, &prepared),
     );
     if a != b {
         let at = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(0);

@@ -22,6 +22,7 @@ use std::path::PathBuf;
 use concord_isa::launch::PreparedLaunch;
 
 mod compare;
+pub mod harness;
 mod kernels;
 mod memory;
 

@@ -7,9 +7,8 @@
 
 use concord_compiler::driver::{self, CompileOptions};
 use concord_isa::config::CoreConfig;
-use concord_isa::func;
-use concord_isa::launch::{LaunchDescription, PreparedLaunch};
-use concord_kernels::{suite, CheckInput, SuiteKernel};
+use concord_kernels::harness::{func_launch, LoadedLaunch};
+use concord_kernels::{suite, SuiteKernel};
 use concord_testbench::cosim;
 use concord_testbench::cycle;
 use concord_testbench::verilator::{BuildOptions, Rtl};
@@ -18,56 +17,38 @@ use concord_testbench::verilator::{BuildOptions, Rtl};
 /// a few million).
 const WATCHDOG: u64 = 50_000_000;
 
-fn check(k: &SuiteKernel, prepared: &PreparedLaunch, memory: &[u8]) -> Result<(), String> {
-    (k.check)(&CheckInput {
-        launch: prepared,
-        initial: &prepared.global,
-        final_memory: memory,
-    })
-}
-
 fn run_launch(
     k: &SuiteKernel,
     launch: &str,
     rtl: &mut Option<(CoreConfig, Rtl)>,
 ) -> Result<u64, String> {
-    let path = concord_kernels::kernels_dir().join(launch);
-    let desc = LaunchDescription::load(&path).map_err(|e| e.to_string())?;
-    let config = desc.load_config().map_err(|e| e.to_string())?;
-    let file = desc.program.display().to_string();
-    let source = std::fs::read_to_string(&desc.program).map_err(|e| format!("{file}: {e}"))?;
-    let compiled = driver::compile(&source, &file, &CompileOptions::for_core(&config))
+    let l = LoadedLaunch::load(launch)?;
+    let config = &l.config;
+    let compiled = driver::compile(&l.source, &l.file, &CompileOptions::for_core(config))
         .map_err(|e| e.to_string())?;
-    let out = compiled.kernel(desc.entry.as_deref())?;
-    let prepared = desc
-        .prepare(&out.compiled.kernel, &config)
-        .map_err(|e| e.to_string())?;
-    let fl = func::Launch {
-        code: &out.compiled.kernel.code,
-        entry_pc: prepared.entry_pc,
-        grid: prepared.grid,
-        block: prepared.block,
-        params: &prepared.params,
-    };
+    let out = compiled.kernel(l.desc.entry.as_deref())?;
+    let prepared = l.prepare(&out.compiled.kernel)?;
+    let fl = func_launch(&out.compiled.kernel, &prepared);
     let mut memory = prepared.global.clone();
-    let counters = cycle::run(&config, &fl, &mut memory, WATCHDOG, None)
+    let counters = cycle::run(config, &fl, &mut memory, WATCHDOG, None)
         .map_err(|t| format!("cycle model trapped: {t}"))?;
-    check(k, &prepared, &memory).map_err(|e| format!("cycle model: {e}"))?;
+    k.check_memory(&prepared, &memory)
+        .map_err(|e| format!("cycle model: {e}"))?;
 
     if launch.ends_with("-small.yaml") {
         let (built_for, rtl) = rtl.get_or_insert_with(|| {
-            let verilog = concord_hdl::generate_verilog(&config).expect("small core generates");
+            let verilog = concord_hdl::generate_verilog(config).expect("small core generates");
             let rtl = Rtl::build(&verilog, &BuildOptions::default()).expect("small core builds");
             (config.clone(), rtl)
         });
         assert_eq!(
-            *built_for, config,
+            &*built_for, config,
             "every -small launch uses configs/small.yaml"
         );
         // Atomics return interleaving-dependent old values, so the
         // functional model checks memory (the host check covers the rest).
         let o = cosim::run_with(
-            &config,
+            config,
             &fl,
             &prepared.global,
             rtl,
@@ -78,7 +59,8 @@ fn run_launch(
         .map_err(|e| format!("lock-step RTL: {e}"))?;
         o.result
             .map_err(|t| format!("lock-step RTL trapped: {t}"))?;
-        check(k, &prepared, &o.global).map_err(|e| format!("RTL: {e}"))?;
+        k.check_memory(&prepared, &o.global)
+            .map_err(|e| format!("RTL: {e}"))?;
     }
     Ok(counters.cycles)
 }
