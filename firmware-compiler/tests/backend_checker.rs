@@ -48,7 +48,7 @@ fn allocated(regs: u32) -> (PFunction, Option<Reg>) {
             locs[i] = Some(VLoc::Pred(*p));
         }
     }
-    let frame = Frame::new(&f, gprs.slots).unwrap();
+    let frame = Frame::new(&f, gprs.slots, 0).unwrap();
     let ctx = LowerContext {
         conv: &conv,
         frame: &frame,
