@@ -396,7 +396,7 @@ block0:
     // The IR's rules (RISC-V): x / 0 = -1, x % 0 = x, MIN / -1 = MIN, rem 0.
     let sdiv = |a: i32, b: i32| if b == 0 { -1 } else { a.wrapping_div(b) };
     let srem = |a: i32, b: i32| if b == 0 { a } else { a.wrapping_rem(b) };
-    let udiv = |a: u32, b: u32| if b == 0 { u32::MAX } else { a / b };
+    let udiv = |a: u32, b: u32| a.checked_div(b).unwrap_or(u32::MAX);
     let urem = |a: u32, b: u32| if b == 0 { a } else { a % b };
     let mut expected = Vec::new();
     for &(a, b) in &pairs {
@@ -538,7 +538,8 @@ block0:
     for t in 0..16u32 {
         let warp = t / 8;
         let all_lt12 = (warp * 8..warp * 8 + 8).all(|x| x < 12);
-        expected.push(1 + 0 + if all_lt12 { 100 } else { 0 });
+        // `any` (1) + 10·`all` of tid % 4 == 0 (never) + 100·`all` tid < 12.
+        expected.push(1 + if all_lt12 { 100 } else { 0 });
         expected.push(0b0001_0001);
     }
     check_kernel(text, "votes", &setup, 0x100, &expected);

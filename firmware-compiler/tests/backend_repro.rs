@@ -87,6 +87,7 @@ fn reproduce_a_random_kernel() {
             &InterpOptions::default(),
         )
         .map(|_| mem)
+        .map_err(|e| e.to_string())
     };
     let a = run(&module).expect("interpreter on the front-end IR");
     let b = run(&optimised).expect("interpreter on the optimised IR");
