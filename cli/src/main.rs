@@ -13,6 +13,7 @@ mod fuzz;
 mod hw;
 mod rtl;
 mod run;
+mod study;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -86,6 +87,12 @@ enum Command {
     FuzzCore(fuzz::FuzzArgs),
     /// Measure model throughput (functional model; with --core, the cycle model and the RTL).
     Bench(bench::BenchArgs),
+    /// Run a study: a kernel under several compiler or core settings, as a table.
+    #[command(
+        subcommand,
+        after_help = "Example:\n  concord study flatten --ratios 1/10,1/100"
+    )]
+    Study(study::Study),
 }
 
 #[derive(Subcommand)]
@@ -154,6 +161,7 @@ fn dispatch(command: Command) -> Result<(), String> {
         }
         Command::Run(args) => run::run(args),
         Command::Compile(args) => compile::run(args),
+        Command::Study(study) => study::run(study),
         Command::Config {
             command: ConfigCommand::Check { files },
         } => {
