@@ -384,3 +384,15 @@ fn kernel_source_errors_name_file_line_and_column_and_write_nothing() {
     assert!(stderr.contains("float"), "{stderr}");
     assert!(stderr.contains("bad.cu:1:"), "{stderr}");
 }
+
+#[test]
+fn flatten_study_prints_a_checked_table_with_crossovers() {
+    let out = ok(&["study", "flatten", "--lanes", "4", "--ratios", "1/100,10/1"]);
+    // One row per k (0..4) and ratio, then one summary line per ratio.
+    let rows = out.lines().filter(|l| l.starts_with("| 1/100 |")).count();
+    assert_eq!(rows, 4, "{out}");
+    assert_eq!(out.lines().filter(|l| l.starts_with("| 10/1 |")).count(), 4);
+    assert!(out.contains("1/100: flattening"), "{out}");
+    let e = fails(&["study", "flatten", "--ratios", "3"]);
+    assert!(e.contains("`3` is not OUTER/INNER"), "{e}");
+}
