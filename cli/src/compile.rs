@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
+use concord_compiler::backend::SpillMode;
 use concord_compiler::driver::{self, CompileOptions, Compiled, KernelOutput};
 use concord_isa::config::CoreConfig;
 use concord_isa::container::Kernel;
@@ -31,6 +32,12 @@ pub struct CompileFlags {
     /// reason under `--stats`.
     #[arg(long)]
     pub flatten_loops: bool,
+    /// Where spilled values go: `plain` (per-thread stack, constants
+    /// rematerialised) or `divergence-aware` (Sampaio: uniform values in
+    /// per-warp shared-memory slots, affine values rebuilt from the thread
+    /// index).
+    #[arg(long, value_name = "MODE", default_value_t = SpillMode::Plain)]
+    pub spill: SpillMode,
 }
 
 impl CompileFlags {
@@ -42,6 +49,7 @@ impl CompileFlags {
             o.opt.inline_threshold = t;
         }
         o.opt.flatten_loops = self.flatten_loops;
+        o.spill = self.spill;
         o
     }
 }
@@ -191,6 +199,18 @@ pub fn stats_text(k: &KernelOutput) -> String {
         "  spills              {} values ({} loads, {} stores), {} rematerialised, {} predicates in registers",
         s.spills, s.spill_loads, s.spill_stores, s.rematerialized, s.preds_demoted
     );
+    let _ = writeln!(
+        out,
+        "  spills by rule      {} constant remat, {} per-warp uniform, {} affine remat, {} affine uniform part, {} per lane",
+        s.remat_constant, s.per_warp_uniform, s.remat_affine_constant, s.affine_uniform_part, s.per_lane
+    );
+    if s.warp_slots > 0 || s.warp_slot_fallbacks > 0 {
+        let _ = writeln!(
+            out,
+            "  per-warp slots      {} ({} shared bytes), {} fell back to per lane",
+            s.warp_slots, s.warp_spill_bytes, s.warp_slot_fallbacks
+        );
+    }
     let _ = writeln!(
         out,
         "  stack per thread    {} bytes",

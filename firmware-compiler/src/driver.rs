@@ -35,6 +35,8 @@ pub struct CompileOptions {
     pub regs: Option<u32>,
     /// Per-thread stack size override in bytes.
     pub stack_bytes: Option<u32>,
+    /// Where evicted values go (`--spill plain|divergence-aware`).
+    pub spill: backend::SpillMode,
     pub opt: OptOptions,
 }
 
@@ -44,6 +46,7 @@ impl CompileOptions {
             config: config.clone(),
             regs: None,
             stack_bytes: None,
+            spill: backend::SpillMode::Plain,
             opt: OptOptions::default(),
         }
     }
@@ -54,6 +57,7 @@ impl CompileOptions {
             b.regs = regs;
         }
         b.stack_bytes_per_thread = self.stack_bytes;
+        b.spill = self.spill;
         b
     }
 }

@@ -6,10 +6,13 @@
 //! error or a compile error is a failure that names the seed.
 //!
 //! `CONCORD_RANDOM_KERNELS` sets the number of kernels (default 1000, the
-//! CI tier); `CONCORD_RANDOM_SEED` the first seed (default 1). One failing
+//! CI tier); `CONCORD_RANDOM_SEED` the first seed (default 1);
+//! `CONCORD_RANDOM_SPILL=divergence-aware` compiles with divergence-aware
+//! spilling (`--spill`, default `plain`). One failing
 //! seed is reproduced with `CONCORD_RANDOM_KERNELS=1
 //! CONCORD_RANDOM_SEED=<seed>`.
 
+use concord_compiler::backend::SpillMode;
 use concord_compiler::driver::{self, CompileOptions};
 use concord_compiler::frontend::{self, FrontendOptions};
 use concord_compiler::interp::{self, InterpLaunch, InterpOptions};
@@ -27,10 +30,18 @@ fn env_u64(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+fn spill_mode() -> SpillMode {
+    std::env::var("CONCORD_RANDOM_SPILL")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_default()
+}
+
 fn check_one(k: &GeneratedKernel, config: &CoreConfig, regs: u32) -> Result<(), String> {
     let file = format!("kgen_{}.cu", k.seed);
     let options = CompileOptions {
         regs: Some(regs),
+        spill: spill_mode(),
         ..CompileOptions::for_core(config)
     };
     let compiled = driver::compile(&k.source, &file, &options).map_err(|e| e.to_string())?;

@@ -6,6 +6,7 @@
 //! leave the same buffers as the machine code. The same runs again with
 //! loop flattening (`--flatten-loops`), which must not change any result.
 
+use concord_compiler::backend::SpillMode;
 use concord_compiler::driver::{self, CompileOptions};
 use concord_compiler::frontend::{self, FrontendOptions};
 use concord_compiler::interp::{self, InterpLaunch, InterpOptions};
@@ -21,6 +22,7 @@ struct Variant {
     /// spills.
     budgets: &'static [u32],
     flatten_loops: bool,
+    spill: SpillMode,
 }
 
 /// The core's 32 registers, a middling budget and the smallest that still
@@ -28,12 +30,22 @@ struct Variant {
 const PLAIN: Variant = Variant {
     budgets: &[32, 12, 6],
     flatten_loops: false,
+    spill: SpillMode::Plain,
 };
 
 /// Flattening adds carried values, so spilling must cope with it too.
 const FLATTENED: Variant = Variant {
     budgets: &[32, 8],
     flatten_loops: true,
+    spill: SpillMode::Plain,
+};
+
+/// Divergence-aware spilling (per-warp slots, affine rebuilds) at budgets
+/// that force spills.
+const DIVERGENCE_AWARE_SPILLING: Variant = Variant {
+    budgets: &[12, 8, 6],
+    flatten_loops: false,
+    spill: SpillMode::DivergenceAware,
 };
 
 fn run_interp(
@@ -66,6 +78,7 @@ fn run_launch(k: &SuiteKernel, launch: &str, variant: &Variant) -> Result<(), St
             ..CompileOptions::for_core(&l.config)
         };
         options.opt.flatten_loops = variant.flatten_loops;
+        options.spill = variant.spill;
         let compiled = driver::compile(&l.source, &l.file, &options).map_err(|e| e.to_string())?;
         let out = compiled.kernel(l.desc.entry.as_deref())?;
         let kernel = &out.compiled.kernel;
@@ -135,4 +148,9 @@ fn every_suite_launch_matches_its_host_check_at_every_register_budget() {
 #[test]
 fn loop_flattening_changes_no_result() {
     run_suite(&FLATTENED);
+}
+
+#[test]
+fn divergence_aware_spilling_changes_no_result() {
+    run_suite(&DIVERGENCE_AWARE_SPILLING);
 }

@@ -301,7 +301,10 @@ fn transfer(i: usize, p: &super::pcode::PInst, mut state: State) -> Result<State
                 }
             }
             Effect::ClobberRegisters => {
-                state.retain(|loc, _| matches!(loc, Loc::Slot(_)));
+                state.retain(|loc, _| matches!(loc, Loc::Slot(_) | Loc::WarpSlot(_)));
+            }
+            Effect::Clobber(loc) => {
+                state.remove(&loc);
             }
         }
     }

@@ -29,6 +29,16 @@ pub struct LowerContext<'a> {
     /// Kernels with a stack: (per-thread stack bytes, global memory bytes)
     /// for the stack-pointer set-up.
     pub kernel_stack: Option<(u32, u32)>,
+    /// The kernel's per-warp spill area, when it has per-warp slots.
+    pub warp_area: Option<WarpArea>,
+}
+
+/// Where the per-warp spill slots are: slot `i` of warp `w` is the shared
+/// word at `base + w·stride + 4·i` (`stride` = 4 × slots per warp).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpArea {
+    pub base: u32,
+    pub stride: u32,
 }
 
 /// Counts for [`super::BackendStats`].
@@ -169,7 +179,10 @@ impl Lowerer<'_> {
             VLoc::Reg(r) => Ok(Loc::Reg(r)),
             VLoc::Pred(p) => Ok(Loc::Pred(p)),
             VLoc::Slot(s) => Ok(Loc::Slot(Frame::spill_offset(s))),
-            VLoc::Remat(_) => Err(self.internal("a rematerialised value has no location")),
+            VLoc::WarpSlot(s) | VLoc::AffineSlot { slot: s, .. } => Ok(Loc::WarpSlot(s)),
+            VLoc::Remat(_) | VLoc::RematAffine { .. } => {
+                Err(self.internal("a rematerialised value has no location"))
+            }
         }
     }
 
@@ -378,13 +391,216 @@ impl Lowerer<'_> {
                 );
                 Ok(sc)
             }
+            l @ (VLoc::WarpSlot(_) | VLoc::AffineSlot { .. } | VLoc::RematAffine { .. }) => {
+                // An affine rebuild uses the other scratch register as its
+                // temporary: callers reload such a value first.
+                let sc = self.scratch(which)?;
+                let temp = self.scratch(1 - which.min(1))?;
+                self.fetch(sc, l, Some(v), temp)?;
+                Ok(sc)
+            }
             VLoc::Pred(_) => Err(self.internal(format!("{v} is a predicate"))),
         }
     }
 
+    /// The other scratch register than `r` (a temporary for `r`'s
+    /// reload or store sequence).
+    fn other_scratch(&self, r: Reg) -> Result<Reg, BackendError> {
+        let s0 = self.scratch(0)?;
+        if r == s0 {
+            self.scratch(1)
+        } else {
+            Ok(s0)
+        }
+    }
+
+    /// `t = c1·tid.x`.
+    fn tid_times(&self, t: Reg, c1: i32) -> Result<Vec<Op>, BackendError> {
+        let mut ops = vec![Op::S2R {
+            rd: t,
+            sreg: SpecialReg::TidX,
+        }];
+        if c1 != 1 {
+            if !fits12(i64::from(c1)) {
+                return Err(self.internal(format!("tid coefficient {c1} beyond imm12")));
+            }
+            ops.push(Op::AluImm {
+                op: AluOp::Mul,
+                rd: t,
+                rs1: t,
+                imm: c1,
+            });
+        }
+        Ok(ops)
+    }
+
+    /// Operations leaving in `a` the address of this warp's per-warp slot
+    /// `slot`, minus the returned load/store offset.
+    fn warp_slot_address(&self, a: Reg, slot: u32) -> Result<(Vec<Op>, i32), BackendError> {
+        let area = self
+            .ctx
+            .warp_area
+            .ok_or_else(|| self.internal("a per-warp slot without a per-warp area"))?;
+        if !fits12(i64::from(area.stride)) {
+            return Err(self.internal(format!("per-warp stride {} beyond imm12", area.stride)));
+        }
+        let mut ops = vec![
+            Op::S2R {
+                rd: a,
+                sreg: SpecialReg::WarpId,
+            },
+            Op::AluImm {
+                op: AluOp::Mul,
+                rd: a,
+                rs1: a,
+                imm: area.stride as i32,
+            },
+        ];
+        let mut off = i64::from(area.base) + 4 * i64::from(slot);
+        while off > i64::from(IMM12_MAX) {
+            ops.push(Op::AluImm {
+                op: AluOp::Add,
+                rd: a,
+                rs1: a,
+                imm: IMM12_MAX,
+            });
+            off -= i64::from(IMM12_MAX);
+        }
+        Ok((ops, off as i32))
+    }
+
+    /// Brings the value of `v` at the per-warp or rematerialised location
+    /// `src` into `x`; `temp` (not `x`) is clobbered by an affine rebuild.
+    fn fetch(&mut self, x: Reg, src: VLoc, v: Option<VReg>, temp: Reg) -> Result<(), BackendError> {
+        let load_shared = |rd: Reg, base: Reg, offset: i32| Op::Load {
+            space: Space::Shared,
+            width: LoadWidth::B32,
+            rd,
+            base,
+            offset,
+        };
+        let (ops, effects) = match src {
+            VLoc::WarpSlot(slot) => {
+                let (mut ops, off) = self.warp_slot_address(x, slot)?;
+                ops.push(load_shared(x, x, off));
+                self.stats.spill_loads += 1;
+                let moved = Effect::Move {
+                    from: Loc::WarpSlot(slot),
+                    to: Loc::Reg(x),
+                };
+                (ops, vec![moved])
+            }
+            VLoc::AffineSlot { slot, c1 } => {
+                // Fig. 4.3 (iv): t = shared[slot]; v = c1·T + t.
+                if temp == x {
+                    return Err(self.internal("affine reload without a temporary"));
+                }
+                let mut ops = self.tid_times(temp, c1)?;
+                let (addr, off) = self.warp_slot_address(x, slot)?;
+                ops.extend(addr);
+                ops.push(load_shared(x, x, off));
+                ops.push(Op::Alu {
+                    op: AluOp::Add,
+                    rd: x,
+                    rs1: x,
+                    rs2: temp,
+                });
+                self.stats.spill_loads += 1;
+                let moved = Effect::Move {
+                    from: Loc::WarpSlot(slot),
+                    to: Loc::Reg(x),
+                };
+                (ops, vec![moved, Effect::Clobber(Loc::Reg(temp))])
+            }
+            VLoc::RematAffine { c1, c0 } => {
+                // Fig. 4.3 (iii): v = c1·T + c0, no memory.
+                let v = v.ok_or_else(|| self.internal("rematerialisation without a value"))?;
+                let mut ops = self.tid_times(x, c1)?;
+                if c0 != 0 {
+                    if !fits12(i64::from(c0)) {
+                        return Err(self.internal(format!("constant part {c0} beyond imm12")));
+                    }
+                    ops.push(Op::AluImm {
+                        op: AluOp::Add,
+                        rd: x,
+                        rs1: x,
+                        imm: c0,
+                    });
+                }
+                (ops, vec![Effect::Remat(Loc::Reg(x), v)])
+            }
+            other => return Err(self.internal(format!("cannot fetch from {other:?}"))),
+        };
+        // A fixed sequence through `x` (and `temp`): trusted, its net
+        // effect described by the marker.
+        for op in ops {
+            self.out.trusted(plain(op));
+        }
+        self.out.marker(effects);
+        Ok(())
+    }
+
+    /// Stores `r` (holding the value) to the per-warp location `dst`,
+    /// using `temp` (not `r`) for the address. An affine store turns `r`
+    /// into the uniform part in place, so `r` must be a scratch register.
+    fn store_warp(&mut self, dst: VLoc, r: Reg, temp: Reg) -> Result<(), BackendError> {
+        if temp == r {
+            return Err(self.internal("per-warp store without an address register"));
+        }
+        let store_shared = |src: Reg, base: Reg, offset: i32| Op::Store {
+            space: Space::Shared,
+            width: StoreWidth::B32,
+            src,
+            base,
+            offset,
+        };
+        let (slot, mut ops, mut clobbered) = match dst {
+            VLoc::WarpSlot(slot) => (slot, Vec::new(), vec![temp]),
+            VLoc::AffineSlot { slot, c1 } => {
+                // Fig. 4.3 (iv): t = v - c1·T; shared[slot] = t.
+                if self.ctx.conv.scratch.map_or(true, |s| !s.contains(&r)) {
+                    return Err(self.internal("affine store from a non-scratch register"));
+                }
+                let mut ops = self.tid_times(temp, c1)?;
+                ops.push(Op::Alu {
+                    op: AluOp::Sub,
+                    rd: r,
+                    rs1: r,
+                    rs2: temp,
+                });
+                (slot, ops, vec![temp, r])
+            }
+            other => return Err(self.internal(format!("cannot store to {other:?}"))),
+        };
+        let (addr, off) = self.warp_slot_address(temp, slot)?;
+        ops.extend(addr);
+        ops.push(store_shared(r, temp, off));
+        self.out.marker(vec![Effect::Move {
+            from: Loc::Reg(r),
+            to: Loc::WarpSlot(slot),
+        }]);
+        for op in ops {
+            self.out.trusted(plain(op));
+        }
+        clobbered.dedup();
+        self.out.marker(
+            clobbered
+                .into_iter()
+                .map(|c| Effect::Clobber(Loc::Reg(c)))
+                .collect(),
+        );
+        self.stats.spill_stores += 1;
+        Ok(())
+    }
+
     /// Stores `reg` to the slot of `v` when `v` lives in a slot.
     fn write_back(&mut self, v: VReg, reg: Reg) -> Result<(), BackendError> {
-        if let VLoc::Slot(s) = self.loc(v)? {
+        let l = self.loc(v)?;
+        if matches!(l, VLoc::WarpSlot(_) | VLoc::AffineSlot { .. }) {
+            let temp = self.other_scratch(reg)?;
+            return self.store_warp(l, reg, temp);
+        }
+        if let VLoc::Slot(s) = l {
             let off = Frame::spill_offset(s);
             self.out.inst(
                 store(reg, self.sp()?, off as i32),
@@ -408,11 +624,45 @@ impl Lowerer<'_> {
                 return Ok(());
             }
         }
+        // Nor has any value rematerialised by the divergence-aware policy,
+        // which only picks values whose definitions have no side effects.
+        if let [d] = defs[..] {
+            let droppable = matches!(
+                inst.op,
+                MOp::Li { .. }
+                    | MOp::Alu { .. }
+                    | MOp::AluImm { .. }
+                    | MOp::S2R { .. }
+                    | MOp::LdParam { .. }
+                    | MOp::Sel { .. }
+            );
+            if droppable
+                && self.mf.class(d) == RegClass::Gpr
+                && self
+                    .locs
+                    .get(d.index())
+                    .copied()
+                    .flatten()
+                    .is_some_and(|l| l.is_remat())
+            {
+                return Ok(());
+            }
+        }
         let (guard, mut effects) = self.guard(inst)?;
         let mut regs: Vec<(VReg, Reg)> = Vec::new();
         let mut next_scratch = 0;
         let mut reads = Vec::new();
-        for u in inst.uses() {
+        // An affine rebuild needs the other scratch register as a
+        // temporary, so it is reloaded first (the allocator leaves at most
+        // one per instruction).
+        let mut uses = inst.uses();
+        uses.sort_by_key(|&u| {
+            !matches!(
+                self.locs.get(u.index()).copied().flatten(),
+                Some(VLoc::AffineSlot { .. })
+            )
+        });
+        for u in uses {
             if self.mf.class(u) != RegClass::Gpr || regs.iter().any(|&(v, _)| v == u) {
                 continue;
             }
@@ -438,7 +688,7 @@ impl Lowerer<'_> {
                 RegClass::Gpr => {
                     let r = match self.loc(d)? {
                         VLoc::Reg(r) => r,
-                        VLoc::Slot(_) => {
+                        l if l.in_memory() => {
                             let r = match regs.iter().find(|&&(v, _)| v == d) {
                                 Some(&(_, r)) => r,
                                 None => self.scratch(0)?,
@@ -446,9 +696,7 @@ impl Lowerer<'_> {
                             stores.push((d, r));
                             r
                         }
-                        VLoc::Remat(_) | VLoc::Pred(_) => {
-                            return Err(self.internal(format!("cannot define {d} in place")))
-                        }
+                        _ => return Err(self.internal(format!("cannot define {d} in place"))),
                     };
                     if !regs.iter().any(|&(v, _)| v == d) {
                         regs.push((d, r));
@@ -665,6 +913,26 @@ impl Lowerer<'_> {
                 self.move_one(VLoc::Reg(sc), src, vreg)?;
                 self.move_one(dst, VLoc::Reg(sc), None)?;
             }
+            // The divergence-aware locations. Between the steps of a
+            // parallel move both scratch registers are free.
+            (
+                VLoc::Reg(d),
+                VLoc::WarpSlot(_) | VLoc::AffineSlot { .. } | VLoc::RematAffine { .. },
+            ) => {
+                let temp = self.other_scratch(d)?;
+                self.fetch(d, src, vreg, temp)?;
+            }
+            (VLoc::WarpSlot(_) | VLoc::AffineSlot { .. }, VLoc::Reg(s)) => {
+                let temp = self.other_scratch(s)?;
+                self.store_warp(dst, s, temp)?;
+            }
+            (VLoc::Slot(_) | VLoc::WarpSlot(_) | VLoc::AffineSlot { .. }, _) => {
+                // Memory to memory (or a rebuild into memory) through
+                // scratch 0; its temporary and address are scratch 1.
+                let sc = self.scratch(0)?;
+                self.move_one(VLoc::Reg(sc), src, vreg)?;
+                self.move_one(dst, VLoc::Reg(sc), None)?;
+            }
             _ => return Err(self.internal(format!("cannot move {src:?} to {dst:?}"))),
         }
         Ok(())
@@ -708,6 +976,39 @@ impl Lowerer<'_> {
                 self.stats.spill_loads += 1;
                 self.stats.spill_stores += 1;
             }
+            (VLoc::Reg(x), VLoc::WarpSlot(s)) | (VLoc::WarpSlot(s), VLoc::Reg(x)) => {
+                // Not produced by the policy (a per-warp value is never both
+                // a source and a destination of one parallel copy), but
+                // cheap to support: old slot -> s0, x -> slot, s0 -> x.
+                let (s0, s1) = (self.scratch(0)?, self.scratch(1)?);
+                let (mut ops, off) = self.warp_slot_address(s0, s)?;
+                ops.push(Op::Load {
+                    space: Space::Shared,
+                    width: LoadWidth::B32,
+                    rd: s0,
+                    base: s0,
+                    offset: off,
+                });
+                let (addr, off) = self.warp_slot_address(s1, s)?;
+                ops.extend(addr);
+                ops.push(Op::Store {
+                    space: Space::Shared,
+                    width: StoreWidth::B32,
+                    src: x,
+                    base: s1,
+                    offset: off,
+                });
+                for op in ops {
+                    self.out.trusted(plain(op));
+                }
+                self.out.trusted(mov(x, s0));
+                self.out.marker(vec![
+                    Effect::Clobber(Loc::Reg(s0)),
+                    Effect::Clobber(Loc::Reg(s1)),
+                ]);
+                self.stats.spill_loads += 1;
+                self.stats.spill_stores += 1;
+            }
             (VLoc::Slot(s), VLoc::Slot(t)) => {
                 let (s0, s1, sp) = (self.scratch(0)?, self.scratch(1)?, self.sp()?);
                 let (os, ot) = (Frame::spill_offset(s) as i32, Frame::spill_offset(t) as i32);
@@ -730,6 +1031,9 @@ impl Lowerer<'_> {
             let Some(dl) = self.locs.get(dst.index()).copied().flatten() else {
                 continue; // never read
             };
+            if dl.is_remat() {
+                continue; // recomputed at every use
+            }
             moves.push((dl, self.loc(src)?, src));
             done.push(Effect::CopyDone {
                 loc: self.ploc(dl)?,
@@ -783,7 +1087,7 @@ impl Lowerer<'_> {
             };
             let dest = match l {
                 VLoc::Reg(r) => r,
-                VLoc::Slot(_) => self.scratch(0)?,
+                l if l.in_memory() => self.scratch(0)?,
                 other => return Err(self.internal(format!("parameter {v} in {other:?}"))),
             };
             let sp = self.sp()?;
@@ -915,7 +1219,7 @@ impl Lowerer<'_> {
         );
         let dest = match self.loc(rd)? {
             VLoc::Reg(r) => r,
-            VLoc::Slot(_) => self.scratch(0)?,
+            l if l.in_memory() => self.scratch(0)?,
             other => return Err(self.internal(format!("division result in {other:?}"))),
         };
         self.out.trusted(load(dest, sp, -4));

@@ -14,8 +14,9 @@
 //! 3. [`predalloc`]: `i1` values to predicate registers, demoting to
 //!    general registers (0/1) when predicates run out or a call intervenes;
 //! 4. [`regalloc`]: linear scan over [`liveness`] intervals, evicting with a
-//!    [`regalloc::SpillPolicy`] (constants rematerialised, other values to
-//!    per-lane stack slots);
+//!    [`regalloc::SpillPolicy`] (`--spill=plain`: constants rematerialised,
+//!    other values to per-lane stack slots; `--spill=divergence-aware`:
+//!    [`spill`], Sampaio's per-warp slots and affine rematerialisation);
 //! 5. [`frame`]: frame layout, stack size (with [`recursion`] bounding
 //!    counted self-recursion) and calling convention;
 //!    [`lower`]: the rewrite to physical instructions ([`pcode`]);
@@ -39,6 +40,7 @@ pub mod predalloc;
 pub mod recursion;
 pub mod regalloc;
 pub mod runtime;
+pub mod spill;
 
 use std::collections::HashMap;
 
@@ -49,7 +51,8 @@ use concord_isa::instr::{MAX_PARAM_WORDS, MAX_PREDS, MAX_REGS};
 use crate::ir::{FuncId, FuncKind, InstData, Module};
 use frame::{Convention, Frame};
 use mir::{MFunction, RegClass};
-use regalloc::{DefaultSpillPolicy, GprAssignment, VLoc};
+use regalloc::{DefaultSpillPolicy, GprAssignment, SpillPolicy, VLoc};
+pub use spill::SpillMode;
 
 /// What the back end may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +65,12 @@ pub struct BackendOptions {
     pub stack_bytes_per_thread: Option<u32>,
     /// The core's `global_memory_bytes` (the stacks sit at its top).
     pub global_memory_bytes: u32,
+    /// Where evicted values go (`--spill`).
+    pub spill: SpillMode,
+    /// The core's `warps` (per-warp spill slots are partitioned by them).
+    pub warps: u32,
+    /// The core's `shared_memory_bytes` (the per-warp spill area must fit).
+    pub shared_memory_bytes: u32,
 }
 
 impl BackendOptions {
@@ -71,6 +80,9 @@ impl BackendOptions {
             preds: config.predicates,
             stack_bytes_per_thread: None,
             global_memory_bytes: config.global_memory_bytes,
+            spill: SpillMode::Plain,
+            warps: config.warps,
+            shared_memory_bytes: config.shared_memory_bytes,
         }
     }
 }
@@ -100,6 +112,22 @@ pub struct BackendStats {
     pub calls: u32,
     /// Per-thread stack bytes (`Kernel::stack_bytes`).
     pub stack_bytes: u32,
+    /// Evicted values by rewrite rule (Sampaio Fig. 4.3): constants
+    /// rematerialised (i), uniform values in per-warp slots (ii),
+    /// `c1·T + c0` rematerialised (iii), affine values with their uniform
+    /// part in a per-warp slot (iv), and per-lane slots (= `spills`).
+    pub remat_constant: u32,
+    pub per_warp_uniform: u32,
+    pub remat_affine_constant: u32,
+    pub affine_uniform_part: u32,
+    pub per_lane: u32,
+    /// Values that wanted a per-warp slot but went per lane because the
+    /// shared memory was full.
+    pub warp_slot_fallbacks: u32,
+    /// Per-warp slots of the kernel and the shared bytes they take
+    /// (`warps × slots × 4`, included in `Kernel::shared_bytes`).
+    pub warp_slots: u32,
+    pub warp_spill_bytes: u32,
 }
 
 /// A compiled kernel: the image, its listing and statistics.
@@ -109,6 +137,10 @@ pub struct CompiledKernel {
     /// Assembly text that assembles to exactly `kernel.code`.
     pub listing: String,
     pub stats: BackendStats,
+    /// Where the kernel function's evicted general registers went, by
+    /// virtual register (vreg `i` is IR value `i` of the kernel when `i` is
+    /// below its value count).
+    pub kernel_evictions: Vec<(mir::VReg, VLoc)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -226,6 +258,33 @@ pub fn compile_kernel(
         ir_funcs.insert(id, func);
     }
 
+    // The per-warp spill area follows the kernel's shared variables.
+    let warp_base = shared.size.next_multiple_of(4);
+    let warp_capacity = match options.spill {
+        SpillMode::Plain => 0,
+        SpillMode::DivergenceAware => options
+            .shared_memory_bytes
+            .saturating_sub(warp_base)
+            .checked_div(4 * options.warps)
+            .unwrap_or(0),
+    };
+    let policies: Vec<Box<dyn SpillPolicy>> = units
+        .iter()
+        .map(|u| -> Box<dyn SpillPolicy> {
+            match options.spill {
+                SpillMode::Plain => Box::new(DefaultSpillPolicy::new(&u.mf)),
+                SpillMode::DivergenceAware => {
+                    let capacity = if u.id == kernel { warp_capacity } else { 0 };
+                    Box::new(spill::DivergenceSpillPolicy::new(
+                        &u.mf,
+                        &ir_funcs[&u.id],
+                        capacity,
+                    ))
+                }
+            }
+        })
+        .collect();
+
     // General registers. The stack pointer is reserved when anything needs
     // a stack; spills discovered here may require a second round with it.
     let mut needs_stack = units.len() > 1
@@ -234,14 +293,14 @@ pub fn compile_kernel(
             .any(|u| u.mf.divides || !module.func(u.id).stack_slots.is_empty());
     loop {
         let mut spilled = false;
-        for u in &mut units {
-            let policy = DefaultSpillPolicy::new(&u.mf);
+        for (u, policy) in units.iter_mut().zip(&policies) {
+            let policy = policy.as_ref();
             let conv = Convention::new(options.regs, needs_stack, false);
-            let mut gprs = regalloc::allocate_gprs(&u.mf, &conv.allocatable(), &policy);
+            let mut gprs = regalloc::allocate_gprs(&u.mf, &conv.allocatable(), policy);
             let mut conv_used = conv;
             if gprs.evicted_any() {
                 let conv = Convention::new(options.regs, needs_stack, true);
-                gprs = regalloc::allocate_gprs(&u.mf, &conv.allocatable(), &policy);
+                gprs = regalloc::allocate_gprs(&u.mf, &conv.allocatable(), policy);
                 conv_used = conv;
             }
             spilled |= gprs.spilled > 0;
@@ -313,10 +372,18 @@ pub fn compile_kernel(
     };
 
     // Rewrite, check, emit.
+    let kernel_warp_slots = units
+        .iter()
+        .find(|u| u.id == kernel)
+        .map_or(0, |u| u.gprs.warp_slots);
+    let warp_spill_bytes = kernel_warp_slots * 4 * options.warps;
     let mut stats = BackendStats {
         stack_bytes,
+        warp_slots: kernel_warp_slots,
+        warp_spill_bytes,
         ..BackendStats::default()
     };
+    let mut kernel_evictions = Vec::new();
     let mut code = Vec::new();
     for u in &units {
         let mut locs: Vec<Option<VLoc>> = u.gprs.locs.clone();
@@ -331,7 +398,21 @@ pub fn compile_kernel(
             frame: &frames[&u.id],
             kernel_stack: (u.id == kernel && needs_stack)
                 .then_some((stack_bytes, options.global_memory_bytes)),
+            warp_area: (u.gprs.warp_slots > 0).then_some(lower::WarpArea {
+                base: warp_base,
+                stride: 4 * u.gprs.warp_slots,
+            }),
         };
+        if u.id == kernel {
+            kernel_evictions = (0..u.mf.num_vregs())
+                .filter_map(|i| match u.gprs.locs.get(i).copied().flatten() {
+                    Some(l) if !matches!(l, VLoc::Reg(_) | VLoc::Pred(_)) => {
+                        Some((mir::VReg(i as u32), l))
+                    }
+                    _ => None,
+                })
+                .collect();
+        }
         let (pf, ls) = lower::lower(&u.mf, &locs, &ctx)?;
         checker::check(&pf, u.conv.sp).map_err(|message| BackendError::Checker {
             kernel: kfunc.name.clone(),
@@ -340,6 +421,12 @@ pub fn compile_kernel(
         })?;
         stats.spills += u.gprs.spilled;
         stats.rematerialized += u.gprs.rematerialized;
+        stats.remat_constant += u.gprs.rematerialized;
+        stats.per_lane += u.gprs.spilled;
+        stats.per_warp_uniform += u.gprs.per_warp_uniform;
+        stats.remat_affine_constant += u.gprs.remat_affine_constant;
+        stats.affine_uniform_part += u.gprs.affine_uniform_part;
+        stats.warp_slot_fallbacks += u.gprs.warp_slot_fallbacks;
         stats.preds_demoted += u.preds.demoted as u32;
         stats.spill_loads += ls.spill_loads;
         stats.spill_stores += ls.spill_stores;
@@ -358,7 +445,11 @@ pub fn compile_kernel(
     let info = emit::KernelInfo {
         name: &kfunc.name,
         params: &kfunc.param_names,
-        shared_bytes: shared.size,
+        shared_bytes: if warp_spill_bytes > 0 {
+            warp_base + warp_spill_bytes
+        } else {
+            shared.size
+        },
         stack_bytes,
     };
     let (kernel_image, listing) = emit::emit(&code, &info)?;
@@ -369,5 +460,6 @@ pub fn compile_kernel(
         kernel: kernel_image,
         listing,
         stats,
+        kernel_evictions,
     })
 }

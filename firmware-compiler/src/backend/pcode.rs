@@ -32,6 +32,9 @@ pub enum Loc {
     Reg(Reg),
     Pred(Pred),
     Slot(u32),
+    /// A per-warp spill slot in shared memory (its index); an affine
+    /// value's slot "holds" the value when it holds its uniform part.
+    WarpSlot(u32),
 }
 
 /// What an instruction does to the tracked locations. The checker
@@ -55,6 +58,9 @@ pub enum Effect {
     CopyDone { loc: Loc, src: VReg, dst: VReg },
     /// A call: every register and predicate is clobbered (slots survive).
     ClobberRegisters,
+    /// `loc` no longer holds a known value (a temporary of a trusted
+    /// sequence).
+    Clobber(Loc),
 }
 
 /// One instruction (or a marker carrying effects only, `instr: None`).

@@ -15,6 +15,13 @@
 //! reloads it into a scratch register and each definition stores it (the
 //! rewrite in [`super::lower`] does this), so the caller reserves two
 //! scratch registers whenever anything is evicted.
+//!
+//! [`super::spill::DivergenceSpillPolicy`] (`--spill=divergence-aware`)
+//! adds Sampaio's other locations: per-warp slots in shared memory for
+//! uniform values and for the uniform part of affine values, and
+//! rematerialisation of `c1·T + c0` from the thread index. Every evicted
+//! value still gets a location of its own (slots are never shared between
+//! values), so slots need no interference check of their own.
 
 use concord_isa::instr::{Pred, Reg};
 
@@ -30,6 +37,34 @@ pub enum VLoc {
     Slot(u32),
     /// Not kept anywhere: the constant is rematerialised at each use.
     Remat(u32),
+    /// A per-warp slot in shared memory (a uniform value): index into the
+    /// kernel's per-warp spill area.
+    WarpSlot(u32),
+    /// Not kept anywhere: `c1·tid.x + c0` is recomputed at each use.
+    RematAffine {
+        c1: i32,
+        c0: i32,
+    },
+    /// `c1·tid.x + a0` with the uniform `a0` in per-warp slot `slot`.
+    AffineSlot {
+        slot: u32,
+        c1: i32,
+    },
+}
+
+impl VLoc {
+    /// Whether the value lives in memory (a reload is needed to read it).
+    pub fn in_memory(self) -> bool {
+        matches!(
+            self,
+            VLoc::Slot(_) | VLoc::WarpSlot(_) | VLoc::AffineSlot { .. }
+        )
+    }
+
+    /// Whether the value is recomputed at its uses (its definitions go).
+    pub fn is_remat(self) -> bool {
+        matches!(self, VLoc::Remat(_) | VLoc::RematAffine { .. })
+    }
 }
 
 /// What to do with an evicted value.
@@ -39,6 +74,13 @@ pub enum SpillDecision {
     Rematerialize(u32),
     /// Keep the value in a per-lane stack slot.
     PerLaneSlot,
+    /// Keep the (uniform) value in a per-warp slot in shared memory.
+    PerWarpSlot,
+    /// Recompute `c1·tid.x + c0` at each use; the definitions disappear.
+    RematAffine { c1: i32, c0: i32 },
+    /// Keep `a0 = v - c1·tid.x` (uniform) in a per-warp slot and rebuild
+    /// `v` at each use.
+    AffineUniformPart { c1: i32 },
 }
 
 /// The spill-slot decision, kept apart from the scan so that other
@@ -49,6 +91,11 @@ pub trait SpillPolicy {
     /// Whether evicting `v` is cheap (guides the choice of victim).
     fn is_cheap(&self, mf: &MFunction, v: VReg) -> bool {
         matches!(self.decide(mf, v), SpillDecision::Rematerialize(_))
+    }
+    /// Per-warp slots the function may use (0: none; the rest fall back
+    /// to per-lane slots).
+    fn warp_slot_capacity(&self) -> u32 {
+        0
     }
 }
 
@@ -100,11 +147,26 @@ pub struct GprAssignment {
     /// Values given a slot, and values rematerialised.
     pub spilled: u32,
     pub rematerialized: u32,
+    /// Per-warp slots used (uniform values and affine uniform parts).
+    pub warp_slots: u32,
+    /// Values in per-warp slots: uniform values, affine uniform parts.
+    pub per_warp_uniform: u32,
+    pub affine_uniform_part: u32,
+    /// Values recomputed as `c1·tid.x + c0`.
+    pub remat_affine_constant: u32,
+    /// Values the policy wanted in a per-warp slot that went to a per-lane
+    /// slot because the shared memory was full.
+    pub warp_slot_fallbacks: u32,
 }
 
 impl GprAssignment {
     pub fn evicted_any(&self) -> bool {
-        self.spilled + self.rematerialized > 0
+        self.spilled
+            + self.rematerialized
+            + self.per_warp_uniform
+            + self.affine_uniform_part
+            + self.remat_affine_constant
+            > 0
     }
 }
 
@@ -120,8 +182,18 @@ pub fn allocate_gprs(mf: &MFunction, regs: &[Reg], policy: &dyn SpillPolicy) -> 
         locs: vec![None; mf.num_vregs()],
         ..GprAssignment::default()
     };
+    let capacity = policy.warp_slot_capacity();
     let evict = |v: VReg, out: &mut GprAssignment| {
-        let loc = match policy.decide(mf, v) {
+        let mut decision = policy.decide(mf, v);
+        if matches!(
+            decision,
+            SpillDecision::PerWarpSlot | SpillDecision::AffineUniformPart { .. }
+        ) && out.warp_slots >= capacity
+        {
+            out.warp_slot_fallbacks += 1;
+            decision = SpillDecision::PerLaneSlot;
+        }
+        let loc = match decision {
             SpillDecision::Rematerialize(k) => {
                 out.rematerialized += 1;
                 VLoc::Remat(k)
@@ -130,6 +202,23 @@ pub fn allocate_gprs(mf: &MFunction, regs: &[Reg], policy: &dyn SpillPolicy) -> 
                 out.spilled += 1;
                 out.slots += 1;
                 VLoc::Slot(out.slots - 1)
+            }
+            SpillDecision::PerWarpSlot => {
+                out.per_warp_uniform += 1;
+                out.warp_slots += 1;
+                VLoc::WarpSlot(out.warp_slots - 1)
+            }
+            SpillDecision::AffineUniformPart { c1 } => {
+                out.affine_uniform_part += 1;
+                out.warp_slots += 1;
+                VLoc::AffineSlot {
+                    slot: out.warp_slots - 1,
+                    c1,
+                }
+            }
+            SpillDecision::RematAffine { c1, c0 } => {
+                out.remat_affine_constant += 1;
+                VLoc::RematAffine { c1, c0 }
             }
         };
         out.locs[v.index()] = Some(loc);
@@ -187,5 +276,29 @@ pub fn allocate_gprs(mf: &MFunction, regs: &[Reg], policy: &dyn SpillPolicy) -> 
             }
         }
     }
+    one_affine_rebuild_per_instruction(mf, &mut out);
     out
+}
+
+/// An affine rebuild borrows the second scratch register as a temporary,
+/// so an instruction can read at most one value from an affine slot: the
+/// others are demoted to per-lane slots (their per-warp slot stays unused).
+fn one_affine_rebuild_per_instruction(mf: &MFunction, out: &mut GprAssignment) {
+    for (_, inst) in numbered(mf) {
+        let mut seen = false;
+        let mut uses = inst.uses();
+        uses.sort();
+        uses.dedup();
+        for u in uses {
+            if let Some(VLoc::AffineSlot { .. }) = out.locs.get(u.index()).copied().flatten() {
+                if seen {
+                    out.affine_uniform_part -= 1;
+                    out.spilled += 1;
+                    out.slots += 1;
+                    out.locs[u.index()] = Some(VLoc::Slot(out.slots - 1));
+                }
+                seen = true;
+            }
+        }
+    }
 }

@@ -59,6 +59,7 @@ pub fn compile(m: &Module, kernel: &str, regs: u32, preds: u32) -> CompiledKerne
         preds,
         stack_bytes_per_thread: None,
         global_memory_bytes: GLOBAL,
+        ..BackendOptions::default()
     };
     let c = compile_kernel(m, id, &options).unwrap_or_else(|e| panic!("regs {regs}: {e}"));
     // The listing assembles back to the same image.

@@ -1,0 +1,329 @@
+//! Divergence-aware spilling (Sampaio 2013, ch. 4): where an evicted value
+//! goes, chosen from the divergence analysis ([`crate::divergence`]).
+//!
+//! Sits between liveness and the linear scan ([`super::regalloc`]): it is a
+//! [`SpillPolicy`], selected by `--spill=divergence-aware`
+//! ([`SpillMode::DivergenceAware`]); `--spill=plain` keeps
+//! [`super::regalloc::DefaultSpillPolicy`] (every value per lane). The
+//! rewrite rules of Fig. 4.3, per class of the evicted value `v`:
+//!
+//! | class | location | reload | store |
+//! |---|---|---|---|
+//! | `Constant` `0·T + c` | none | `li c` | none |
+//! | `Uniform` `0·T + ⊥` | a per-warp slot | `ld.shared` | `st.shared` |
+//! | `ConstantAffine` `c1·T + c0` | none | `s2r %tid.x; mul; add` | none |
+//! | `Affine` `c1·T + ⊥` | `a0` in a per-warp slot | `ld.shared; s2r; mul; add` | `s2r; mul; sub; st.shared` |
+//! | `Divergent` | a per-lane stack slot | `ld.global` | `st.global` |
+//!
+//! Per-warp slots live in shared memory after the kernel's shared
+//! variables: slot `i` of warp `w` (`%warpid`) is at
+//! `base + w·(4·slots) + 4·i` (§4.2.1: one partition per warp, so warps
+//! never synchronise). The kernel's `.shared` grows by `warps·slots·4`;
+//! when that does not fit `shared_memory_bytes`, the remaining values go
+//! per lane ([`super::regalloc::GprAssignment::warp_slot_fallbacks`]).
+//!
+//! **When a per-warp slot is safe.** A per-warp slot is one word for all
+//! lanes of a warp, and lanes of one warp can be at different PCs: the
+//! min-PC arbiter runs the group at the lowest PC while the others wait
+//! elsewhere, possibly *inside* `v`'s live range. A lane reading the slot
+//! must find the value of its own latest definition of `v`. That holds
+//! when every definition of `v` runs with the whole (living) warp: then
+//! every dynamic definition is executed by all lanes together, they all
+//! write the same value (uniform), and the slot's latest write is every
+//! lane's latest definition, wherever each lane later reads it (the reads
+//! may be in partial-warp blocks; lanes that exited read nothing). So the
+//! rule is: **every definition of `v` is in a block that never runs with
+//! a partial warp** (`DivergenceAnalysis::runs_partial_warp` false), and
+//! `v`'s abstract value is the same in every block of its live range
+//! (`poly_at`, so a value read after a divergent loop exit is never read
+//! from a per-warp slot; such loops run with partial warps anyway). A
+//! definition inside a divergent region could be executed by one group
+//! while another group, parked at a higher PC inside the live range,
+//! still needs an older value (a loop whose iterations the groups run at
+//! different times): those values go per lane. This also makes the order
+//! question moot: the linear scan walks the layout order (the warp's
+//! execution order) and never gives two values the same slot.
+//!
+//! Further restrictions keep the rewrite within two scratch registers:
+//! only the kernel function uses per-warp slots and affine rebuilds (device
+//! functions can recurse, and are called by partial warps); an affine
+//! value's definitions are ordinary instructions (not block-parameter
+//! copies or calls) and at most one affine value is rebuilt per
+//! instruction ([`super::regalloc::allocate_gprs`] demotes the others); a
+//! per-warp value is never both a source and a destination of one
+//! parallel copy (so no swap touches a per-warp slot); rematerialised
+//! values are defined only by side-effect-free instructions, which the
+//! rewrite drops. Coefficients must fit the 12-bit immediates.
+
+use std::fmt;
+use std::str::FromStr;
+
+use concord_isa::instr::{IMM12_MAX, IMM12_MIN};
+
+use super::liveness::Liveness;
+use super::mir::{MFunction, MOp, RegClass, VReg};
+use super::regalloc::{DefaultSpillPolicy, SpillDecision, SpillPolicy};
+use crate::divergence::{DivergenceAnalysis, ThreadPoly, ValueClass};
+use crate::ir::{Function, Value};
+
+/// `--spill`: where evicted values go.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SpillMode {
+    /// Constants rematerialised, everything else per lane (the baseline).
+    #[default]
+    Plain,
+    /// Sampaio's rules (this module).
+    DivergenceAware,
+}
+
+impl SpillMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            SpillMode::Plain => "plain",
+            SpillMode::DivergenceAware => "divergence-aware",
+        }
+    }
+}
+
+impl fmt::Display for SpillMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SpillMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<SpillMode, String> {
+        match s {
+            "plain" => Ok(SpillMode::Plain),
+            "divergence-aware" => Ok(SpillMode::DivergenceAware),
+            _ => Err(format!(
+                "unknown spill mode `{s}` (expected plain or divergence-aware)"
+            )),
+        }
+    }
+}
+
+/// The most per-warp slots a kernel may use: the per-warp stride
+/// `4·slots` must fit the 12-bit `mul` immediate of the address sequence.
+pub const MAX_WARP_SLOTS: u32 = (IMM12_MAX as u32) / 4;
+
+fn fits12(v: i32) -> bool {
+    (IMM12_MIN..=IMM12_MAX).contains(&v)
+}
+
+/// The divergence-aware [`SpillPolicy`]: decisions are computed once per
+/// function from the divergence analysis of its (edge-split) IR.
+#[derive(Clone, Debug)]
+pub struct DivergenceSpillPolicy {
+    decisions: Vec<SpillDecision>,
+    capacity: u32,
+}
+
+impl DivergenceSpillPolicy {
+    /// `func` is the edge-split IR function `mf` was selected from (MIR
+    /// block `i` is `func.layout[i]`, vreg `i < values` is IR value `i`);
+    /// `warp_slot_capacity` is how many per-warp slots fit the shared
+    /// memory (0 for device functions).
+    pub fn new(mf: &MFunction, func: &Function, warp_slot_capacity: u32) -> DivergenceSpillPolicy {
+        let plain = DefaultSpillPolicy::new(mf);
+        let analysis = DivergenceAnalysis::compute(func);
+        let facts = VRegFacts::compute(mf);
+        let n = mf.num_vregs();
+        let mut decisions = vec![SpillDecision::PerLaneSlot; n];
+        for (i, d) in decisions.iter_mut().enumerate() {
+            let v = VReg(i as u32);
+            if mf.class(v) != RegClass::Gpr {
+                continue;
+            }
+            *d = match plain.decide(mf, v) {
+                SpillDecision::Rematerialize(k) => SpillDecision::Rematerialize(k),
+                _ if i < func.values.len() && mf.is_kernel => {
+                    decide(&analysis, func, &facts, v, Value::new(i))
+                }
+                _ => SpillDecision::PerLaneSlot,
+            };
+        }
+        DivergenceSpillPolicy {
+            decisions,
+            capacity: warp_slot_capacity.min(MAX_WARP_SLOTS),
+        }
+    }
+}
+
+impl SpillPolicy for DivergenceSpillPolicy {
+    fn decide(&self, _mf: &MFunction, v: VReg) -> SpillDecision {
+        self.decisions
+            .get(v.index())
+            .copied()
+            .unwrap_or(SpillDecision::PerLaneSlot)
+    }
+
+    fn is_cheap(&self, mf: &MFunction, v: VReg) -> bool {
+        matches!(
+            self.decide(mf, v),
+            SpillDecision::Rematerialize(_) | SpillDecision::RematAffine { .. }
+        )
+    }
+
+    fn warp_slot_capacity(&self) -> u32 {
+        self.capacity
+    }
+}
+
+/// What the decision needs to know about each virtual register's
+/// definitions and live range in the MIR.
+struct VRegFacts {
+    /// MIR blocks of the definitions.
+    def_blocks: Vec<Vec<usize>>,
+    /// MIR blocks where the register is defined, used, live in or live out.
+    live_blocks: Vec<Vec<usize>>,
+    /// Every definition is a side-effect-free single-result instruction or
+    /// a parallel copy (the rewrite can drop it).
+    droppable_defs: Vec<bool>,
+    /// Every definition is an ordinary instruction (written back from a
+    /// scratch register), not a copy, call, division or entry.
+    ordinary_defs: Vec<bool>,
+    /// Both a source and a destination of one parallel copy.
+    copy_cycle_risk: Vec<bool>,
+}
+
+impl VRegFacts {
+    fn compute(mf: &MFunction) -> VRegFacts {
+        let n = mf.num_vregs();
+        let live = Liveness::compute(mf);
+        let mut facts = VRegFacts {
+            def_blocks: vec![Vec::new(); n],
+            live_blocks: vec![Vec::new(); n],
+            droppable_defs: vec![true; n],
+            ordinary_defs: vec![true; n],
+            copy_cycle_risk: vec![false; n],
+        };
+        let add = |list: &mut Vec<usize>, b: usize| {
+            if !list.contains(&b) {
+                list.push(b);
+            }
+        };
+        for (b, block) in mf.blocks.iter().enumerate() {
+            for inst in &block.insts {
+                let defs = inst.defs();
+                let single_pure = defs.len() == 1
+                    && matches!(
+                        inst.op,
+                        MOp::Li { .. }
+                            | MOp::Alu { .. }
+                            | MOp::AluImm { .. }
+                            | MOp::S2R { .. }
+                            | MOp::LdParam { .. }
+                            | MOp::Sel { .. }
+                    );
+                let copy = matches!(inst.op, MOp::ParallelCopy { .. });
+                let ordinary = !matches!(
+                    inst.op,
+                    MOp::ParallelCopy { .. }
+                        | MOp::Call { .. }
+                        | MOp::DivRem { .. }
+                        | MOp::Entry { .. }
+                        | MOp::Return { .. }
+                );
+                for d in &defs {
+                    add(&mut facts.def_blocks[d.index()], b);
+                    add(&mut facts.live_blocks[d.index()], b);
+                    if !(single_pure || copy) {
+                        facts.droppable_defs[d.index()] = false;
+                    }
+                    if !ordinary {
+                        facts.ordinary_defs[d.index()] = false;
+                    }
+                }
+                for u in inst.uses() {
+                    add(&mut facts.live_blocks[u.index()], b);
+                }
+                if let MOp::ParallelCopy { copies } = &inst.op {
+                    for &(dst, _) in copies {
+                        if copies.iter().any(|&(_, src)| src == dst) {
+                            facts.copy_cycle_risk[dst.index()] = true;
+                        }
+                    }
+                }
+            }
+            for set in [&live.live_in[b], &live.live_out[b]] {
+                for v in set.iter() {
+                    if v < n {
+                        add(&mut facts.live_blocks[v], b);
+                    }
+                }
+            }
+        }
+        facts
+    }
+}
+
+/// Sampaio's rule for one evicted IR value of the kernel.
+fn decide(
+    analysis: &DivergenceAnalysis,
+    func: &Function,
+    facts: &VRegFacts,
+    v: VReg,
+    value: Value,
+) -> SpillDecision {
+    let i = v.index();
+    let poly = analysis.poly(value);
+    // The abstract value must hold wherever the register is live: a value
+    // read after a loop that threads leave in different iterations is
+    // divergent there (temporal divergence).
+    let block_of = |b: usize| func.layout.get(b).copied();
+    let same_everywhere = facts.live_blocks[i]
+        .iter()
+        .all(|&b| block_of(b).is_some_and(|blk| analysis.poly_at(value, blk) == poly));
+    if !same_everywhere {
+        return SpillDecision::PerLaneSlot;
+    }
+    let full_warp_defs = !facts.def_blocks[i].is_empty()
+        && facts.def_blocks[i]
+            .iter()
+            .all(|&b| block_of(b).is_some_and(|blk| !analysis.runs_partial_warp(blk)));
+    let per_warp_ok = full_warp_defs && !facts.copy_cycle_risk[i];
+    let affine_part = |poly: ThreadPoly| {
+        let c1 = poly.tid_coefficient().known()?;
+        (poly.tid_squared_coefficient().is_zero()
+            && fits12(c1)
+            && per_warp_ok
+            && facts.ordinary_defs[i])
+            .then_some(SpillDecision::AffineUniformPart { c1 })
+    };
+    match poly.class() {
+        ValueClass::Constant => match poly.as_constant() {
+            Some(c) if facts.droppable_defs[i] => SpillDecision::Rematerialize(c as u32),
+            _ if per_warp_ok => SpillDecision::PerWarpSlot,
+            _ => SpillDecision::PerLaneSlot,
+        },
+        ValueClass::Uniform if per_warp_ok => SpillDecision::PerWarpSlot,
+        ValueClass::ConstantAffine => {
+            let c1 = poly.tid_coefficient().known();
+            let c0 = poly.uniform_part().known();
+            match (c1, c0) {
+                (Some(c1), Some(c0)) if fits12(c1) && fits12(c0) && facts.droppable_defs[i] => {
+                    SpillDecision::RematAffine { c1, c0 }
+                }
+                _ => affine_part(poly).unwrap_or(SpillDecision::PerLaneSlot),
+            }
+        }
+        ValueClass::Affine => affine_part(poly).unwrap_or(SpillDecision::PerLaneSlot),
+        ValueClass::Uniform | ValueClass::Divergent => SpillDecision::PerLaneSlot,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_and_print() {
+        for m in [SpillMode::Plain, SpillMode::DivergenceAware] {
+            assert_eq!(m.name().parse::<SpillMode>(), Ok(m));
+        }
+        assert!("per-warp".parse::<SpillMode>().is_err());
+        assert_eq!(SpillMode::default(), SpillMode::Plain);
+    }
+}
