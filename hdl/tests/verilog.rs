@@ -219,7 +219,12 @@ fn synth(config: &CoreConfig, tag: &str, flow: &str, limit: Duration) {
     }
     let dir = common::scratch(&format!("synth-{tag}-{flow}"));
     common::write_verilog(config, &dir);
-    let script = format!("read_verilog concord_core.v; {flow} -top concord_core; stat");
+    // The vendor script up to its `check` step, then that step without
+    // `autoname` (it only renames wires; see concord_fpga::synth_steps).
+    let script = format!(
+        "read_verilog concord_core.v; {flow} -top concord_core -run :check; \
+         hierarchy -check; stat; check -noinit"
+    );
     let (ok, log, t) = common::run_bounded(
         Command::new("yosys")
             .current_dir(&dir)
