@@ -804,8 +804,10 @@ impl Logic for Lane {
                 self.mid.next = (self.p_ll.val() >> 16)
                     + (self.p_lh.val() & 0xffff)
                     + (self.p_hl.val() & 0xffff);
-                self.mul_lo.next =
-                    self.p_ll.val() + (self.p_lh.val() << 16) + (self.p_hl.val() << 16);
+                // The low word reuses `mid` (bits 16..31 of the product): an
+                // adder with shifted operands would have 16 constant-zero low
+                // bits, which Yosys' ice40_opt peels one carry per pass.
+                self.mul_lo.next = (self.mid.val() << 16) | (self.p_ll.val() & 0xffff);
                 self.mul_hu.next = self.p_hh.val()
                     + (self.p_lh.val() >> 16)
                     + (self.p_hl.val() >> 16)
