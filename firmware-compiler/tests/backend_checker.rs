@@ -53,6 +53,7 @@ fn allocated(regs: u32) -> (PFunction, Option<Reg>) {
         conv: &conv,
         frame: &frame,
         kernel_stack: Some((64, 1 << 16)),
+        warp_area: None,
     };
     (lower(&mf, &locs, &ctx).unwrap().0, conv.sp)
 }

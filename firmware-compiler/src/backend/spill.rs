@@ -186,6 +186,11 @@ struct VRegFacts {
     ordinary_defs: Vec<bool>,
     /// Both a source and a destination of one parallel copy.
     copy_cycle_risk: Vec<bool>,
+    /// Computed from a `stack_addr`: the IR sees a per-thread address
+    /// space, where an address is the same offset in every thread (the
+    /// analysis may call it uniform), but the machine value is `sp + off`
+    /// with a different `sp` per lane.
+    per_lane_address: Vec<bool>,
 }
 
 impl VRegFacts {
@@ -198,6 +203,7 @@ impl VRegFacts {
             droppable_defs: vec![true; n],
             ordinary_defs: vec![true; n],
             copy_cycle_risk: vec![false; n],
+            per_lane_address: vec![false; n],
         };
         let add = |list: &mut Vec<usize>, b: usize| {
             if !list.contains(&b) {
@@ -255,7 +261,47 @@ impl VRegFacts {
                 }
             }
         }
+        facts.per_lane_address = per_lane_addresses(mf);
         facts
+    }
+}
+
+/// Registers that may hold a value computed from a stack address (a
+/// forward data-flow closure over every instruction and copy).
+fn per_lane_addresses(mf: &MFunction) -> Vec<bool> {
+    let mut tainted = vec![false; mf.num_vregs()];
+    loop {
+        let mut changed = false;
+        for block in &mf.blocks {
+            for inst in &block.insts {
+                let mut mark = |d: VReg, tainted: &mut Vec<bool>| {
+                    if !tainted[d.index()] {
+                        tainted[d.index()] = true;
+                        changed = true;
+                    }
+                };
+                match &inst.op {
+                    MOp::StackAddr { rd, .. } => mark(*rd, &mut tainted),
+                    MOp::ParallelCopy { copies } => {
+                        for &(dst, src) in copies {
+                            if tainted[src.index()] {
+                                mark(dst, &mut tainted);
+                            }
+                        }
+                    }
+                    _ => {
+                        if inst.uses().iter().any(|u| tainted[u.index()]) {
+                            for d in inst.defs() {
+                                mark(d, &mut tainted);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if !changed {
+            return tainted;
+        }
     }
 }
 
@@ -268,6 +314,9 @@ fn decide(
     value: Value,
 ) -> SpillDecision {
     let i = v.index();
+    if facts.per_lane_address[i] {
+        return SpillDecision::PerLaneSlot;
+    }
     let poly = analysis.poly(value);
     // The abstract value must hold wherever the register is live: a value
     // read after a loop that threads leave in different iterations is
@@ -325,5 +374,139 @@ mod tests {
         }
         assert!("per-warp".parse::<SpillMode>().is_err());
         assert_eq!(SpillMode::default(), SpillMode::Plain);
+    }
+}
+
+/// Sampaio's worked example (Figs. 4.1, 4.2 and 4.4): `avgSquare` without
+/// its bounds guard, kernel parameters re-read where they are used
+/// (`ld.global [k]` in the figures, `param k` here) and `tid` read where it
+/// is used, so the long live ranges are exactly those of the figures:
+/// `N`, `i`, `s` and `d`.
+#[cfg(test)]
+mod sampaio_avg_square {
+    use super::*;
+    use crate::backend::regalloc::VLoc;
+    use crate::backend::{compile_kernel, BackendOptions, CompiledKernel};
+    use crate::ir::parse::parse_module;
+
+    /// `N` is `v25` so that, among the intervals that all end at the loop's
+    /// latch (`N` and `i`), the linear scan's tie-break (highest number
+    /// first) evicts `N` and keeps `i` in a register, as Fig. 4.2 does.
+    const AVG_SQUARE: &str = "
+kernel @avgSquare(m, v, c) {
+block0:
+    v0 = iconst 0
+    v1 = param 2               ; c
+    v2 = imul v1, v1           ; t0 = c * c
+    v3 = special tid.x
+    v25 = iadd v3, v2          ; N = tid + t0
+    jump block1(v3, v0, v0)
+block1(v5: i32, v6: i32, v7: i32):   ; i, s, d
+    v8 = icmp lt v5, v25
+    brif v8, block2, block3
+block2:
+    v9 = iconst 2
+    v10 = ishl v5, v9          ; t1 = i * 4
+    v11 = param 0              ; m
+    v12 = iadd v11, v10
+    v13 = load.global.b32 v12  ; t2 = m[i]
+    v14 = iadd v6, v13         ; s = s + t2
+    v15 = iconst 1
+    v16 = iadd v7, v15         ; d = d + 1
+    v17 = param 2              ; c
+    v18 = iadd v5, v17         ; i = i + c
+    jump block1(v18, v14, v16)
+block3:
+    v19 = sdiv v6, v7          ; t3 = s / d
+    v20 = special tid.x
+    v21 = iconst 2
+    v22 = ishl v20, v21        ; t4 = tid * 4
+    v23 = param 1              ; v
+    v24 = iadd v23, v22
+    store.global.b32 v19, v24
+    return
+}
+";
+    const N: u32 = 25;
+    const I: u32 = 5;
+    const S: u32 = 6;
+    const D: u32 = 7;
+
+    fn compile(regs: u32, spill: SpillMode) -> CompiledKernel {
+        let mut m = parse_module(AVG_SQUARE, "avg_square.cir").expect("parses");
+        crate::ir::verify::verify_module(&m).expect("verifies");
+        crate::layout::layout_module(&mut m).expect("lays out");
+        let k = m.func_by_name("avgSquare").expect("kernel");
+        let options = BackendOptions {
+            regs,
+            spill,
+            ..BackendOptions::default()
+        };
+        compile_kernel(&m, k, &options).expect("compiles")
+    }
+
+    fn evicted(c: &CompiledKernel) -> Vec<(u32, VLoc)> {
+        let mut out: Vec<(u32, VLoc)> = c.kernel_evictions.iter().map(|&(v, l)| (v.0, l)).collect();
+        out.sort_by_key(|&(v, _)| v);
+        out
+    }
+
+    /// Expected by hand. Classes (§3.5): `N = T + c·c` is `1·T + ⊥`
+    /// (affine), `i = μ(T, i + c)` is `1·T + ⊥`, `d = μ(0, d + 1)` is
+    /// `0·T + ⊥` (uniform), `s = μ(0, s + m[i])` is divergent (a load from
+    /// an affine address); `i < N` is `0·T + ⊥`, so no branch is divergent
+    /// and no block runs with a partial warp: per-warp slots are allowed.
+    /// Budget 7 is the smallest at which exactly `s`, `d` and `N` are
+    /// evicted: sp and the two scratch registers leave 4 for values (the
+    /// figures' 3 registers plus the one our rewrite needs because reloads
+    /// go through the reserved scratch registers); at 8 nothing spills and
+    /// at 6 `i` goes too.
+    #[test]
+    fn figure_4_2_plain_three_local_slots() {
+        let c = compile(7, SpillMode::Plain);
+        let ev = evicted(&c);
+        let vals: Vec<u32> = ev.iter().map(|&(v, _)| v).collect();
+        assert_eq!(vals, vec![S, D, N]);
+        assert!(ev.iter().all(|&(_, l)| matches!(l, VLoc::Slot(_))));
+        assert_eq!(c.stats.per_lane, 3);
+        assert_eq!(c.stats.spills, 3);
+        assert_eq!(c.stats.warp_slots, 0);
+        assert_eq!(c.kernel.shared_bytes, 0);
+        // Neighbouring budgets: nothing at 8, `i` as well at 6.
+        assert!(evicted(&compile(8, SpillMode::Plain)).is_empty());
+        let six: Vec<u32> = evicted(&compile(6, SpillMode::Plain))
+            .iter()
+            .map(|&(v, _)| v)
+            .collect();
+        assert_eq!(six, vec![I, S, D, N]);
+    }
+
+    /// Fig. 4.4: `s` stays in local memory (rule: per lane), `d` moves to a
+    /// shared slot (rule ii), `N` keeps only its uniform part `c·c` in a
+    /// shared slot and is rebuilt as `1·T + t` (rule iv): one local slot
+    /// per lane instead of three, two per-warp slots.
+    #[test]
+    fn figure_4_4_divergence_aware_one_local_slot() {
+        let c = compile(7, SpillMode::DivergenceAware);
+        let ev = evicted(&c);
+        assert_eq!(ev.len(), 3, "{ev:?}");
+        assert!(matches!(ev[0], (S, VLoc::Slot(0))), "{ev:?}");
+        assert!(matches!(ev[1], (D, VLoc::WarpSlot(_))), "{ev:?}");
+        assert!(
+            matches!(ev[2], (N, VLoc::AffineSlot { c1: 1, .. })),
+            "{ev:?}"
+        );
+        assert_eq!(c.stats.per_lane, 1);
+        assert_eq!(c.stats.per_warp_uniform, 1);
+        assert_eq!(c.stats.affine_uniform_part, 1);
+        assert_eq!(c.stats.remat_affine_constant, 0);
+        assert_eq!(c.stats.warp_slots, 2);
+        let warps = BackendOptions::default().warps;
+        assert_eq!(c.stats.warp_spill_bytes, warps * 2 * 4);
+        assert_eq!(c.kernel.shared_bytes, warps * 2 * 4);
+        // The rebuild of N: the shared load of its uniform part plus T.
+        assert!(c.listing.contains("s2r"), "{}", c.listing);
+        assert!(c.listing.contains("ld.shared"), "{}", c.listing);
+        assert!(c.listing.contains("st.shared"), "{}", c.listing);
     }
 }
