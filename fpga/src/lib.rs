@@ -264,15 +264,39 @@ impl AreaReport {
         top: &str,
         units: &[&str],
     ) -> Result<AreaReport, FlowError> {
+        // One thread per target (one Yosys job per target at a time), the
+        // units of a target one after the other.
+        let per_target: Vec<Result<Vec<AreaRow>, FlowError>> = std::thread::scope(|s| {
+            let jobs: Vec<_> = Target::ALL
+                .iter()
+                .map(|&target| {
+                    s.spawn(move || {
+                        let mut rows = Vec::new();
+                        for unit in std::iter::once(top).chain(units.iter().copied()) {
+                            let t = std::time::Instant::now();
+                            let stats = synthesize(verilog, unit, target)?;
+                            eprintln!(
+                                "{} {unit}: {:.0} s",
+                                target.name(),
+                                t.elapsed().as_secs_f64()
+                            );
+                            rows.push(AreaRow {
+                                target,
+                                unit: unit.to_string(),
+                                stats,
+                            });
+                        }
+                        Ok(rows)
+                    })
+                })
+                .collect();
+            jobs.into_iter()
+                .map(|j| j.join().expect("synthesis thread panicked"))
+                .collect()
+        });
         let mut rows = Vec::new();
-        for target in Target::ALL {
-            for unit in std::iter::once(top).chain(units.iter().copied()) {
-                rows.push(AreaRow {
-                    target,
-                    unit: unit.to_string(),
-                    stats: synthesize(verilog, unit, target)?,
-                });
-            }
+        for r in per_target {
+            rows.extend(r?);
         }
         Ok(AreaReport {
             title: title.to_string(),
@@ -283,6 +307,12 @@ impl AreaReport {
     /// A Markdown table.
     pub fn to_markdown(&self) -> String {
         let mut out = format!("# {}\n\n", self.title);
+        out.push_str(
+            "Yosys `synth_ice40` / `synth_ecp5` with default options (flattened \
+             except modules marked `keep_hierarchy`, ABC LUT mapping, DSP and block-RAM \
+             inference on), run up to `check`, then `check` without `autoname`; \
+             counts are the mapped cells of the whole unit (`stat` over the hierarchy).\n\n",
+        );
         out.push_str(
             "| target | unit | LUTs | FFs | block RAMs | DSPs | carry cells | LUT RAMs |\n",
         );
