@@ -11,17 +11,27 @@
 //! 4. the back end: block layout for min-PC reconvergence, instruction
 //!    selection, register allocation, emission ([`backend`]).
 
-pub mod ir;
+// In pipeline order; each group is one step.
+pub mod frontend;
+
 pub mod interp;
-pub mod divergence;
+pub mod ir;
+
 pub mod dominator_tree;
 pub mod flowgraph;
 pub mod loop_analysis;
+
 pub mod passes;
-pub mod frontend;
-pub mod kernel_gen;
-pub mod filetest;
-pub mod backend;
+
+pub mod divergence;
+
 pub mod layout;
 pub mod layout_verify;
+
+pub mod backend;
+
 pub mod driver;
+
+// Testing aids.
+pub mod filetest;
+pub mod kernel_gen;

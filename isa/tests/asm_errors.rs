@@ -156,7 +156,12 @@ fn duplicate_label() {
         1,
         "duplicate `.stack` directive",
     );
-    check(".stack 6\nexit", 1, 8, "stack size 6 is not a multiple of 4");
+    check(
+        ".stack 6\nexit",
+        1,
+        8,
+        "stack size 6 is not a multiple of 4",
+    );
     check(
         "r3: exit",
         1,

@@ -266,45 +266,47 @@ fn kernel() -> impl Strategy<Value = Kernel> {
         prop::collection::vec((any::<u32>(), "[A-Za-z_][a-z0-9]{0,4}"), 0..6),
         prop_oneof![Just(0u32), (0u32..1 << 20).prop_map(|w| w * 4)],
     )
-        .prop_map(|(code, entries, params, shared_bytes, symbols, stack_bytes)| {
-            let len = code.len() as u32;
-            let mut entries: Vec<Entry> = entries
-                .into_iter()
-                .enumerate()
-                .map(|(i, (pc, name))| Entry {
-                    name: format!("e{i}_{name}"),
-                    pc: pc % len,
-                })
-                .collect();
-            // The assembler lists entries in address order.
-            entries.sort_by_key(|e| e.pc);
-            if entries.is_empty() {
-                entries.push(Entry {
-                    name: "main".into(),
-                    pc: 0,
-                });
-            }
-            let params = params
-                .into_iter()
-                .enumerate()
-                .map(|(i, p)| format!("a{i}{p}"))
-                .collect();
-            let symbols = symbols
-                .into_iter()
-                .map(|(pc, name)| (name, pc % (len + 1)))
-                .collect();
-            let (regs_used, preds_used) = resources_used(&code);
-            Kernel {
-                code,
-                entries,
-                params,
-                shared_bytes,
-                regs_used,
-                preds_used,
-                symbols,
-                stack_bytes,
-            }
-        })
+        .prop_map(
+            |(code, entries, params, shared_bytes, symbols, stack_bytes)| {
+                let len = code.len() as u32;
+                let mut entries: Vec<Entry> = entries
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (pc, name))| Entry {
+                        name: format!("e{i}_{name}"),
+                        pc: pc % len,
+                    })
+                    .collect();
+                // The assembler lists entries in address order.
+                entries.sort_by_key(|e| e.pc);
+                if entries.is_empty() {
+                    entries.push(Entry {
+                        name: "main".into(),
+                        pc: 0,
+                    });
+                }
+                let params = params
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, p)| format!("a{i}{p}"))
+                    .collect();
+                let symbols = symbols
+                    .into_iter()
+                    .map(|(pc, name)| (name, pc % (len + 1)))
+                    .collect();
+                let (regs_used, preds_used) = resources_used(&code);
+                Kernel {
+                    code,
+                    entries,
+                    params,
+                    shared_bytes,
+                    regs_used,
+                    preds_used,
+                    symbols,
+                    stack_bytes,
+                }
+            },
+        )
 }
 
 proptest! {

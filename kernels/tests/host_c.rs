@@ -259,9 +259,8 @@ fn run_host(
 fn kernels_run_as_host_c_match_their_references() {
     // `scripts/setup.sh` installs gcc (it builds the Verilator models too);
     // a missing compiler is a broken setup, never a silent pass.
-    let cc = compiler().expect(
-        "no C compiler (`cc`, or $CC): run scripts/setup.sh, which installs gcc and g++",
-    );
+    let cc = compiler()
+        .expect("no C compiler (`cc`, or $CC): run scripts/setup.sh, which installs gcc and g++");
     let work: PathBuf =
         std::env::temp_dir().join(format!("concord-kernels-host-{}", std::process::id()));
     std::fs::create_dir_all(&work).unwrap();

@@ -259,7 +259,11 @@ pub enum InstData {
     /// `v = icmp lt v1, v2` (`i1`); the ISA's comparison names.
     Icmp { cmp: Cmp, args: [Value; 2] },
     /// `v = select v0, v1, v2`: `v0 ? v1 : v2`, `v0: i1`.
-    Select { cond: Value, if_true: Value, if_false: Value },
+    Select {
+        cond: Value,
+        if_true: Value,
+        if_false: Value,
+    },
     /// `v = special tid.x` (`i32`); the ISA's special register names.
     Special { reg: SpecialReg },
     /// `v = param 2`: kernel parameter word 2 (`i32`, kernels only).

@@ -378,7 +378,8 @@ impl Assembler<'_> {
                 }
                 Stmt::Stack { at, .. } => {
                     if stack_seen {
-                        self.diags.push(line, raw(*at, "duplicate `.stack` directive"));
+                        self.diags
+                            .push(line, raw(*at, "duplicate `.stack` directive"));
                     }
                     stack_seen = true;
                 }
