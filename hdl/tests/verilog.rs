@@ -278,7 +278,7 @@ fn synth_ecp5_small() {
 }
 
 #[test]
-#[ignore = "synthesis of the 8x8 default core takes tens of minutes (see hdl/README.md); full tier"]
+#[ignore = "synthesis of the 8x8 default core takes 10-15 min on a loaded 2-core machine (see hdl/README.md); full tier"]
 fn synth_ice40_default() {
     synth(
         &CoreConfig::default(),
@@ -289,7 +289,7 @@ fn synth_ice40_default() {
 }
 
 #[test]
-#[ignore = "synthesis of the 8x8 default core takes tens of minutes (see hdl/README.md); full tier"]
+#[ignore = "synthesis of the 8x8 default core takes 10-15 min on a loaded 2-core machine (see hdl/README.md); full tier"]
 fn synth_ecp5_default() {
     synth(
         &CoreConfig::default(),
