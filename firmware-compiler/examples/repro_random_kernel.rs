@@ -1,6 +1,6 @@
-//! A debugging aid for random-kernel failures (not run by default):
-//! `CONCORD_REPRO_SEED=<seed> cargo test -p concord-compiler --test
-//! backend_repro -- --ignored --nocapture` prints the generated source, the
+//! A debugging aid for random-kernel failures:
+//! `CONCORD_REPRO_SEED=<seed> cargo run --release -p concord-compiler
+//! --example repro_random_kernel` prints the generated source, the
 //! optimised and laid-out IR, and runs the IR interpreter on the front
 //! end's IR and on the optimised IR, so a miscompile can be bisected into
 //! the middle end or the back end. `CONCORD_REPRO_REGS` sets the budget
@@ -14,15 +14,13 @@ use concord_compiler::layout;
 use concord_compiler::passes::{self, OptOptions};
 use concord_isa::config::CoreConfig;
 
-#[test]
-#[ignore]
-fn reproduce_a_random_kernel() {
+fn main() {
     let Some(seed) = std::env::var("CONCORD_REPRO_SEED")
         .ok()
         .and_then(|s| s.parse::<u64>().ok())
     else {
-        eprintln!("set CONCORD_REPRO_SEED");
-        return;
+        eprintln!("error: set CONCORD_REPRO_SEED to the failing seed");
+        std::process::exit(2);
     };
     let gen = GenConfig::default();
     let config = CoreConfig {
