@@ -368,29 +368,13 @@ fn three_hundred_kernels_pass_the_front_end() {
 fn run_on_interpreter(k: &GeneratedKernel) -> Result<u64, String> {
     use concord_compiler::interp::{run, InterpLaunch, InterpOptions};
     use concord_isa::config::CoreConfig;
-    use concord_isa::container::{Entry, Kernel};
 
     let options = concord_compiler::frontend::FrontendOptions::default();
     let (module, _) = concord_compiler::frontend::compile_source(&k.source, "kernel.cu", &options)
         .map_err(|d| render(&d, &k.source, "kernel.cu"))?;
     let kernel = module.kernels().next().ok_or("no kernel")?;
-    // Only the launch checks need a container: a stub with the names.
-    let stub = Kernel {
-        code: vec![0],
-        entries: vec![Entry {
-            name: k.kernel_name.clone(),
-            pc: 0,
-        }],
-        params: k.args.iter().map(|a| a.name.clone()).collect(),
-        regs_used: 1,
-        preds_used: 1,
-        ..Kernel::default()
-    };
     let config = CoreConfig::default();
-    let prepared = k
-        .launch_description(&std::env::temp_dir())
-        .prepare(&stub, &config)
-        .map_err(|e| e.to_string())?;
+    let prepared = k.prepare_without_code(&config)?;
     let launch = InterpLaunch::new(&prepared, &config);
     let mut global = prepared.global.clone();
     let limits = InterpOptions {

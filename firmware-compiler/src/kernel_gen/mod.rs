@@ -175,6 +175,31 @@ impl GeneratedKernel {
             watchdog: Some(WATCHDOG),
         }
     }
+
+    /// The launch's initial state on a core configured by `config`, for
+    /// running the kernel's IR on the interpreter without compiling it: the
+    /// launch checks need a container, and a stub with the kernel's name
+    /// and parameter names is enough for them.
+    pub fn prepare_without_code(
+        &self,
+        config: &concord_isa::config::CoreConfig,
+    ) -> Result<concord_isa::launch::PreparedLaunch, String> {
+        use concord_isa::container::{Entry, Kernel};
+        let stub = Kernel {
+            code: vec![0],
+            entries: vec![Entry {
+                name: self.kernel_name.clone(),
+                pc: 0,
+            }],
+            params: self.args.iter().map(|a| a.name.clone()).collect(),
+            regs_used: 1,
+            preds_used: 1,
+            ..Kernel::default()
+        };
+        self.launch_description(&std::env::temp_dir())
+            .prepare(&stub, config)
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// Generates the kernel for `seed`. Deterministic: the same seed and

@@ -877,7 +877,6 @@ block0(v0: i1):
     #[test]
     fn random_kernels_keep_their_results() {
         use concord_isa::config::CoreConfig;
-        use concord_isa::container::{Entry, Kernel};
 
         let count: u64 = std::env::var("FLATTEN_RANDOM_RUNS")
             .ok()
@@ -897,21 +896,7 @@ block0(v0: i1):
             else {
                 continue;
             };
-            let stub = Kernel {
-                code: vec![0],
-                entries: vec![Entry {
-                    name: k.kernel_name.clone(),
-                    pc: 0,
-                }],
-                params: k.args.iter().map(|a| a.name.clone()).collect(),
-                regs_used: 1,
-                preds_used: 1,
-                ..Kernel::default()
-            };
-            let Ok(prepared) = k
-                .launch_description(&std::env::temp_dir())
-                .prepare(&stub, &config)
-            else {
+            let Ok(prepared) = k.prepare_without_code(&config) else {
                 continue;
             };
             let launch = InterpLaunch::new(&prepared, &config);

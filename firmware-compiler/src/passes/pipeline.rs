@@ -324,7 +324,6 @@ block0:
     #[test]
     fn random_kernels_keep_their_results() {
         use concord_isa::config::CoreConfig;
-        use concord_isa::container::{Entry, Kernel};
 
         let count: u64 = std::env::var("OPT_RANDOM_RUNS")
             .ok()
@@ -344,22 +343,7 @@ block0:
             else {
                 continue; // the front end's own tests report rejections
             };
-            // Only the launch checks need a container: a stub with the names.
-            let stub = Kernel {
-                code: vec![0],
-                entries: vec![Entry {
-                    name: k.kernel_name.clone(),
-                    pc: 0,
-                }],
-                params: k.args.iter().map(|a| a.name.clone()).collect(),
-                regs_used: 1,
-                preds_used: 1,
-                ..Kernel::default()
-            };
-            let Ok(prepared) = k
-                .launch_description(&std::env::temp_dir())
-                .prepare(&stub, &config)
-            else {
+            let Ok(prepared) = k.prepare_without_code(&config) else {
                 continue;
             };
             let launch = InterpLaunch::new(&prepared, &config);
