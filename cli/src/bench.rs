@@ -59,6 +59,9 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         return run_core(&args);
     }
     if args.compiler {
+        if args.repeat == 0 {
+            return Err("--repeat must be at least 1".into());
+        }
         return crate::bench_compiler::run(args.repeat);
     }
     if args.blocks == 0 || args.iterations == 0 || args.repeat == 0 {

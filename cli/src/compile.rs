@@ -20,7 +20,9 @@ pub struct CompileFlags {
     /// Values that do not fit are spilled to the per-thread stack.
     #[arg(long, value_name = "N")]
     pub regs: Option<u32>,
-    /// Per-thread stack size in bytes, instead of the computed one.
+    /// Per-thread stack size in bytes, instead of the computed one (rounded
+    /// up to a multiple of 8; ignored by kernels that need no stack; less
+    /// than one pass down the deepest call chain is an error).
     #[arg(long, value_name = "BYTES")]
     pub stack_bytes: Option<u32>,
     /// Largest `__device__` function (IR instructions) that is inlined; 0

@@ -396,3 +396,15 @@ fn flatten_study_prints_a_checked_table_with_crossovers() {
     let e = fails(&["study", "flatten", "--ratios", "3"]);
     assert!(e.contains("`3` is not OUTER/INNER"), "{e}");
 }
+
+#[test]
+fn bad_compile_flags_are_errors() {
+    let e = fails(&["compile", "kernels/suite/reduce.cu", "--regs", "3"]);
+    assert!(e.contains("register budget of 3 is outside 4..=32"), "{e}");
+    let e = fails(&["compile", "kernels/suite/nqueens.cu", "--stack-bytes", "8"]);
+    assert!(e.contains("smaller than the"), "{e}");
+    let e = fails(&["bench", "--compiler", "--repeat", "0"]);
+    assert!(e.contains("--repeat must be at least 1"), "{e}");
+    let e = fails(&["study", "flatten", "--lanes", "3"]);
+    assert!(e.contains("power of two"), "{e}");
+}

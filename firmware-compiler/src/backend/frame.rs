@@ -181,16 +181,20 @@ pub fn stack_size(
     frames: &HashMap<FuncId, (u32, bool)>,
     callees: &HashMap<FuncId, Vec<FuncId>>,
     recursion_frames: &HashMap<FuncId, u64>,
-) -> (u64, bool) {
+) -> StackNeed {
     struct Graph<'a> {
         frames: &'a HashMap<FuncId, (u32, bool)>,
         callees: &'a HashMap<FuncId, Vec<FuncId>>,
         recursion_frames: &'a HashMap<FuncId, u64>,
     }
     // Depth-first search with an "on the path" mark detects recursion.
+    // With `cut_cycles`, a call back into a function already on the path
+    // counts nothing: the stack of one pass down the deepest chain, the
+    // least any recursive program needs.
     fn need(
         g: &Graph,
         f: FuncId,
+        cut_cycles: bool,
         on_path: &mut Vec<FuncId>,
         memo: &mut HashMap<FuncId, u64>,
     ) -> Option<u64> {
@@ -198,7 +202,7 @@ pub fn stack_size(
             return Some(n);
         }
         if on_path.contains(&f) {
-            return None;
+            return cut_cycles.then_some(0);
         }
         on_path.push(f);
         let (frame, divides) = g.frames.get(&f).copied().unwrap_or((0, false));
@@ -208,7 +212,7 @@ pub fn stack_size(
             if c == f && bounded_depth.is_some() {
                 continue;
             }
-            below = below.max(need(g, c, on_path, memo)?);
+            below = below.max(need(g, c, cut_cycles, on_path, memo)?);
         }
         on_path.pop();
         let copies = bounded_depth.unwrap_or(1).max(1);
@@ -223,10 +227,36 @@ pub fn stack_size(
         callees,
         recursion_frames,
     };
-    match need(&graph, kernel, &mut Vec::new(), &mut HashMap::new()) {
-        Some(n) => (n.next_multiple_of(8), false),
-        None => (u64::from(DEFAULT_RECURSIVE_STACK), true),
+    match need(&graph, kernel, false, &mut Vec::new(), &mut HashMap::new()) {
+        Some(n) => StackNeed {
+            size: n.next_multiple_of(8),
+            recursive: false,
+            minimum: n.next_multiple_of(8),
+        },
+        None => {
+            let minimum = need(&graph, kernel, true, &mut Vec::new(), &mut HashMap::new())
+                .unwrap_or(0)
+                .next_multiple_of(8);
+            StackNeed {
+                size: u64::from(DEFAULT_RECURSIVE_STACK).max(minimum),
+                recursive: true,
+                minimum,
+            }
+        }
     }
+}
+
+/// The per-thread stack a kernel needs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct StackNeed {
+    /// What the kernel gets unless overridden: the exact need, or for
+    /// unbounded recursion the default (at least `minimum`).
+    pub size: u64,
+    /// Whether some recursion has no static depth bound.
+    pub recursive: bool,
+    /// The least any run needs (one frame per function on the deepest
+    /// chain); an override below it is rejected.
+    pub minimum: u64,
 }
 
 #[cfg(test)]
@@ -242,10 +272,18 @@ mod tests {
         let frames = HashMap::from([(k, (16, false)), (f, (40, true)), (g, (8, false))]);
         let callees = HashMap::from([(k, vec![f]), (f, vec![f, g]), (g, vec![])]);
         let bounded = HashMap::from([(f, 3)]);
-        assert_eq!(stack_size(k, &frames, &callees, &bounded), (184, false));
+        let bounded_need = stack_size(k, &frames, &callees, &bounded);
+        assert_eq!((bounded_need.size, bounded_need.recursive), (184, false));
+        // Unbounded: the default, and at least one pass down the chain:
+        // 16 + 40 + max(48, 8) = 104 bytes.
+        let unbounded = stack_size(k, &frames, &callees, &HashMap::new());
         assert_eq!(
-            stack_size(k, &frames, &callees, &HashMap::new()),
-            (u64::from(DEFAULT_RECURSIVE_STACK), true)
+            unbounded,
+            StackNeed {
+                size: u64::from(DEFAULT_RECURSIVE_STACK),
+                recursive: true,
+                minimum: 104,
+            }
         );
     }
 }

@@ -346,19 +346,25 @@ pub fn compile_kernel(
     let stack_bytes = if needs_stack {
         let ids: Vec<FuncId> = units.iter().map(|u| u.id).collect();
         let bounded = recursion::self_recursion_frames(module, &ids);
-        let (need, recursive) = frame::stack_size(kernel, &frame_sizes, &callees, &bounded);
+        let need = frame::stack_size(kernel, &frame_sizes, &callees, &bounded);
         let s = match options.stack_bytes_per_thread {
             Some(s) => {
                 let s = u64::from(s).next_multiple_of(8);
-                if !recursive && s < need {
+                if s < need.minimum {
                     return Err(BackendError::Options(format!(
-                        "a stack of {s} bytes per thread is smaller than the {need} bytes @{} needs",
-                        kfunc.name
+                        "a stack of {s} bytes per thread is smaller than the {} bytes @{} needs{}",
+                        need.minimum,
+                        kfunc.name,
+                        if need.recursive {
+                            " for one call of each function on its deepest call chain (recursion needs more)"
+                        } else {
+                            ""
+                        }
                     )));
                 }
                 s
             }
-            None => need,
+            None => need.size,
         };
         if s == 0 || s > u64::from(options.global_memory_bytes) {
             return Err(BackendError::Options(format!(
