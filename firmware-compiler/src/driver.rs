@@ -37,6 +37,8 @@ pub struct CompileOptions {
     pub stack_bytes: Option<u32>,
     /// Where evicted values go (`--spill plain|divergence-aware`).
     pub spill: backend::SpillMode,
+    /// What happens to divergent branches (`--divergence`).
+    pub divergence: backend::DivergenceStrategy,
     pub opt: OptOptions,
 }
 
@@ -47,6 +49,7 @@ impl CompileOptions {
             regs: None,
             stack_bytes: None,
             spill: backend::SpillMode::Plain,
+            divergence: backend::DivergenceStrategy::default(),
             opt: OptOptions::default(),
         }
     }
@@ -58,6 +61,7 @@ impl CompileOptions {
         }
         b.stack_bytes_per_thread = self.stack_bytes;
         b.spill = self.spill;
+        b.divergence = self.divergence;
         b
     }
 }

@@ -20,7 +20,7 @@
 use std::fmt;
 
 use concord_isa::instr::{
-    AluOp, AtomOp, Cmp, LoadWidth, PredOp, Space, SpecialReg, StoreWidth, VoteKind,
+    AluOp, AtomOp, Cmp, Consensus, LoadWidth, PredOp, Space, SpecialReg, StoreWidth, VoteKind,
 };
 
 use crate::ir::{FuncId, StackSlot};
@@ -252,6 +252,14 @@ pub enum MOp {
     Jump {
         target: MBlock,
     },
+    /// Consensual branch (`bra.none/any/all p, L`): a vote of the executing
+    /// lanes on `p`; all active lanes go to `target` together or none does.
+    /// Predication uses it for loop masks and runtime uniformity skips.
+    BraCons {
+        kind: Consensus,
+        p: VPredSrc,
+        target: MBlock,
+    },
     /// Kernel return: the thread exits.
     Exit,
     /// Device function return (value in the return register, back to `ra`).
@@ -266,24 +274,34 @@ pub enum MOp {
 pub struct MInst {
     pub guard: Option<VGuard>,
     pub op: MOp,
+    /// Set by predication on a guarded definition whose old value no lane
+    /// ever reads (the only definition of an SSA value, not live out of a
+    /// predicated loop): liveness then treats it as a full definition, so
+    /// predicated values do not stay live from the function entry.
+    pub exclusive_def: bool,
 }
 
 impl MInst {
     pub fn new(op: MOp) -> MInst {
-        MInst { guard: None, op }
+        MInst {
+            guard: None,
+            op,
+            exclusive_def: false,
+        }
     }
 
     pub fn guarded(guard: VGuard, op: MOp) -> MInst {
         MInst {
             guard: Some(guard),
             op,
+            exclusive_def: false,
         }
     }
 
     /// Whether the definitions are partial (lanes whose guard is false keep
     /// the old value, so the old value is read too).
     pub fn is_partial_def(&self) -> bool {
-        self.guard.is_some()
+        self.guard.is_some() && !self.exclusive_def
     }
 
     /// Registers defined (fully or, under a guard, partially).
@@ -315,6 +333,7 @@ impl MInst {
             | MOp::Bar
             | MOp::Bra { .. }
             | MOp::Jump { .. }
+            | MOp::BraCons { .. }
             | MOp::Exit
             | MOp::Return { .. } => {}
         }
@@ -359,7 +378,9 @@ impl MInst {
                 out.push(*addr);
                 out.push(*src);
             }
-            MOp::Vote { p, .. } | MOp::Ballot { p, .. } => pred(p, &mut out),
+            MOp::Vote { p, .. } | MOp::Ballot { p, .. } | MOp::BraCons { p, .. } => {
+                pred(p, &mut out)
+            }
             MOp::DivRem { a, b, .. } => {
                 out.push(*a);
                 out.push(*b);
@@ -380,7 +401,9 @@ impl MInst {
         let mut out = self.op_uses();
         if let Some(g) = self.guard {
             out.push(g.pred);
-            out.extend(self.defs());
+            if self.is_partial_def() {
+                out.extend(self.defs());
+            }
         }
         out
     }
@@ -426,7 +449,9 @@ impl MInst {
                 *addr = f(*addr);
                 *src = f(*src);
             }
-            MOp::Vote { p, .. } | MOp::Ballot { p, .. } => pred(p, &mut f),
+            MOp::Vote { p, .. } | MOp::Ballot { p, .. } | MOp::BraCons { p, .. } => {
+                pred(p, &mut f)
+            }
             MOp::DivRem { a, b, .. } => {
                 *a = f(*a);
                 *b = f(*b);
@@ -474,6 +499,7 @@ impl MInst {
             | MOp::Bar
             | MOp::Bra { .. }
             | MOp::Jump { .. }
+            | MOp::BraCons { .. }
             | MOp::Exit
             | MOp::Return { .. } => {}
         }
@@ -500,7 +526,9 @@ impl MInst {
     /// Branch targets inside the function.
     pub fn targets(&self) -> Option<MBlock> {
         match self.op {
-            MOp::Bra { target } | MOp::Jump { target } => Some(target),
+            MOp::Bra { target } | MOp::Jump { target } | MOp::BraCons { target, .. } => {
+                Some(target)
+            }
             _ => None,
         }
     }

@@ -37,6 +37,7 @@ pub mod mir;
 pub mod parallel_move;
 pub mod pcode;
 pub mod predalloc;
+pub mod predication;
 pub mod recursion;
 pub mod regalloc;
 pub mod runtime;
@@ -52,6 +53,7 @@ use crate::ir::{FuncId, FuncKind, InstData, Module};
 use frame::{Convention, Frame};
 use mir::{MFunction, RegClass};
 use regalloc::{DefaultSpillPolicy, GprAssignment, SpillPolicy, VLoc};
+pub use predication::{BranchCounts, DivergenceStrategy};
 pub use spill::SpillMode;
 
 /// What the back end may use.
@@ -71,6 +73,8 @@ pub struct BackendOptions {
     pub warps: u32,
     /// The core's `shared_memory_bytes` (the per-warp spill area must fit).
     pub shared_memory_bytes: u32,
+    /// What happens to divergent branches (`--divergence`).
+    pub divergence: DivergenceStrategy,
 }
 
 impl BackendOptions {
@@ -83,6 +87,7 @@ impl BackendOptions {
             spill: SpillMode::Plain,
             warps: config.warps,
             shared_memory_bytes: config.shared_memory_bytes,
+            divergence: DivergenceStrategy::default(),
         }
     }
 }
@@ -128,6 +133,8 @@ pub struct BackendStats {
     /// (`warps × slots × 4`, included in `Kernel::shared_bytes`).
     pub warp_slots: u32,
     pub warp_spill_bytes: u32,
+    /// Conditional branches by what became of them (`--divergence`).
+    pub branches: BranchCounts,
 }
 
 /// A compiled kernel: the image, its listing and statistics.
