@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use concord_compiler::backend::SpillMode;
+use concord_compiler::backend::{DivergenceStrategy, SpillMode};
 use concord_compiler::driver::{self, CompileOptions, Compiled, KernelOutput};
 use concord_isa::config::CoreConfig;
 use concord_isa::container::Kernel;
@@ -40,6 +40,12 @@ pub struct CompileFlags {
     /// index).
     #[arg(long, value_name = "MODE", default_value_t = SpillMode::Plain)]
     pub spill: SpillMode,
+    /// What happens to divergent branches: `branch` (per-lane branches,
+    /// reconverged by the min-PC arbiter), `predicate` (if-converted into
+    /// guarded code with consensual skips, Lee et al.) or `auto` (per
+    /// region, the cheaper of the two by a static estimate).
+    #[arg(long, value_name = "STRATEGY", default_value_t = DivergenceStrategy::default())]
+    pub divergence: DivergenceStrategy,
 }
 
 impl CompileFlags {
@@ -52,6 +58,7 @@ impl CompileFlags {
         }
         o.opt.flatten_loops = self.flatten_loops;
         o.spill = self.spill;
+        o.divergence = self.divergence;
         o
     }
 }
@@ -84,7 +91,8 @@ pub struct CompileArgs {
     #[arg(long, value_name = "NAME")]
     kernel: Option<String>,
     /// Print statistics per kernel on stderr: instructions, registers,
-    /// predicates, spills, branches by class.
+    /// predicates, spills, branch classes and what became of the branches
+    /// under `--divergence`.
     #[arg(long)]
     stats: bool,
     #[command(flatten)]
@@ -219,10 +227,18 @@ pub fn stats_text(k: &KernelOutput) -> String {
         k.compiled.kernel.stack_bytes
     );
     let _ = writeln!(out, "  calls               {}", s.calls);
+    // The divergence analysis's verdict on the IR's conditional branches,
+    // then what the back end made of them under `--divergence`.
     let _ = writeln!(
         out,
-        "  branches            {} uniform, {} divergent",
+        "  branch classes      {} uniform, {} divergent",
         d.uniform_branches, d.divergent_branches
+    );
+    let b = &s.branches;
+    let _ = writeln!(
+        out,
+        "  branches            {} uniform (SBU), {} runtime-checked (RBU), {} loop consensual, {} predicated, {} divergent kept",
+        b.uniform, b.runtime_checked, b.loop_consensual, b.predicated, b.divergent_kept
     );
     let c = &d.by_class;
     let total = c.total();
