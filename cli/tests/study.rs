@@ -1,0 +1,182 @@
+//! `concord study spill`, `concord study divergence` and the
+//! `--divergence` compile flag end to end, on small launch subsets so that
+//! they take seconds.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn concord(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_concord"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = concord(args);
+    assert!(
+        out.status.success(),
+        "concord {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs and expects a non-zero exit with one `error:` report; returns stderr.
+fn fails(args: &[&str]) -> String {
+    let out = concord(args);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!out.status.success(), "concord {args:?} should fail");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+/// The cells of the table rows (lines starting with `| `) whose first cell
+/// is `first`.
+fn rows<'a>(out: &'a str, first: &str) -> Vec<Vec<&'a str>> {
+    out.lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .map(|l| l.trim_end_matches(" |").split(" | ").collect::<Vec<_>>())
+        .filter(|cells| cells[0] == first)
+        .collect()
+}
+
+#[test]
+fn bad_divergence_values_are_errors() {
+    for command in ["compile", "run", "cosim"] {
+        let input = if command == "compile" {
+            "kernels/suite/reduce.cu"
+        } else {
+            "kernels/suite/reduce.yaml"
+        };
+        let e = fails(&[command, input, "--divergence", "foo"]);
+        assert!(e.contains("--divergence"), "{e}");
+        assert!(
+            e.contains("`foo` is not one of branch, predicate, auto"),
+            "{e}"
+        );
+    }
+    let e = fails(&["study", "spill", "--regs", "3"]);
+    assert!(e.contains("register budget of 3 is outside 4..=32"), "{e}");
+    let e = fails(&["study", "divergence", "--regs", "40"]);
+    assert!(e.contains("register budget of 40 is outside 4..=32"), "{e}");
+    let e = fails(&["study", "divergence", "--launches", "nosuch"]);
+    assert!(
+        e.contains("`nosuch` is neither a suite kernel nor a suite launch"),
+        "{e}"
+    );
+}
+
+#[test]
+fn every_divergence_strategy_compiles_runs_and_reports_branch_fates() {
+    for strategy in ["branch", "predicate", "auto"] {
+        let out = ok(&[
+            "run",
+            "kernels/suite/reduce.yaml",
+            "--model",
+            "cycle",
+            "--divergence",
+            strategy,
+        ]);
+        assert!(out.contains("cycles"), "{out}");
+    }
+    let dir = std::env::temp_dir().join(format!("concord-study-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = dir.join("reduce.cbin");
+    let out = concord(&[
+        "compile",
+        "kernels/suite/reduce.cu",
+        "--stats",
+        "--divergence",
+        "auto",
+        "-o",
+        bin.to_str().unwrap(),
+    ]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.trim_start().starts_with("branches "))
+        .unwrap_or_else(|| panic!("no branches line:\n{stderr}"));
+    for part in [
+        " uniform (SBU), ",
+        " runtime-checked (RBU), ",
+        " loop consensual, ",
+        " predicated, ",
+        " divergent kept",
+    ] {
+        assert!(line.contains(part), "missing `{part}`: {line}");
+    }
+}
+
+#[test]
+fn spill_study_prints_a_checked_table_and_the_geometric_mean() {
+    let out = ok(&[
+        "study",
+        "spill",
+        "--launches",
+        "vecadd,reduce",
+        "--regs",
+        "8,32",
+    ]);
+    assert!(
+        out.contains("| kernel | regs | plain per lane | per lane | per warp | remat | cycles plain | cycles div-aware | speedup |"),
+        "{out}"
+    );
+    let vecadd = rows(&out, "vecadd");
+    let reduce = rows(&out, "reduce");
+    assert_eq!((vecadd.len(), reduce.len()), (2, 2), "{out}");
+    assert!(reduce.iter().all(|r| r.len() == 9), "{out}");
+    assert_eq!((reduce[0][1], reduce[1][1]), ("8", "32"), "{out}");
+    // Eight registers force reduce to spill; 32 force nothing anywhere.
+    assert_ne!(reduce[0][2], "0", "{out}");
+    assert_eq!(reduce[1][2..6], ["0", "0", "0", "0"], "{out}");
+    assert!(out.contains("  8 registers: "), "{out}");
+    assert!(out.contains("over 1 of 2 launches"), "{out}");
+    assert!(out.contains("excluded, nothing spilled: vecadd"), "{out}");
+    assert!(out.contains("  32 registers: no launch spilled"), "{out}");
+    assert!(
+        out.contains("excluded, nothing spilled: vecadd, reduce"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Sampaio et al. report a 29.7% geometric-mean speedup; ours: "),
+        "{out}"
+    );
+}
+
+#[test]
+fn divergence_study_prints_every_strategy_and_the_auto_verdict() {
+    let out = ok(&["study", "divergence", "--launches", "vecadd,reduce-odd"]);
+    assert!(
+        out.contains("| kernel | cycles branch | cycles predicate | cycles auto | SIMD eff. branch | SIMD eff. predicate | SIMD eff. auto | if-converted predicate/auto | auto/best |"),
+        "{out}"
+    );
+    for name in ["vecadd", "reduce-odd"] {
+        let r = rows(&out, name);
+        assert_eq!(r.len(), 1, "{out}");
+        assert_eq!(r[0].len(), 9, "{out}");
+        for cycles in &r[0][1..4] {
+            assert!(cycles.parse::<u64>().unwrap() > 0, "{out}");
+        }
+        for eff in &r[0][4..7] {
+            assert!(eff.ends_with('%'), "{out}");
+        }
+        assert!(r[0][8].parse::<f64>().unwrap() > 0.0, "{out}");
+    }
+    assert!(
+        out.contains("on all 2 launches")
+            || out.contains("slower than the better of branch and predicate on"),
+        "{out}"
+    );
+}
