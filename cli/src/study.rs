@@ -19,9 +19,15 @@ pub enum Study {
     Flatten(flatten::FlattenStudyArgs),
     /// Divergence-aware against plain spilling per suite kernel and
     /// register budget: spills by rule, cycles, geometric-mean speedup.
+    #[command(
+        after_help = "Examples:\n  concord study spill\n  concord study spill --regs 6,8 --launches reduce,scan-wide"
+    )]
     Spill(spill::SpillStudyArgs),
     /// Divergent branches kept, predicated or chosen per region (auto) per
     /// suite kernel: cycles, SIMD efficiency, auto against the better.
+    #[command(
+        after_help = "Examples:\n  concord study divergence\n  concord study divergence --regs 12 --launches mandelbrot,bfs"
+    )]
     Divergence(divergence::DivergenceStudyArgs),
 }
 

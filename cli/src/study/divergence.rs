@@ -87,19 +87,42 @@ pub fn run(args: &DivergenceStudyArgs) -> Result<(), String> {
         );
     }
     println!();
+    println!("{}", auto_verdict(&worse, launches.len()));
+    Ok(())
+}
+
+/// The summary line: the launches (with their auto/best ratio) where
+/// `auto` is more than [`AUTO_TOLERANCE`] slower than the better fixed
+/// strategy, out of `total`.
+fn auto_verdict(worse: &[String], total: usize) -> String {
     let tolerance_percent = 100.0 * (AUTO_TOLERANCE - 1.0);
     if worse.is_empty() {
-        println!(
-            "auto is within {tolerance_percent:.0}% of the better of branch and predicate on all {} launches",
-            launches.len()
-        );
+        format!(
+            "auto is within {tolerance_percent:.0}% of the better of branch and predicate on all {total} launches"
+        )
     } else {
-        println!(
-            "auto is more than {tolerance_percent:.0}% slower than the better of branch and predicate on {} of {} launches: {}",
+        format!(
+            "auto is more than {tolerance_percent:.0}% slower than the better of branch and predicate on {} of {total} launches: {}",
             worse.len(),
-            launches.len(),
             worse.join(", ")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_counts_and_names_the_launches_auto_loses() {
+        assert_eq!(
+            auto_verdict(&[], 18),
+            "auto is within 3% of the better of branch and predicate on all 18 launches"
+        );
+        let worse = ["bfs (1.052)".to_string(), "nw (1.200)".to_string()];
+        assert_eq!(
+            auto_verdict(&worse, 18),
+            "auto is more than 3% slower than the better of branch and predicate on 2 of 18 launches: bfs (1.052), nw (1.200)"
         );
     }
-    Ok(())
 }
