@@ -150,6 +150,39 @@ impl DomForest {
     }
 }
 
+/// Dominators of an abstract graph of nodes `0..n` given by edge lists, for
+/// analyses that build graphs of their own (the predication pass's
+/// per-loop region graphs, whose post-dominators give control dependence).
+#[derive(Clone, Debug, Default)]
+pub struct GraphDominators {
+    forest: DomForest,
+}
+
+impl GraphDominators {
+    /// `succs[n]` / `preds[n]` are the edges of node `n`; `root` is the
+    /// start (for post-dominators: pass the reversed edges and the sink).
+    pub fn compute(succs: &[Vec<usize>], preds: &[Vec<usize>], root: usize) -> GraphDominators {
+        GraphDominators {
+            forest: DomForest::compute(succs, preds, Some(root)),
+        }
+    }
+
+    /// The immediate dominator; `None` for the root and unreachable nodes.
+    pub fn idom(&self, n: usize) -> Option<usize> {
+        self.forest.idom.get(n).copied().flatten()
+    }
+
+    /// Whether `n` is reachable from the root.
+    pub fn reachable(&self, n: usize) -> bool {
+        self.forest.reachable(n)
+    }
+
+    /// Whether `a` dominates `b` (every node dominates itself).
+    pub fn dominates(&self, a: usize, b: usize) -> bool {
+        self.forest.dominates(a, b)
+    }
+}
+
 /// The dominator tree of the laid-out blocks, rooted at the entry block.
 #[derive(Clone, Debug, Default)]
 pub struct DominatorTree {

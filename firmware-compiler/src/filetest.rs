@@ -98,6 +98,35 @@ pub fn run_pass(name: &str, module: &mut Module, file: &str) -> Result<String, S
             }
             Ok(out)
         }
+        // The control-flow strategy's plan (Lee §III): control dependences,
+        // guarded nodes, branch decisions, regions and the linear order.
+        "predicate-plan" | "predicate-plan-auto" => {
+            verify(module, "input")?;
+            crate::layout::layout_module(module).map_err(|e| e.to_string())?;
+            let strategy = if name == "predicate-plan" {
+                crate::backend::DivergenceStrategy::Predicate
+            } else {
+                crate::backend::DivergenceStrategy::Auto
+            };
+            crate::backend::predication::describe_module(module, strategy)
+        }
+        // The back end under `--divergence=predicate`: the listing.
+        "compile-predicate" => {
+            verify(module, "input")?;
+            crate::layout::layout_module(module).map_err(|e| e.to_string())?;
+            let options = crate::backend::BackendOptions {
+                divergence: crate::backend::DivergenceStrategy::Predicate,
+                ..Default::default()
+            };
+            let kernels: Vec<_> = module.kernels().collect();
+            let mut out = String::new();
+            for k in kernels {
+                let c = crate::backend::compile_kernel(module, k, &options)
+                    .map_err(|e| e.to_string())?;
+                out.push_str(&c.listing);
+            }
+            Ok(out)
+        }
         _ => Err(format!("{file}: unknown filetest pass `{name}`")),
     }
 }

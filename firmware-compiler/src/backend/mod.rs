@@ -148,6 +148,8 @@ pub struct CompiledKernel {
     /// virtual register (vreg `i` is IR value `i` of the kernel when `i` is
     /// below its value count).
     pub kernel_evictions: Vec<(mir::VReg, VLoc)>,
+    /// Why the control-flow strategy could not be followed everywhere.
+    pub notes: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -236,12 +238,17 @@ pub fn compile_kernel(
         message: e.to_string(),
     })?;
 
-    // Selection and predicate allocation.
+    // Control-flow strategy, selection and predicate allocation.
+    let mut notes = Vec::new();
+    let mut branch_counts = BranchCounts::default();
     let mut units = Vec::new();
     let mut ir_funcs = HashMap::new();
     for id in reachable(module, kernel) {
         let mut func = module.func(id).clone();
         let input_ok = crate::layout_verify::verify_layout(&func).is_ok();
+        if options.divergence != DivergenceStrategy::Branch {
+            predication::preheader::insert_preheaders(&mut func);
+        }
         edge_split::split_critical_edges(&mut func);
         // The added blocks must keep a valid layout valid.
         if input_ok {
@@ -252,7 +259,28 @@ pub fn compile_kernel(
                 });
             }
         }
+        let prepared = predication::prepare(&mut func, options.divergence);
+        if input_ok {
+            if let Err(e) = crate::layout_verify::verify_layout(&func) {
+                return Err(BackendError::Internal {
+                    func: func.name.clone(),
+                    message: format!("the `predication` pass broke the layout: {e}"),
+                });
+            }
+        }
+        notes.extend(prepared.notes.iter().cloned());
         let mut mf = isel::select(module, id, &func, &shared.offsets)?;
+        let counts = predication::apply(&prepared, &func, &mut mf).map_err(|message| {
+            BackendError::Internal {
+                func: func.name.clone(),
+                message: format!("the `predication` pass of kernel @{}: {message}", kfunc.name),
+            }
+        })?;
+        branch_counts.uniform += counts.uniform;
+        branch_counts.divergent_kept += counts.divergent_kept;
+        branch_counts.predicated += counts.predicated;
+        branch_counts.runtime_checked += counts.runtime_checked;
+        branch_counts.loop_consensual += counts.loop_consensual;
         liveness::remove_dead_code(&mut mf);
         let preds = predalloc::allocate_predicates(&mut mf, options.preds)?;
         units.push(Unit {
@@ -391,6 +419,7 @@ pub fn compile_kernel(
         .map_or(0, |u| u.gprs.warp_slots);
     let warp_spill_bytes = kernel_warp_slots * 4 * options.warps;
     let mut stats = BackendStats {
+        branches: branch_counts,
         stack_bytes,
         warp_slots: kernel_warp_slots,
         warp_spill_bytes,
@@ -474,5 +503,6 @@ pub fn compile_kernel(
         listing,
         stats,
         kernel_evictions,
+        notes,
     })
 }

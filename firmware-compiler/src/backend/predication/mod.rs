@@ -71,3 +71,98 @@ pub struct BranchCounts {
     /// Consensual branches on loop and continue masks.
     pub loop_consensual: u32,
 }
+
+pub mod level;
+pub mod plan;
+pub mod preheader;
+pub mod rewrite;
+
+use crate::divergence::{BranchClass, DivergenceAnalysis};
+use crate::ir::Function;
+
+/// What [`prepare`] decided for one function, to be applied to its machine
+/// IR by [`apply`].
+#[derive(Debug)]
+pub struct Prepared {
+    plan: Option<plan::Plan>,
+    loops: crate::loop_analysis::LoopAnalysis,
+    /// Branch counts when nothing is if-converted.
+    unconverted: BranchCounts,
+    /// Why branches stayed per-lane branches against the strategy.
+    pub notes: Vec<String>,
+}
+
+/// Plans the control-flow strategy of `func` (edge-split, loops with
+/// dedicated preheaders) and lays it out in the linear order. With
+/// [`DivergenceStrategy::Branch`] nothing changes.
+pub fn prepare(func: &mut Function, strategy: DivergenceStrategy) -> Prepared {
+    let divergence = DivergenceAnalysis::compute(func);
+    let loops = divergence.loops().clone();
+    let unconverted = rewrite::count_unconverted(func, |b| {
+        divergence.branch_class(b) == BranchClass::Divergent
+    });
+    let mut notes = Vec::new();
+    let plan = if strategy == DivergenceStrategy::Branch {
+        None
+    } else {
+        match plan::make_plan(func, &loops, &divergence, strategy) {
+            Ok(p) => {
+                notes.extend(p.notes.iter().cloned());
+                func.layout = p.layout.clone();
+                Some(p)
+            }
+            Err(why) => {
+                notes.push(format!("@{}: {why}", func.name));
+                None
+            }
+        }
+    };
+    Prepared {
+        plan,
+        loops,
+        unconverted,
+        notes,
+    }
+}
+
+/// Applies the plan to the machine IR selected from the laid-out function.
+pub fn apply(
+    prepared: &Prepared,
+    func: &Function,
+    mf: &mut crate::backend::mir::MFunction,
+) -> Result<BranchCounts, String> {
+    match &prepared.plan {
+        None => Ok(prepared.unconverted),
+        Some(plan) => rewrite::apply(func, &prepared.loops, plan, mf),
+    }
+}
+
+/// The `predicate-plan` filetest: every function of `module`, prepared as
+/// the back end does (preheaders, edge splitting) and planned under
+/// `strategy`, described by [`plan::describe`].
+pub fn describe_module(
+    module: &crate::ir::Module,
+    strategy: DivergenceStrategy,
+) -> Result<String, String> {
+    let mut out = String::new();
+    for f in &module.funcs {
+        let mut func = f.clone();
+        preheader::insert_preheaders(&mut func);
+        crate::backend::edge_split::split_critical_edges(&mut func);
+        let prepared = prepare(&mut func, strategy);
+        match &prepared.plan {
+            Some(plan) => {
+                crate::layout_verify::verify_layout(&func).map_err(|e| e.to_string())?;
+                out.push_str(&plan::describe(&func, &prepared.loops, plan));
+            }
+            None => {
+                out.push_str(&format!("function @{}
+", func.name));
+                for n in &prepared.notes {
+                    out.push_str(&format!("note {n}\n"));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
