@@ -186,6 +186,15 @@ fn demote_to_gprs(mf: &mut MFunction, demote: &[VReg], temporary: &mut Vec<bool>
                         (None, None) => {}
                     }
                 }
+                // A guarded copy (predication) reads its guard like any
+                // other instruction.
+                if let Some(g) = inst.guard.as_mut() {
+                    if let Some(home) = home_of(g.pred, &home) {
+                        let t = new_temp(mf, temporary);
+                        before.push(to_pred(t, home));
+                        g.pred = t;
+                    }
+                }
                 out.extend(before);
                 out.push(inst);
                 continue;
