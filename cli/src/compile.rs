@@ -154,6 +154,11 @@ pub fn run(args: CompileArgs) -> Result<(), String> {
         for note in &flatten.notes {
             eprintln!("loop flattening: note: {note}");
         }
+        for k in &compiled.kernels {
+            for note in &k.compiled.notes {
+                eprintln!("divergence: note: {note}");
+            }
+        }
         eprintln!(
             "compile time: {:.2} ms (front end {:.2}, middle {:.2}, back end {:.2})",
             ms(compiled.timings.total()),

@@ -1,18 +1,21 @@
 //! Differential test of the compiler on random kernels (`kernel_gen`):
-//! each generated kernel is compiled (at a register budget chosen by its
-//! seed, including budgets that force spills), run on the ISA's functional
-//! model, and compared with the front end's IR run on the reference
-//! interpreter. Any difference in the buffers, a trap, an interpreter
-//! error or a compile error is a failure that names the seed.
+//! each generated kernel is compiled under **every** control-flow strategy
+//! (`--divergence branch|predicate|auto`), with the spilling mode, loop
+//! flattening and register budget (including budgets that force spills)
+//! chosen by its seed so that consecutive seeds cycle through every
+//! combination; each compilation runs on the ISA's functional model and is
+//! compared with the front end's IR run on the reference interpreter. Any
+//! difference in the buffers, a trap, an interpreter error or a compile
+//! error is a failure that names the seed and the options.
 //!
 //! `CONCORD_RANDOM_KERNELS` sets the number of kernels (default 1000, the
 //! CI tier); `CONCORD_RANDOM_SEED` the first seed (default 1);
-//! `CONCORD_RANDOM_SPILL=divergence-aware` compiles with divergence-aware
-//! spilling (`--spill`, default `plain`). One failing
+//! `CONCORD_RANDOM_MATRIX=full` compiles every kernel under every
+//! combination instead of the seed's one (48 per strategy). One failing
 //! seed is reproduced with `CONCORD_RANDOM_KERNELS=1
 //! CONCORD_RANDOM_SEED=<seed>`.
 
-use concord_compiler::backend::SpillMode;
+use concord_compiler::backend::{DivergenceStrategy, SpillMode};
 use concord_compiler::driver::{self, CompileOptions};
 use concord_compiler::frontend::{self, FrontendOptions};
 use concord_compiler::interp::{self, InterpLaunch, InterpOptions};
@@ -30,20 +33,111 @@ fn env_u64(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-fn spill_mode() -> SpillMode {
-    std::env::var("CONCORD_RANDOM_SPILL")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_default()
+/// One way of compiling a kernel.
+#[derive(Clone, Copy, Debug)]
+struct Combo {
+    divergence: DivergenceStrategy,
+    spill: SpillMode,
+    flatten_loops: bool,
+    regs: u32,
 }
 
-fn check_one(k: &GeneratedKernel, config: &CoreConfig, regs: u32) -> Result<(), String> {
+impl std::fmt::Display for Combo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "--divergence {} --spill {}{} --regs {}",
+            self.divergence,
+            self.spill,
+            if self.flatten_loops {
+                " --flatten-loops"
+            } else {
+                ""
+            },
+            self.regs
+        )
+    }
+}
+
+const SPILLS: [SpillMode; 2] = [SpillMode::Plain, SpillMode::DivergenceAware];
+
+/// The spill × flattening × budget combinations, 16 of them.
+fn secondary(i: u64) -> (SpillMode, bool, u32) {
+    let i = i as usize;
+    (
+        SPILLS[i % 2],
+        (i / 2) % 2 == 1,
+        BUDGETS[(i / 4) % BUDGETS.len()],
+    )
+}
+
+/// The combinations seed `seed` runs: every strategy with the seed's
+/// secondary options, or every combination.
+fn combos(seed: u64, full: bool) -> Vec<Combo> {
+    let secondaries: Vec<(SpillMode, bool, u32)> = if full {
+        (0..16).map(secondary).collect()
+    } else {
+        vec![secondary(seed)]
+    };
+    let mut out = Vec::new();
+    for (spill, flatten_loops, regs) in secondaries {
+        for divergence in DivergenceStrategy::ALL {
+            out.push(Combo {
+                divergence,
+                spill,
+                flatten_loops,
+                regs,
+            });
+        }
+    }
+    out
+}
+
+/// The buffers after running the front end's IR on the interpreter.
+fn oracle(k: &GeneratedKernel, config: &CoreConfig) -> Result<(Vec<u8>, concord_isa::launch::PreparedLaunch), String> {
     let file = format!("kgen_{}.cu", k.seed);
-    let options = CompileOptions {
-        regs: Some(regs),
-        spill: spill_mode(),
+    // Any compilation gives the launch layout; the buffers do not depend
+    // on the code.
+    let compiled = driver::compile(&k.source, &file, &CompileOptions::for_core(config))
+        .map_err(|e| e.to_string())?;
+    let out = compiled.kernel(Some(&k.kernel_name))?;
+    let desc = k.launch_description(&std::env::temp_dir());
+    let prepared = desc
+        .prepare(&out.compiled.kernel, config)
+        .map_err(|e| e.to_string())?;
+    let (module, _) =
+        frontend::compile_source(&k.source, &file, &FrontendOptions::for_core(config))
+            .map_err(|d| frontend::render(&d, &k.source, &file))?;
+    let id = module
+        .func_by_name(&k.kernel_name)
+        .ok_or("kernel missing from the IR")?;
+    let mut oracle = prepared.global.clone();
+    interp::run(
+        &module,
+        id,
+        &InterpLaunch::new(&prepared, config),
+        &mut oracle,
+        &InterpOptions::default(),
+    )
+    .map_err(|e| format!("interpreter: {e}"))?;
+    let region = buffer_region(&oracle, &prepared).to_vec();
+    Ok((region, prepared))
+}
+
+fn check_one(
+    k: &GeneratedKernel,
+    config: &CoreConfig,
+    combo: Combo,
+    expected: &[u8],
+) -> Result<(), String> {
+    let file = format!("kgen_{}.cu", k.seed);
+    let mut options = CompileOptions {
+        regs: Some(combo.regs),
+        spill: combo.spill,
+        divergence: combo.divergence,
         ..CompileOptions::for_core(config)
     };
+    options.opt.flatten_loops = combo.flatten_loops;
     let compiled = driver::compile(&k.source, &file, &options).map_err(|e| e.to_string())?;
     let out = compiled.kernel(Some(&k.kernel_name))?;
     let desc = k.launch_description(&std::env::temp_dir());
@@ -70,26 +164,7 @@ fn check_one(k: &GeneratedKernel, config: &CoreConfig, regs: u32) -> Result<(), 
     )
     .map_err(|t| format!("functional model trapped: {t}"))?;
 
-    let (module, _) =
-        frontend::compile_source(&k.source, &file, &FrontendOptions::for_core(config))
-            .map_err(|d| frontend::render(&d, &k.source, &file))?;
-    let id = module
-        .func_by_name(&k.kernel_name)
-        .ok_or("kernel missing from the IR")?;
-    let mut oracle = prepared.global.clone();
-    interp::run(
-        &module,
-        id,
-        &InterpLaunch::new(&prepared, config),
-        &mut oracle,
-        &InterpOptions::default(),
-    )
-    .map_err(|e| format!("interpreter: {e}"))?;
-
-    let (a, b) = (
-        buffer_region(&oracle, &prepared),
-        buffer_region(&machine, &prepared),
-    );
+    let (a, b) = (expected, buffer_region(&machine, &prepared));
     if a != b {
         let at = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(0);
         let buffer = prepared
@@ -112,6 +187,7 @@ fn check_one(k: &GeneratedKernel, config: &CoreConfig, regs: u32) -> Result<(), 
 fn random_kernels_match_the_ir_interpreter() {
     let count = env_u64("CONCORD_RANDOM_KERNELS", 1000);
     let first = env_u64("CONCORD_RANDOM_SEED", 1);
+    let full = std::env::var("CONCORD_RANDOM_MATRIX").is_ok_and(|v| v == "full");
     let gen = GenConfig::default();
     let config = CoreConfig {
         lanes: gen.lanes,
@@ -131,11 +207,19 @@ fn random_kernels_match_the_ir_interpreter() {
                     let mut seed = first + t;
                     while seed < first + count {
                         let k = generate(seed, gen);
-                        let regs = BUDGETS[(seed % BUDGETS.len() as u64) as usize];
-                        if let Err(e) = check_one(&k, config, regs) {
-                            failures.push(format!(
-                                "seed {seed} (--regs {regs}; reproduce with CONCORD_RANDOM_KERNELS=1 CONCORD_RANDOM_SEED={seed}): {e}"
-                            ));
+                        match oracle(&k, config) {
+                            Err(e) => failures.push(format!(
+                                "seed {seed} (reproduce with CONCORD_RANDOM_KERNELS=1 CONCORD_RANDOM_SEED={seed}): {e}"
+                            )),
+                            Ok((expected, _)) => {
+                                for combo in combos(seed, full) {
+                                    if let Err(e) = check_one(&k, config, combo, &expected) {
+                                        failures.push(format!(
+                                            "seed {seed} ({combo}; reproduce with CONCORD_RANDOM_KERNELS=1 CONCORD_RANDOM_SEED={seed}): {e}"
+                                        ));
+                                    }
+                                }
+                            }
                         }
                         seed += threads;
                     }

@@ -3,10 +3,12 @@
 //! (the smallest ones force spills), runs on the functional model and must
 //! pass the kernel's host check; the IR, before and after the middle end,
 //! runs on the reference interpreter and must pass the same check and
-//! leave the same buffers as the machine code. The same runs again with
-//! loop flattening (`--flatten-loops`), which must not change any result.
+//! leave the same buffers as the machine code. The same runs again under
+//! every combination of the control-flow strategy (`--divergence`), the
+//! spilling mode (`--spill`) and loop flattening (`--flatten-loops`), at
+//! budgets that force spills; none may change any result.
 
-use concord_compiler::backend::SpillMode;
+use concord_compiler::backend::{DivergenceStrategy, SpillMode};
 use concord_compiler::driver::{self, CompileOptions};
 use concord_compiler::frontend::{self, FrontendOptions};
 use concord_compiler::interp::{self, InterpLaunch, InterpOptions};
@@ -23,6 +25,7 @@ struct Variant {
     budgets: &'static [u32],
     flatten_loops: bool,
     spill: SpillMode,
+    divergence: DivergenceStrategy,
 }
 
 /// The core's 32 registers, a middling budget and the smallest that still
@@ -31,22 +34,35 @@ const PLAIN: Variant = Variant {
     budgets: &[32, 12, 6],
     flatten_loops: false,
     spill: SpillMode::Plain,
+    divergence: DivergenceStrategy::Branch,
 };
 
-/// Flattening adds carried values, so spilling must cope with it too.
-const FLATTENED: Variant = Variant {
-    budgets: &[32, 8],
-    flatten_loops: true,
-    spill: SpillMode::Plain,
-};
-
-/// Divergence-aware spilling (per-warp slots, affine rebuilds) at budgets
-/// that force spills.
-const DIVERGENCE_AWARE_SPILLING: Variant = Variant {
-    budgets: &[12, 8, 6],
-    flatten_loops: false,
-    spill: SpillMode::DivergenceAware,
-};
+/// Every other combination of spilling, flattening and strategy, at the
+/// core's budget and one that forces spills.
+fn variants(divergence: DivergenceStrategy) -> Vec<Variant> {
+    let mut out = Vec::new();
+    for spill in [SpillMode::Plain, SpillMode::DivergenceAware] {
+        for flatten_loops in [false, true] {
+            let baseline = divergence == DivergenceStrategy::Branch
+                && spill == SpillMode::Plain
+                && !flatten_loops;
+            if baseline {
+                continue; // `PLAIN`
+            }
+            out.push(Variant {
+                budgets: if spill == SpillMode::DivergenceAware {
+                    &[12, 6]
+                } else {
+                    &[32, 8]
+                },
+                flatten_loops,
+                spill,
+                divergence,
+            });
+        }
+    }
+    out
+}
 
 fn run_interp(
     module: &Module,
@@ -79,6 +95,7 @@ fn run_launch(k: &SuiteKernel, launch: &str, variant: &Variant) -> Result<(), St
         };
         options.opt.flatten_loops = variant.flatten_loops;
         options.spill = variant.spill;
+        options.divergence = variant.divergence;
         let compiled = driver::compile(&l.source, &l.file, &options).map_err(|e| e.to_string())?;
         let out = compiled.kernel(l.desc.entry.as_deref())?;
         let kernel = &out.compiled.kernel;
@@ -127,7 +144,17 @@ fn run_suite(variant: &Variant) {
         for launch in k.launches {
             runs += 1;
             if let Err(e) = run_launch(k, launch, variant) {
-                failures.push(format!("{} ({launch}): {e}", k.name));
+                failures.push(format!(
+                    "{} ({launch}, --divergence {} --spill {}{}): {e}",
+                    k.name,
+                    variant.divergence,
+                    variant.spill,
+                    if variant.flatten_loops {
+                        " --flatten-loops"
+                    } else {
+                        ""
+                    }
+                ));
             }
         }
     }
@@ -146,11 +173,22 @@ fn every_suite_launch_matches_its_host_check_at_every_register_budget() {
 }
 
 #[test]
-fn loop_flattening_changes_no_result() {
-    run_suite(&FLATTENED);
+fn branch_strategy_with_flattening_and_divergence_aware_spilling_changes_no_result() {
+    for v in variants(DivergenceStrategy::Branch) {
+        run_suite(&v);
+    }
 }
 
 #[test]
-fn divergence_aware_spilling_changes_no_result() {
-    run_suite(&DIVERGENCE_AWARE_SPILLING);
+fn predication_changes_no_result_under_every_spill_and_flattening_mode() {
+    for v in variants(DivergenceStrategy::Predicate) {
+        run_suite(&v);
+    }
+}
+
+#[test]
+fn auto_strategy_changes_no_result_under_every_spill_and_flattening_mode() {
+    for v in variants(DivergenceStrategy::Auto) {
+        run_suite(&v);
+    }
 }
