@@ -27,16 +27,76 @@
 //!
 //! Trusted expansions (a swap's three `xor`s, the division call sequence)
 //! are described by markers; the checker takes those on faith.
+//!
+//! **Guards.** A guarded instruction changes nothing for the lanes whose
+//! guard is false, so it reads the old contents of what it writes. Alone,
+//! it must say which value it expects there (a partial definition keeps
+//! it), and a location it writes keeps a value only if it held that value
+//! already. The expansion of a guarded MIR instruction is a *guarded
+//! sequence* ([`Effect::GuardBegin`] .. [`Effect::GuardEnd`], straight
+//! line, every guarded instruction under the same guard, nothing after a
+//! write to the guard's predicate or a guarded `ret`/`exit`): inside it the
+//! checker follows the guard-true lanes like unguarded code and keeps, for
+//! the guard-false lanes, the state at the start minus whatever unguarded
+//! instructions overwrite (scratch registers; any unguarded store forgets
+//! all slots). At the end a location keeps a value when both groups agree
+//! on it: a partial definition thus requires the old value in place, while
+//! an [`Effect::Exclusive`] definition counts for all lanes (guard-false
+//! lanes never read it). After a guarded `ret`/`exit` only the guard-false
+//! lanes continue. A guarded call or division is a per-lane branch around
+//! unguarded code: ordinary control flow, where the join does the work.
 
 use std::collections::{BTreeMap, HashMap};
 
-use concord_isa::instr::{Consensus, Instr, LoadWidth, Op, Reg, Space, StoreWidth};
+use concord_isa::instr::{Consensus, Guard, Instr, LoadWidth, Op, Reg, Space, StoreWidth};
 
 use super::mir::VReg;
 use super::pcode::{Effect, Item, Label, Loc, PFunction};
 
-/// Abstract state: what each location holds. Absent = unknown.
-type State = BTreeMap<Loc, VReg>;
+/// What each location holds. Absent = unknown.
+type Held = BTreeMap<Loc, VReg>;
+
+/// Inside a guarded sequence: the lanes whose guard is false.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct GuardedSeq {
+    guard: Guard,
+    /// What the locations hold for those lanes.
+    skipped: Held,
+    /// Exclusive definitions declared so far.
+    exclusive: Vec<(Loc, VReg)>,
+}
+
+/// Abstract state at an instruction.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+struct State {
+    /// What each location holds for the lanes running the code (inside a
+    /// guarded sequence, those whose guard holds).
+    held: Held,
+    guarded: Option<GuardedSeq>,
+}
+
+impl State {
+    /// Keeps only what `other` agrees with; whether anything changed.
+    fn meet(&mut self, other: &State) -> Result<bool, String> {
+        let keep = |mine: &mut Held, theirs: &Held| {
+            let before = mine.len();
+            mine.retain(|loc, v| theirs.get(loc) == Some(v));
+            mine.len() != before
+        };
+        let mut changed = keep(&mut self.held, &other.held);
+        match (&mut self.guarded, &other.guarded) {
+            (None, None) => {}
+            (Some(a), Some(b)) if a.guard == b.guard => {
+                changed |= keep(&mut a.skipped, &b.skipped);
+                let before = a.exclusive.len();
+                a.exclusive.retain(|e| b.exclusive.contains(e));
+                changed |= a.exclusive.len() != before;
+            }
+            _ => return Err("paths with different guarded sequences meet".into()),
+        }
+        Ok(changed)
+    }
+}
 
 /// Checks `code`, whose stack pointer is `sp`; the error names the
 /// offending instruction.
@@ -53,9 +113,10 @@ pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
         }
     }
     let n = insts.len();
+    let sequence_guard = guarded_sequences(code)?;
     for (i, p) in insts.iter().enumerate() {
         if let (Some(instr), false) = (p.instr, p.trusted) {
-            check_annotations(&instr, &p.effects, sp)
+            check_annotations(&instr, &p.effects, sp, sequence_guard[i])
                 .map_err(|e| format!("instruction {i} `{instr}`: {e}"))?;
         }
     }
@@ -64,7 +125,8 @@ pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
     for (i, p) in insts.iter().enumerate() {
         let falls = match p.instr.map(|x| (x.guard, x.op)) {
             None => true,
-            Some((_, Op::Exit | Op::Ret { .. })) => false,
+            // Guard-false lanes go on to the next instruction.
+            Some((guard, Op::Exit | Op::Ret { .. })) => !guard.is_always_true(),
             Some((
                 guard,
                 Op::BraCons {
@@ -93,7 +155,7 @@ pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
     if n == 0 {
         return Ok(());
     }
-    in_state[0] = Some(State::new());
+    in_state[0] = Some(State::default());
     let mut work = vec![0usize];
     let mut queued = vec![false; n];
     queued[0] = true;
@@ -109,11 +171,9 @@ pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
                     in_state[s] = Some(out.clone());
                     true
                 }
-                Some(existing) => {
-                    let before = existing.len();
-                    existing.retain(|loc, v| out.get(loc) == Some(v));
-                    existing.len() != before
-                }
+                Some(existing) => existing
+                    .meet(&out)
+                    .map_err(|e| format!("instruction {s}: {e}"))?,
             };
             if changed && !queued[s] {
                 queued[s] = true;
@@ -122,6 +182,84 @@ pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The guard of the guarded sequence each instruction (by index, markers
+/// included) is in, after checking the sequences' shape.
+fn guarded_sequences(code: &PFunction) -> Result<Vec<Option<Guard>>, String> {
+    let mut out = Vec::new();
+    let mut open: Option<Guard> = None;
+    // Set after a guarded `ret`/`exit` or a write to the guard predicate:
+    // no further instruction may follow in the sequence.
+    let mut finished = false;
+    for item in &code.items {
+        let p = match item {
+            Item::Label(l) if open.is_some() => {
+                return Err(format!("label {l:?} inside a guarded sequence"));
+            }
+            Item::Label(_) => continue,
+            Item::Inst(p) => p,
+        };
+        let i = out.len();
+        let at = |e: String| match p.instr {
+            Some(instr) => format!("instruction {i} `{instr}`: {e}"),
+            None => format!("instruction {i} (marker): {e}"),
+        };
+        let begin = p.effects.iter().find_map(|e| match *e {
+            Effect::GuardBegin(g) => Some(g),
+            _ => None,
+        });
+        let end = p.effects.iter().any(|e| matches!(e, Effect::GuardEnd));
+        if (begin.is_some() || end) && p.instr.is_some() {
+            return Err(at(
+                "only a marker may open or close a guarded sequence".into()
+            ));
+        }
+        if let Some(g) = begin {
+            if open.is_some() {
+                return Err(at("guarded sequences nest".into()));
+            }
+            open = Some(g);
+            finished = false;
+        }
+        out.push(open);
+        if let (Some(g), Some(instr)) = (open, p.instr) {
+            if finished {
+                return Err(at(
+                    "follows a guarded `ret`/`exit` or a write to the guard in its guarded sequence"
+                        .into(),
+                ));
+            }
+            if !instr.guard.is_always_true() && instr.guard != g {
+                return Err(at(format!("in a guarded sequence under @{g}")));
+            }
+            let control_ok = match instr.op {
+                Op::Ret { .. } | Op::Exit => instr.guard == g,
+                Op::Bra { .. }
+                | Op::BraCons { .. }
+                | Op::Jmp { .. }
+                | Op::Call { .. }
+                | Op::CallR { .. } => false,
+                _ => p.target.is_none(),
+            };
+            if !control_ok {
+                return Err(at("control flow inside a guarded sequence".into()));
+            }
+            if matches!(instr.op, Op::Ret { .. } | Op::Exit) || instr.dest_pred() == Some(g.pred) {
+                finished = true;
+            }
+        }
+        if end {
+            if open.is_none() {
+                return Err(at("closes a guarded sequence that is not open".into()));
+            }
+            open = None;
+        }
+    }
+    if open.is_some() {
+        return Err("a guarded sequence is not closed".into());
+    }
+    Ok(out)
 }
 
 /// Registers and predicates an instruction reads; `None` when it reads
@@ -164,8 +302,21 @@ fn reads(instr: &Instr) -> Option<Vec<Loc>> {
 }
 
 /// The annotations of an untrusted instruction agree with what it does.
-fn check_annotations(instr: &Instr, effects: &[Effect], sp: Option<Reg>) -> Result<(), String> {
+/// In a guarded sequence (`sequence_guard`) the guard and the old contents
+/// of a guarded write need no annotation: the sequence accounts for them.
+fn check_annotations(
+    instr: &Instr,
+    effects: &[Effect],
+    sp: Option<Reg>,
+    sequence_guard: Option<Guard>,
+) -> Result<(), String> {
     let read = reads(instr);
+    let mut implicit: Vec<Loc> = sp.map(Loc::Reg).into_iter().collect();
+    if sequence_guard.is_some() && !instr.guard.is_always_true() {
+        implicit.push(Loc::Pred(instr.guard.pred));
+        implicit.extend(instr.dest_reg().map(Loc::Reg));
+        implicit.extend(instr.dest_pred().map(Loc::Pred));
+    }
     let mut writes = Vec::new();
     writes.extend(instr.dest_reg().map(Loc::Reg));
     writes.extend(instr.dest_pred().map(Loc::Pred));
@@ -215,7 +366,7 @@ fn check_annotations(instr: &Instr, effects: &[Effect], sp: Option<Reg>) -> Resu
     }
     if let (Some(read), false) = (read, matches!(instr.op, Op::MovHi { .. })) {
         for loc in read {
-            if Some(loc) != sp.map(Loc::Reg) && !covered.contains(&loc) {
+            if !implicit.contains(&loc) && !covered.contains(&loc) {
                 return Err(format!(
                     "reads {loc:?} without saying which value it expects there"
                 ));
@@ -243,69 +394,113 @@ fn transfer(i: usize, p: &super::pcode::PInst, mut state: State) -> Result<State
         .instr
         .map(|x| x.to_string())
         .unwrap_or_else(|| "(marker)".into());
+    // A guarded instruction on its own: what it writes keeps a value only
+    // if the guard-false lanes already had that value there.
+    let guarded_alone =
+        state.guarded.is_none() && p.instr.is_some_and(|x| !x.guard.is_always_true());
+    let before = guarded_alone.then(|| state.held.clone());
     // 1. Uses, and the values moves will carry, read before any write.
     let mut moved = Vec::new();
     for e in &p.effects {
         match *e {
-            Effect::Use(loc, v) if state.get(&loc) != Some(&v) => {
+            Effect::Use(loc, v) if state.held.get(&loc) != Some(&v) => {
                 return Err(format!(
                     "instruction {i} `{text}` reads {v} from {loc:?}, which holds {}",
-                    describe(state.get(&loc))
+                    describe(state.held.get(&loc))
                 ));
             }
-            Effect::Move { from, .. } => moved.push(state.get(&from).copied()),
+            Effect::Move { from, .. } => moved.push(state.held.get(&from).copied()),
             _ => {}
+        }
+    }
+    // In a guarded sequence, unguarded writes reach the guard-false lanes.
+    if let (Some(seq), Some(instr)) = (state.guarded.as_mut(), p.instr) {
+        if instr.guard.is_always_true() {
+            for loc in written(p) {
+                seq.skipped.remove(&loc);
+            }
+            if matches!(instr.op, Op::Store { .. }) {
+                seq.skipped
+                    .retain(|loc, _| !matches!(loc, Loc::Slot(_) | Loc::WarpSlot(_)));
+            }
         }
     }
     // 2. Forget what the instruction writes.
     if !p.trusted {
         for loc in written(p) {
-            state.remove(&loc);
+            state.held.remove(&loc);
         }
     }
     // 3. Apply the effects.
+    let kept_by_guard =
+        |loc: Loc, v: VReg| before.as_ref().map_or(true, |b| b.get(&loc) == Some(&v));
     let mut moved = moved.into_iter();
     for e in &p.effects {
         match *e {
-            Effect::Use(..) => {}
+            Effect::Use(..) | Effect::GuardEnd => {}
             Effect::Def(loc, v) => {
-                state.retain(|_, x| *x != v);
-                state.insert(loc, v);
+                state.held.retain(|_, x| *x != v);
+                if kept_by_guard(loc, v) {
+                    state.held.insert(loc, v);
+                }
             }
             Effect::Remat(loc, v) => {
-                state.insert(loc, v);
+                if kept_by_guard(loc, v) {
+                    state.held.insert(loc, v);
+                } else {
+                    state.held.remove(&loc);
+                }
             }
             Effect::Move { to, .. } => match moved.next().flatten() {
-                Some(v) => {
-                    state.insert(to, v);
+                Some(v) if kept_by_guard(to, v) => {
+                    state.held.insert(to, v);
                 }
-                None => {
-                    state.remove(&to);
+                _ => {
+                    state.held.remove(&to);
                 }
             },
             Effect::Swap(a, b) => {
-                let (va, vb) = (state.remove(&a), state.remove(&b));
+                let (va, vb) = (state.held.remove(&a), state.held.remove(&b));
                 if let Some(v) = va {
-                    state.insert(b, v);
+                    state.held.insert(b, v);
                 }
                 if let Some(v) = vb {
-                    state.insert(a, v);
+                    state.held.insert(a, v);
                 }
             }
             Effect::CopyDone { loc, src, .. } => {
-                if state.get(&loc) != Some(&src) {
+                if state.held.get(&loc) != Some(&src) {
                     return Err(format!(
                         "instruction {i}: after the parallel copy {loc:?} holds {} instead of {src}",
-                        describe(state.get(&loc))
+                        describe(state.held.get(&loc))
                     ));
                 }
             }
             Effect::ClobberRegisters => {
-                state.retain(|loc, _| matches!(loc, Loc::Slot(_) | Loc::WarpSlot(_)));
+                state
+                    .held
+                    .retain(|loc, _| matches!(loc, Loc::Slot(_) | Loc::WarpSlot(_)));
             }
             Effect::Clobber(loc) => {
-                state.remove(&loc);
+                state.held.remove(&loc);
             }
+            Effect::GuardBegin(guard) => {
+                if state.guarded.is_some() {
+                    return Err(format!("instruction {i}: guarded sequences nest"));
+                }
+                state.guarded = Some(GuardedSeq {
+                    guard,
+                    skipped: state.held.clone(),
+                    exclusive: Vec::new(),
+                });
+            }
+            Effect::Exclusive(loc, v) => match state.guarded.as_mut() {
+                Some(seq) => seq.exclusive.push((loc, v)),
+                None => {
+                    state.held.retain(|_, x| *x != v);
+                    state.held.insert(loc, v);
+                }
+            },
         }
     }
     // Parallel copies rename at the very end, all at once.
@@ -318,10 +513,34 @@ fn transfer(i: usize, p: &super::pcode::PInst, mut state: State) -> Result<State
         })
         .collect();
     for &(_, dst) in &copies {
-        state.retain(|_, x| *x != dst);
+        state.held.retain(|_, x| *x != dst);
     }
     for (loc, dst) in copies {
-        state.insert(loc, dst);
+        state.held.insert(loc, dst);
+    }
+    // After a guarded `ret`/`exit` only the guard-false lanes go on.
+    if let (Some(seq), Some(instr)) = (state.guarded.as_ref(), p.instr) {
+        if matches!(instr.op, Op::Ret { .. } | Op::Exit) && !instr.guard.is_always_true() {
+            state.held = seq.skipped.clone();
+        }
+    }
+    // The end of a guarded sequence: the two groups of lanes meet.
+    if p.effects.iter().any(|e| matches!(e, Effect::GuardEnd)) {
+        let Some(seq) = state.guarded.take() else {
+            return Err(format!("instruction {i}: no guarded sequence to close"));
+        };
+        let mut merged: Held = state
+            .held
+            .iter()
+            .filter(|&(loc, v)| seq.skipped.get(loc) == Some(v))
+            .map(|(&loc, &v)| (loc, v))
+            .collect();
+        for (loc, v) in seq.exclusive {
+            if state.held.get(&loc) == Some(&v) {
+                merged.insert(loc, v);
+            }
+        }
+        state.held = merged;
     }
     Ok(state)
 }
@@ -412,5 +631,280 @@ mod tests {
             (add(3, 1, 1), vec![Effect::Use(Loc::Reg(r(1)), a)]),
         ]);
         assert!(check(&bad, None).is_err());
+    }
+
+    mod guarded {
+        use super::*;
+        use concord_isa::instr::{Guard, Pred, PredSrc};
+
+        fn p1() -> Guard {
+            PredSrc::new(Pred::new(1).unwrap(), false)
+        }
+
+        fn g(instr: Instr) -> Instr {
+            Instr::guarded(p1(), instr.op)
+        }
+
+        fn movi(rd: u8) -> Instr {
+            Instr::new(Op::MovI { rd: r(rd), imm: 5 })
+        }
+
+        fn mov(rd: u8, rs: u8) -> Instr {
+            Instr::new(Op::AluImm {
+                op: AluOp::Add,
+                rd: r(rd),
+                rs1: r(rs),
+                imm: 0,
+            })
+        }
+
+        fn inst(instr: Instr, effects: Vec<Effect>) -> Item {
+            Item::Inst(PInst {
+                instr: Some(instr),
+                target: None,
+                effects,
+                trusted: false,
+            })
+        }
+
+        fn marker(effects: Vec<Effect>) -> Item {
+            Item::Inst(PInst {
+                instr: None,
+                target: None,
+                effects,
+                trusted: true,
+            })
+        }
+
+        fn code(items: Vec<Item>) -> PFunction {
+            PFunction {
+                name: "t".into(),
+                items,
+                label_names: Vec::new(),
+            }
+        }
+
+        const GUARD: VReg = VReg(9);
+        const A: VReg = VReg(0);
+        const B: VReg = VReg(1);
+
+        /// The guard predicate p1 holds `GUARD`, r1 holds `A`, r2 `B`.
+        fn setup() -> Vec<Item> {
+            vec![
+                inst(
+                    Instr::new(Op::PLogic {
+                        op: concord_isa::instr::PredOp::And,
+                        pd: Pred::new(1).unwrap(),
+                        a: PredSrc::TRUE,
+                        b: PredSrc::TRUE,
+                    }),
+                    vec![Effect::Def(Loc::Pred(Pred::new(1).unwrap()), GUARD)],
+                ),
+                inst(movi(1), vec![Effect::Def(Loc::Reg(r(1)), A)]),
+                inst(movi(2), vec![Effect::Def(Loc::Reg(r(2)), B)]),
+            ]
+        }
+
+        fn begin() -> Item {
+            marker(vec![
+                Effect::GuardBegin(p1()),
+                Effect::Use(Loc::Pred(Pred::new(1).unwrap()), GUARD),
+            ])
+        }
+
+        fn read(reg: u8, v: VReg) -> Item {
+            inst(add(3, reg, reg), vec![Effect::Use(Loc::Reg(r(reg)), v)])
+        }
+
+        /// `@p1 r1 = 5` as a partial definition of `A` (the old value in
+        /// place) keeps `A` in r1 for every lane.
+        #[test]
+        fn partial_definition_with_its_old_value() {
+            let mut items = setup();
+            items.extend([
+                begin(),
+                inst(
+                    g(movi(1)),
+                    vec![
+                        Effect::Use(Loc::Reg(r(1)), A),
+                        Effect::Def(Loc::Reg(r(1)), A),
+                    ],
+                ),
+                marker(vec![Effect::GuardEnd]),
+                read(1, A),
+            ]);
+            assert_eq!(check(&code(items), None), Ok(()));
+        }
+
+        /// Defining `B` into r1 under a guard: the guard-false lanes still
+        /// hold `A`, so r1 holds neither afterwards...
+        #[test]
+        fn partial_definition_over_another_value() {
+            let mut items = setup();
+            items.extend([
+                begin(),
+                inst(g(movi(1)), vec![Effect::Def(Loc::Reg(r(1)), B)]),
+                marker(vec![Effect::GuardEnd]),
+                read(1, B),
+            ]);
+            let err = check(&code(items), None).unwrap_err();
+            assert!(err.contains("reads %1 from Reg(Reg(1)), which holds no known value"));
+        }
+
+        /// ... unless the definition is exclusive.
+        #[test]
+        fn exclusive_definition() {
+            let mut items = setup();
+            items.extend([
+                begin(),
+                inst(g(movi(1)), vec![Effect::Def(Loc::Reg(r(1)), B)]),
+                marker(vec![Effect::Exclusive(Loc::Reg(r(1)), B), Effect::GuardEnd]),
+                read(1, B),
+            ]);
+            assert_eq!(check(&code(items), None), Ok(()));
+        }
+
+        /// An unguarded write inside the sequence reaches the guard-false
+        /// lanes: a partial definition written that way is caught.
+        #[test]
+        fn unguarded_write_in_a_guarded_sequence() {
+            let mut items = setup();
+            items.extend([
+                begin(),
+                inst(movi(1), vec![Effect::Def(Loc::Reg(r(1)), A)]),
+                marker(vec![Effect::GuardEnd]),
+                read(1, A),
+            ]);
+            let err = check(&code(items), None).unwrap_err();
+            assert!(err.contains("reads %0 from Reg(Reg(1))"), "{err}");
+            // The same through a guarded move of another value.
+            let mut items = setup();
+            items.extend([
+                begin(),
+                inst(
+                    g(mov(2, 1)),
+                    vec![Effect::Move {
+                        from: Loc::Reg(r(1)),
+                        to: Loc::Reg(r(2)),
+                    }],
+                ),
+                marker(vec![Effect::GuardEnd]),
+                read(2, A),
+            ]);
+            let err = check(&code(items), None).unwrap_err();
+            assert!(err.contains("reads %0 from Reg(Reg(2))"), "{err}");
+        }
+
+        /// A guarded move on its own needs the old value annotated, and
+        /// leaves a value only where both groups of lanes agree.
+        #[test]
+        fn guarded_move_alone() {
+            let moved = |old: VReg| {
+                inst(
+                    g(mov(2, 1)),
+                    vec![
+                        Effect::Use(Loc::Pred(Pred::new(1).unwrap()), GUARD),
+                        Effect::Use(Loc::Reg(r(2)), old),
+                        Effect::Move {
+                            from: Loc::Reg(r(1)),
+                            to: Loc::Reg(r(2)),
+                        },
+                    ],
+                )
+            };
+            let mut items = setup();
+            items.extend([moved(B), read(2, A)]);
+            let err = check(&code(items), None).unwrap_err();
+            assert!(err.contains("reads %0 from Reg(Reg(2))"), "{err}");
+            // Moving a value the guard-false lanes already have is fine.
+            let mut items = setup();
+            items.extend([
+                inst(
+                    mov(2, 1),
+                    vec![Effect::Move {
+                        from: Loc::Reg(r(1)),
+                        to: Loc::Reg(r(2)),
+                    }],
+                ),
+                moved(A),
+                read(2, A),
+            ]);
+            assert_eq!(check(&code(items), None), Ok(()));
+            // Without saying what r2 should hold: rejected outright.
+            let mut items = setup();
+            items.push(inst(
+                g(mov(2, 1)),
+                vec![
+                    Effect::Use(Loc::Pred(Pred::new(1).unwrap()), GUARD),
+                    Effect::Move {
+                        from: Loc::Reg(r(1)),
+                        to: Loc::Reg(r(2)),
+                    },
+                ],
+            ));
+            let err = check(&code(items), None).unwrap_err();
+            assert!(err.contains("without saying which value"), "{err}");
+        }
+
+        /// Shapes: another guard, a label or a branch inside a sequence,
+        /// an unclosed sequence.
+        #[test]
+        fn malformed_sequences() {
+            let other = PredSrc::new(Pred::new(2).unwrap(), false);
+            let bad = [
+                vec![
+                    begin(),
+                    inst(Instr::guarded(other, movi(1).op), vec![]),
+                    marker(vec![Effect::GuardEnd]),
+                ],
+                vec![
+                    begin(),
+                    Item::Label(Label::Runtime(0)),
+                    marker(vec![Effect::GuardEnd]),
+                ],
+                vec![
+                    begin(),
+                    inst(g(Instr::new(Op::Bra { target: 0 })), vec![]),
+                    marker(vec![Effect::GuardEnd]),
+                ],
+                vec![begin(), inst(g(movi(1)), vec![])],
+            ];
+            let expected = [
+                "in a guarded sequence under @p1",
+                "inside a guarded sequence",
+                "control flow inside a guarded sequence",
+                "is not closed",
+            ];
+            for (items, message) in bad.into_iter().zip(expected) {
+                let mut all = setup();
+                all.extend(items);
+                let err = check(&code(all), None).unwrap_err();
+                assert!(err.contains(message), "{err}");
+            }
+        }
+
+        /// After a guarded `ret` only the guard-false lanes go on, with
+        /// what they had before the sequence.
+        #[test]
+        fn guarded_return_continues_with_the_other_lanes() {
+            let mut items = setup();
+            items.extend([
+                begin(),
+                inst(
+                    g(mov(1, 2)),
+                    vec![Effect::Move {
+                        from: Loc::Reg(r(2)),
+                        to: Loc::Reg(r(1)),
+                    }],
+                ),
+                inst(
+                    g(Instr::new(Op::Ret { rs: r(1) })),
+                    vec![Effect::Use(Loc::Reg(r(1)), B)],
+                ),
+                marker(vec![Effect::GuardEnd]),
+                read(1, A),
+            ]);
+            assert_eq!(check(&code(items), None), Ok(()));
+        }
     }
 }

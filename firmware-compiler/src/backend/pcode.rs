@@ -7,7 +7,7 @@
 //! instructions' data flow, and the emitter ([`super::emit`]) resolves the
 //! labels and encodes.
 
-use concord_isa::instr::{Instr, Pred, Reg};
+use concord_isa::instr::{Guard, Instr, Pred, Reg};
 
 use super::mir::{DivKind, VReg};
 use crate::ir::FuncId;
@@ -23,6 +23,10 @@ pub enum Label {
     Div(DivKind),
     /// Internal labels of the runtime routine.
     Runtime(u32),
+    /// A label the rewrite makes inside a function (numbered per
+    /// function): where lanes that skipped a guarded call or division
+    /// wait for the others.
+    Local(FuncId, u32),
 }
 
 /// A place a value can be in, for the checker. Spill slots are byte
@@ -61,6 +65,27 @@ pub enum Effect {
     /// `loc` no longer holds a known value (a temporary of a trusted
     /// sequence).
     Clobber(Loc),
+    /// Opens a *guarded sequence*, the expansion of one guarded MIR
+    /// instruction, closed by [`Effect::GuardEnd`]. Every guarded
+    /// instruction in it carries this guard; the checker follows the lanes
+    /// whose guard holds through the sequence and keeps, for the others,
+    /// what the locations held at its start (minus what unguarded
+    /// instructions overwrite). Straight-line: no labels inside, and the
+    /// only control instruction allowed is a guarded `ret`/`exit` at its
+    /// end.
+    GuardBegin(Guard),
+    /// Closes the guarded sequence: a location keeps a value afterwards
+    /// when both groups of lanes agree on it (so a partial definition must
+    /// have found the old value in place), or when it is declared
+    /// [`Effect::Exclusive`].
+    GuardEnd,
+    /// `v` is an exclusive definition (`MInst::exclusive_def`): lanes whose
+    /// guard is false never read it, so `loc` counts as holding `v` for
+    /// every lane. Inside a guarded sequence it takes effect at
+    /// [`Effect::GuardEnd`] (when the guard-true lanes have `v` in `loc`);
+    /// elsewhere (on the branch around a guarded call) it acts as a
+    /// definition.
+    Exclusive(Loc, VReg),
 }
 
 /// One instruction (or a marker carrying effects only, `instr: None`).
