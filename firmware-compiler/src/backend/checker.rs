@@ -40,9 +40,13 @@
 //! the guard-false lanes, the state at the start minus whatever unguarded
 //! instructions overwrite (scratch registers; any unguarded store forgets
 //! all slots). At the end a location keeps a value when both groups agree
-//! on it: a partial definition thus requires the old value in place, while
+//! on it, or when the guard-false lanes held nothing known there: a partial
+//! definition thus requires the old value in place or a location with no
+//! checked contents (the guard-false lanes never defined the value and never
+//! read it: the first guarded write of a predicated block parameter), while
 //! an [`Effect::Exclusive`] definition counts for all lanes (guard-false
-//! lanes never read it). After a guarded `ret`/`exit` only the guard-false
+//! lanes never read it). The price: a location whose paths disagree at a
+//! join is taken over by a later partial definition without complaint. After a guarded `ret`/`exit` only the guard-false
 //! lanes continue. A guarded call or division is a per-lane branch around
 //! unguarded code: ordinary control flow, where the join does the work.
 
@@ -56,6 +60,10 @@ use super::pcode::{Effect, Item, Label, Loc, PFunction};
 /// What each location holds. Absent = unknown.
 type Held = BTreeMap<Loc, VReg>;
 
+/// For the guard-false lanes of a guarded sequence: overwritten by an
+/// unguarded instruction of the sequence (not merely unknown).
+const CLOBBERED: VReg = VReg(u32::MAX);
+
 /// Inside a guarded sequence: the lanes whose guard is false.
 #[derive(Clone, PartialEq, Eq, Debug)]
 struct GuardedSeq {
@@ -64,6 +72,8 @@ struct GuardedSeq {
     skipped: Held,
     /// Exclusive definitions declared so far.
     exclusive: Vec<(Loc, VReg)>,
+    /// An unguarded store of the sequence may have overwritten any slot.
+    slots_clobbered: bool,
 }
 
 /// Abstract state at an instruction.
@@ -88,6 +98,10 @@ impl State {
             (None, None) => {}
             (Some(a), Some(b)) if a.guard == b.guard => {
                 changed |= keep(&mut a.skipped, &b.skipped);
+                if b.slots_clobbered && !a.slots_clobbered {
+                    a.slots_clobbered = true;
+                    changed = true;
+                }
                 let before = a.exclusive.len();
                 a.exclusive.retain(|e| b.exclusive.contains(e));
                 changed |= a.exclusive.len() != before;
@@ -417,11 +431,12 @@ fn transfer(i: usize, p: &super::pcode::PInst, mut state: State) -> Result<State
     if let (Some(seq), Some(instr)) = (state.guarded.as_mut(), p.instr) {
         if instr.guard.is_always_true() {
             for loc in written(p) {
-                seq.skipped.remove(&loc);
+                seq.skipped.insert(loc, CLOBBERED);
             }
             if matches!(instr.op, Op::Store { .. }) {
                 seq.skipped
                     .retain(|loc, _| !matches!(loc, Loc::Slot(_) | Loc::WarpSlot(_)));
+                seq.slots_clobbered = true;
             }
         }
     }
@@ -432,8 +447,13 @@ fn transfer(i: usize, p: &super::pcode::PInst, mut state: State) -> Result<State
         }
     }
     // 3. Apply the effects.
-    let kept_by_guard =
-        |loc: Loc, v: VReg| before.as_ref().map_or(true, |b| b.get(&loc) == Some(&v));
+    // Under a guard, a location keeps the written value when it held it or
+    // nothing known (as at the end of a guarded sequence).
+    let kept_by_guard = |loc: Loc, v: VReg| {
+        before
+            .as_ref()
+            .map_or(true, |b| b.get(&loc).map_or(true, |w| *w == v))
+    };
     let mut moved = moved.into_iter();
     for e in &p.effects {
         match *e {
@@ -492,6 +512,7 @@ fn transfer(i: usize, p: &super::pcode::PInst, mut state: State) -> Result<State
                     guard,
                     skipped: state.held.clone(),
                     exclusive: Vec::new(),
+                    slots_clobbered: false,
                 });
             }
             Effect::Exclusive(loc, v) => match state.guarded.as_mut() {
@@ -521,7 +542,12 @@ fn transfer(i: usize, p: &super::pcode::PInst, mut state: State) -> Result<State
     // After a guarded `ret`/`exit` only the guard-false lanes go on.
     if let (Some(seq), Some(instr)) = (state.guarded.as_ref(), p.instr) {
         if matches!(instr.op, Op::Ret { .. } | Op::Exit) && !instr.guard.is_always_true() {
-            state.held = seq.skipped.clone();
+            state.held = seq
+                .skipped
+                .iter()
+                .filter(|&(_, &v)| v != CLOBBERED)
+                .map(|(&loc, &v)| (loc, v))
+                .collect();
         }
     }
     // The end of a guarded sequence: the two groups of lanes meet.
@@ -529,10 +555,18 @@ fn transfer(i: usize, p: &super::pcode::PInst, mut state: State) -> Result<State
         let Some(seq) = state.guarded.take() else {
             return Err(format!("instruction {i}: no guarded sequence to close"));
         };
+        // A location keeps the written value where the guard-false lanes
+        // held it too, or held nothing known: lanes that never defined a
+        // value never read it (predication's guarded block parameters and
+        // masks start that way), and a known value of another register
+        // there is still a conflict.
         let mut merged: Held = state
             .held
             .iter()
-            .filter(|&(loc, v)| seq.skipped.get(loc) == Some(v))
+            .filter(|&(loc, v)| match seq.skipped.get(loc) {
+                Some(w) => w == v,
+                None => !(seq.slots_clobbered && matches!(loc, Loc::Slot(_) | Loc::WarpSlot(_))),
+            })
             .map(|(&loc, &v)| (loc, v))
             .collect();
         for (loc, v) in seq.exclusive {

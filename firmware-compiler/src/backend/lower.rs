@@ -837,7 +837,14 @@ impl Lowerer<'_> {
                 }
             }
             regs.push((u, r));
-            reads.push(Effect::Use(Loc::Reg(r), u));
+            // The old value of a partial definition is not a read the
+            // checker can demand: lanes that never defined the value keep
+            // whatever the register held (see the checker's guard rules).
+            let old_value_only =
+                inst.is_partial_def() && defs.contains(&u) && !op_uses.contains(&u) && !evicted;
+            if !old_value_only {
+                reads.push(Effect::Use(Loc::Reg(r), u));
+            }
         }
         let mut writes = Vec::new();
         let mut stores = Vec::new();

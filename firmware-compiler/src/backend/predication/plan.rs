@@ -156,7 +156,7 @@ pub fn make_plan(
                 let mut changed = false;
                 for n in nodes {
                     for b in node_blocks(func, loops, levels[level].nodes[n]) {
-                        for x in region_branch_blocks(func, loops, b) {
+                        for x in region_branch_blocks(func, b) {
                             if divergent[x.index()] && !keep[x.index()] {
                                 keep[x.index()] = true;
                                 changed = true;
@@ -203,7 +203,7 @@ pub fn make_plan(
                 continue;
             }
         }
-        let order = match linear_orders(&levels, &d, &regions) {
+        let order = match linear_orders(&levels, &regions) {
             Some(o) => o,
             None => return Err("no linear order keeps the guarded regions contiguous".into()),
         };
@@ -224,8 +224,9 @@ pub fn make_plan(
     Err("the predication plan did not settle".into())
 }
 
-/// The branch blocks a fallback keeps for a region containing `b`.
-fn region_branch_blocks(func: &Function, _loops: &LoopAnalysis, b: Block) -> Vec<Block> {
+/// The branch blocks a fallback keeps for a region containing `b`: `b`
+/// and its predecessors.
+fn region_branch_blocks(func: &Function, b: Block) -> Vec<Block> {
     let mut out = vec![b];
     let cfg_preds: Vec<Block> = func
         .layout
@@ -478,7 +479,7 @@ fn find_regions(levels: &[Level], d: &Decisions) -> Result<Vec<Region>, (usize, 
 
 /// A topological node order per level with every region right after its
 /// head; `None` if the regions cannot be kept contiguous.
-fn linear_orders(levels: &[Level], d: &Decisions, regions: &[Region]) -> Option<Vec<Vec<usize>>> {
+fn linear_orders(levels: &[Level], regions: &[Region]) -> Option<Vec<Vec<usize>>> {
     let mut orders = Vec::with_capacity(levels.len());
     for (li, lvl) in levels.iter().enumerate() {
         let n = lvl.nodes.len();
@@ -532,7 +533,6 @@ fn linear_orders(levels: &[Level], d: &Decisions, regions: &[Region]) -> Option<
                 }
             }
         }
-        let _ = d;
         orders.push(order);
     }
     Some(orders)

@@ -35,7 +35,7 @@ use std::collections::HashMap;
 
 use concord_isa::instr::{Consensus, PredOp};
 
-use super::level::{Dest, Label, Level, Node};
+use super::level::{Dest, Label, Node};
 use super::plan::{level_index, node_blocks, Plan};
 use super::BranchCounts;
 use crate::backend::mir::{MBlock, MFunction, MInst, MOp, RegClass, VGuard, VPredSrc, VReg};
@@ -540,6 +540,16 @@ impl Rewriter<'_> {
             }
             return Ok(self.first_block(lvl.nodes[order[at + 1]]));
         }
+        // Inside a region the other lanes wait in the blocks that follow.
+        if plan_guarded(self.plan, li, n) {
+            let last = self.mpos(self.last_block(Node::Loop(c)))?;
+            return self
+                .func
+                .layout
+                .get(last + 1)
+                .copied()
+                .ok_or_else(|| format!("nothing follows {c}"));
+        }
         let dests = lvl.dests(n);
         match dests[..] {
             [Dest::Node(d)] => Ok(self.first_block(lvl.nodes[d])),
@@ -834,8 +844,7 @@ impl Rewriter<'_> {
     }
 
     fn count_branches(&mut self) {
-        for (li, lvl) in self.plan.levels.iter().enumerate() {
-            let _ = li;
+        for lvl in &self.plan.levels {
             for n in 0..lvl.nodes.len() {
                 let Node::Block(b) = lvl.nodes[n] else {
                     continue;
@@ -857,6 +866,10 @@ impl Rewriter<'_> {
             }
         }
     }
+}
+
+fn plan_guarded(plan: &Plan, li: usize, n: usize) -> bool {
+    plan.guarded[li][n]
 }
 
 /// Operations that may run for lanes whose guard is false when nothing
@@ -903,9 +916,4 @@ pub fn count_unconverted(func: &Function, divergent: impl Fn(Block) -> bool) -> 
         }
     }
     counts
-}
-
-#[allow(dead_code)]
-fn level_of<'a>(plan: &'a Plan, loops: &LoopAnalysis, b: Block) -> &'a Level {
-    &plan.levels[level_index(loops.innermost(b))]
 }
