@@ -404,12 +404,7 @@ impl Lowerer<'_> {
         if inst.guard.is_none() {
             return body(self);
         }
-        let (guard, mut effects) = self.guard(inst)?;
-        if inst.exclusive_def {
-            // Lanes that skip never read the results: for the checker
-            // they are defined on the skipping path too.
-            effects.extend(self.exclusive_effects(inst)?);
-        }
+        let (guard, effects) = self.guard(inst)?;
         let skip = Label::Local(self.mf.func, self.locals);
         self.out
             .label_names
@@ -423,6 +418,15 @@ impl Lowerer<'_> {
         );
         body(self)?;
         self.out.label(skip);
+        if inst.exclusive_def {
+            // Lanes that skip never read the results: for the checker they
+            // are defined where the two paths meet (on the running path
+            // they already are).
+            let defs = self.exclusive_effects(inst)?;
+            if !defs.is_empty() {
+                self.out.marker(defs);
+            }
+        }
         Ok(())
     }
 
