@@ -583,6 +583,12 @@ impl Rewriter<'_> {
             let edges = lvl.edges[n].clone();
             let last_of_inner = self.last_block(Node::Loop(inner)) == x;
             let mut check: Option<(VReg, Block)> = None;
+            // The updates are guarded by G(x), which may be a loop mask
+            // they change: every other update first, then the loop masks,
+            // outermost first, so no update sees a changed guard.
+            let mut others: Vec<MInst> = Vec::new();
+            let mut l_updates: Vec<(u32, MInst)> = Vec::new();
+            let mut checks: Vec<MInst> = Vec::new();
             for e in edges {
                 let Some(t) = e.target else {
                     continue; // return: the lanes leave
@@ -604,7 +610,7 @@ impl Rewriter<'_> {
                         if l == inner {
                             if !last_of_inner {
                                 if let Some(&cm) = self.cmask.get(&l) {
-                                    self.extra[at].masks.push(MInst::guarded(
+                                    others.push(MInst::guarded(
                                         gx,
                                         MOp::PLogic {
                                             op: PredOp::And,
@@ -617,7 +623,7 @@ impl Rewriter<'_> {
                                 }
                             }
                         } else if let Some(&cm) = self.cmask.get(&l) {
-                            self.extra[at].masks.push(MInst::guarded(
+                            others.push(MInst::guarded(
                                 gx,
                                 MOp::PLogic {
                                     op: PredOp::And,
@@ -634,7 +640,7 @@ impl Rewriter<'_> {
                 }
                 for &l in &left {
                     let lm = *self.lmask.get(&l).ok_or("a loop left from a predicated one is not predicated")?;
-                    self.extra[at].masks.push(MInst::guarded(
+                    l_updates.push((loops.get(l).depth, MInst::guarded(
                         gx,
                         MOp::PLogic {
                             op: PredOp::And,
@@ -642,9 +648,9 @@ impl Rewriter<'_> {
                             a: VPredSrc::reg(lm),
                             b: not(s),
                         },
-                    ));
+                    )));
                     if let Some(&cm) = self.cmask.get(&l) {
-                        self.extra[at].masks.push(MInst::guarded(
+                        others.push(MInst::guarded(
                             gx,
                             MOp::PLogic {
                                 op: PredOp::And,
@@ -657,7 +663,7 @@ impl Rewriter<'_> {
                 }
                 if let Some(&outer) = left.last() {
                     if let Some(&em) = self.emask.get(&(outer, t)) {
-                        self.extra[at].masks.push(MInst::guarded(
+                        others.push(MInst::guarded(
                             gx,
                             MOp::PLogic {
                                 op: PredOp::Or,
@@ -671,7 +677,7 @@ impl Rewriter<'_> {
                     if let Some(p) = loops.get(outer).parent {
                         if loops.get(p).header == t && !left.contains(&p) {
                             if let Some(&cm) = self.cmask.get(&p) {
-                                self.extra[at].masks.push(MInst::guarded(
+                                others.push(MInst::guarded(
                                     gx,
                                     MOp::PLogic {
                                         op: PredOp::And,
@@ -689,7 +695,7 @@ impl Rewriter<'_> {
                         let lm = self.lmask[&first];
                         let cont = self.continuation(first)?;
                         let target = MBlock(self.mpos(cont)? as u32);
-                        self.extra[at].masks.push(MInst::new(MOp::BraCons {
+                        checks.push(MInst::new(MOp::BraCons {
                             kind: Consensus::None,
                             p: VPredSrc::reg(lm),
                             target,
@@ -700,13 +706,18 @@ impl Rewriter<'_> {
             }
             if let Some((cm, header)) = check {
                 let target = MBlock(self.mpos(header)? as u32);
-                self.extra[at].masks.push(MInst::new(MOp::BraCons {
+                checks.push(MInst::new(MOp::BraCons {
                     kind: Consensus::None,
                     p: VPredSrc::reg(cm),
                     target,
                 }));
                 self.counts.loop_consensual += 1;
             }
+            l_updates.sort_by_key(|&(depth, _)| depth);
+            let masks = &mut self.extra[at].masks;
+            masks.extend(others);
+            masks.extend(l_updates.into_iter().map(|(_, i)| i));
+            masks.extend(checks);
         }
         Ok(())
     }
@@ -815,6 +826,14 @@ impl Rewriter<'_> {
                         continue;
                     }
                     let last = self.last_block(lvl.nodes[order[start + arm.len() - 1]]);
+                    // An arm that ends a predicated loop's body would skip its
+                    // back edge; the continue mask's check covers it.
+                    let ends_loop = self.lmask.keys().any(|&l| {
+                        self.loops.get(l).contains(last) && self.last_block(Node::Loop(l)) == last
+                    });
+                    if ends_loop {
+                        continue;
+                    }
                     let at_last = self.mpos(last)?;
                     // Skipping the arm must land where its lanes would
                     // have gone: its closing jump, if it has one.
