@@ -418,7 +418,7 @@ impl Lowerer<'_> {
         );
         body(self)?;
         self.out.label(skip);
-        if inst.exclusive_def {
+        if inst.claims_locations() {
             // Lanes that skip never read the results: for the checker they
             // are defined where the two paths meet (on the running path
             // they already are).
@@ -458,7 +458,7 @@ impl Lowerer<'_> {
     /// definitions.
     fn end_guarded(&mut self, inst: &MInst) -> Result<(), BackendError> {
         if inst.guard.is_some() {
-            let mut effects = if inst.exclusive_def {
+            let mut effects = if inst.claims_locations() {
                 self.exclusive_effects(inst)?
             } else {
                 Vec::new()

@@ -279,6 +279,13 @@ pub struct MInst {
     /// predicated loop): liveness then treats it as a full definition, so
     /// predicated values do not stay live from the function entry.
     pub exclusive_def: bool,
+    /// Set by predication on the instructions it guards: the lanes the
+    /// guard masks either hold this same register's value already (another
+    /// incoming edge's copy, an earlier iteration) or never read it, so the
+    /// allocation checker may take every written location as holding the
+    /// definitions. Liveness is unaffected (the definition stays partial
+    /// unless `exclusive_def`).
+    pub claims_def: bool,
 }
 
 impl MInst {
@@ -287,6 +294,7 @@ impl MInst {
             guard: None,
             op,
             exclusive_def: false,
+            claims_def: false,
         }
     }
 
@@ -295,6 +303,7 @@ impl MInst {
             guard: Some(guard),
             op,
             exclusive_def: false,
+            claims_def: false,
         }
     }
 
@@ -302,6 +311,12 @@ impl MInst {
     /// the old value, so the old value is read too).
     pub fn is_partial_def(&self) -> bool {
         self.guard.is_some() && !self.exclusive_def
+    }
+
+    /// Whether the allocation checker may take the written locations as
+    /// holding the definitions for every lane.
+    pub fn claims_locations(&self) -> bool {
+        self.exclusive_def || self.claims_def
     }
 
     /// Registers defined (fully or, under a guard, partially).

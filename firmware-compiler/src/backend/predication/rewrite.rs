@@ -467,6 +467,7 @@ impl Rewriter<'_> {
                     }
                 }
                 inst.exclusive_def = all_exclusive;
+                inst.claims_def = true;
                 out.push(inst);
             }
             self.mf.blocks[i].insts = out;
