@@ -52,7 +52,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use concord_isa::instr::{Consensus, Guard, Instr, LoadWidth, Op, Reg, Space, StoreWidth};
+use concord_isa::instr::{
+    Consensus, Guard, Instr, LoadWidth, Op, Pred, PredSrc, Reg, Space, StoreWidth,
+};
 
 use super::mir::VReg;
 use super::pcode::{Effect, Item, Label, Loc, PFunction};
@@ -83,6 +85,13 @@ struct State {
     /// guarded sequence, those whose guard holds).
     held: Held,
     guarded: Option<GuardedSeq>,
+    /// Predicates every active lane holds with the same value, learned on
+    /// the taken edge of a consensual branch (`bra.none p` taken: no lane
+    /// has `p`). Predication skips both arms of an if-then-else with
+    /// `bra.none p` and `bra.none !p`; a path taking both is impossible (a
+    /// running warp has a lane), and without this the checker would
+    /// demand a block parameter that only the arms define on it.
+    uniform: BTreeMap<Pred, bool>,
 }
 
 impl State {
@@ -94,6 +103,9 @@ impl State {
             mine.len() != before
         };
         let mut changed = keep(&mut self.held, &other.held);
+        let before = self.uniform.len();
+        self.uniform.retain(|p, v| other.uniform.get(p) == Some(v));
+        changed |= self.uniform.len() != before;
         match (&mut self.guarded, &other.guarded) {
             (None, None) => {}
             (Some(a), Some(b)) if a.guard == b.guard => {
@@ -179,10 +191,20 @@ pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
             continue;
         };
         let out = transfer(i, insts[i], state)?;
+        let target = insts[i].target.and_then(|t| labels.get(&t).copied());
         for &s in &succs[i] {
+            let mut out = out.clone();
+            if Some(s) == target && !(s == i + 1) {
+                if let Some((pred, value)) = insts[i].instr.and_then(consensus_fact) {
+                    if out.uniform.get(&pred) == Some(&!value) {
+                        continue; // an impossible path
+                    }
+                    out.uniform.insert(pred, value);
+                }
+            }
             let changed = match &mut in_state[s] {
                 None => {
-                    in_state[s] = Some(out.clone());
+                    in_state[s] = Some(out);
                     true
                 }
                 Some(existing) => existing
@@ -196,6 +218,24 @@ pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// What the taken edge of an unguarded consensual branch says about its
+/// predicate register: `bra.none p` taken means every active lane has `p`
+/// false, `bra.all p` taken every lane true.
+fn consensus_fact(instr: Instr) -> Option<(Pred, bool)> {
+    let Op::BraCons { kind, p, .. } = instr.op else {
+        return None;
+    };
+    let PredSrc { pred, negate } = p;
+    if !instr.guard.is_always_true() || pred == Pred::TRUE {
+        return None;
+    }
+    match kind {
+        Consensus::None => Some((pred, negate)),
+        Consensus::All => Some((pred, !negate)),
+        Consensus::Any => None,
+    }
 }
 
 /// The guard of the guarded sequence each instruction (by index, markers
@@ -441,6 +481,14 @@ fn transfer(i: usize, p: &super::pcode::PInst, mut state: State) -> Result<State
         }
     }
     // 2. Forget what the instruction writes.
+    for loc in written(p) {
+        if let Loc::Pred(pd) = loc {
+            state.uniform.remove(&pd);
+        }
+    }
+    if p.instr.is_some_and(|x| matches!(x.op, Op::Call { .. } | Op::CallR { .. })) {
+        state.uniform.clear();
+    }
     if !p.trusted {
         for loc in written(p) {
             state.held.remove(&loc);
@@ -500,9 +548,13 @@ fn transfer(i: usize, p: &super::pcode::PInst, mut state: State) -> Result<State
                 state
                     .held
                     .retain(|loc, _| matches!(loc, Loc::Slot(_) | Loc::WarpSlot(_)));
+                state.uniform.clear();
             }
             Effect::Clobber(loc) => {
                 state.held.remove(&loc);
+                if let Loc::Pred(pd) = loc {
+                    state.uniform.remove(&pd);
+                }
             }
             Effect::GuardBegin(guard) => {
                 if state.guarded.is_some() {
