@@ -56,6 +56,7 @@ use concord_isa::instr::{
     Consensus, Guard, Instr, LoadWidth, Op, Pred, PredSrc, Reg, Space, StoreWidth,
 };
 
+use super::liveness::BitSet;
 use super::mir::VReg;
 use super::pcode::{Effect, Item, Label, Loc, PFunction};
 
@@ -112,6 +113,47 @@ impl State {
 
 impl State {
     /// Keeps only what `other` agrees with; whether anything changed.
+    /// With `live` (the registers live at the join, for predicated code):
+    /// a location keeps the one live value either path holds there; the
+    /// other path's contents are then garbage no lane reads (predicated
+    /// code has paths no lane takes with the value: both arms of an if
+    /// skipped by consensual branches, a speculated instruction reading
+    /// an operand only the guarded lanes defined).
+    fn meet_live(&mut self, other: &State, live: &BitSet) -> Result<bool, String> {
+        let before = self.held.clone();
+        let mut locs: BTreeSet<Loc> = self.held.keys().copied().collect();
+        locs.extend(other.held.keys().copied());
+        for loc in locs {
+            let mut live_values: Vec<VReg> = [self.held.get(&loc), other.held.get(&loc)]
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|v| live.contains(v.index()))
+                .collect();
+            live_values.dedup();
+            match live_values[..] {
+                [v] => {
+                    self.held.insert(loc, v);
+                }
+                _ => {
+                    self.held.remove(&loc);
+                }
+            }
+        }
+        let mut changed = self.held != before;
+        let touched_before = (self.touched.len(), self.registers_touched);
+        self.touched.extend(other.touched.iter().copied());
+        self.registers_touched |= other.registers_touched;
+        changed |= touched_before != (self.touched.len(), self.registers_touched);
+        let facts = self.uniform.len();
+        self.uniform.retain(|p, v| other.uniform.get(p) == Some(v));
+        changed |= self.uniform.len() != facts;
+        match (&self.guarded, &other.guarded) {
+            (None, None) => Ok(changed),
+            _ => Err("a block starts inside a guarded sequence".into()),
+        }
+    }
+
     fn meet(&mut self, other: &State) -> Result<bool, String> {
         let keep = |mine: &mut Held, theirs: &Held| {
             let before = mine.len();
@@ -166,6 +208,25 @@ impl State {
 /// Checks `code`, whose stack pointer is `sp`; the error names the
 /// offending instruction.
 pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
+    check_with(code, sp, &HashMap::new())
+}
+
+/// [`check`] for predicated code: `live_in` gives, per block label, the
+/// virtual registers live at its start (the MIR liveness), which resolves
+/// the joins of paths no lane takes (see `State::meet_live`).
+pub fn check_predicated(
+    code: &PFunction,
+    sp: Option<Reg>,
+    live_in: &HashMap<Label, BitSet>,
+) -> Result<(), String> {
+    check_with(code, sp, live_in)
+}
+
+fn check_with(
+    code: &PFunction,
+    sp: Option<Reg>,
+    live_in: &HashMap<Label, BitSet>,
+) -> Result<(), String> {
     // Flatten to instructions with label positions.
     let mut insts = Vec::new();
     let mut labels: HashMap<Label, usize> = HashMap::new();
@@ -178,6 +239,12 @@ pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
         }
     }
     let n = insts.len();
+    let mut live_at: HashMap<usize, &BitSet> = HashMap::new();
+    for (label, set) in live_in {
+        if let Some(&pos) = labels.get(label) {
+            live_at.insert(pos, set);
+        }
+    }
     let sequence_guard = guarded_sequences(code)?;
     for (i, p) in insts.iter().enumerate() {
         if let (Some(instr), false) = (p.instr, p.trusted) {
@@ -246,9 +313,11 @@ pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
                     in_state[s] = Some(out);
                     true
                 }
-                Some(existing) => existing
-                    .meet(&out)
-                    .map_err(|e| format!("instruction {s}: {e}"))?,
+                Some(existing) => match live_at.get(&s) {
+                    Some(live) => existing.meet_live(&out, live),
+                    None => existing.meet(&out),
+                }
+                .map_err(|e| format!("instruction {s}: {e}"))?,
             };
             if changed && !queued[s] {
                 queued[s] = true;

@@ -86,7 +86,15 @@ pub fn lower(
             .label_names
             .push((label, format!("{}.{}", mf.name, block.name)));
         l.out.label(label);
-        for inst in &block.insts {
+        for (i, inst) in block.insts.iter().enumerate() {
+            // The arguments and the return address arrive in registers the
+            // allocator hands out after the entry: nothing may run before it.
+            if matches!(inst.op, MOp::Entry { .. }) && (b, i) != (0, 0) {
+                return Err(l.internal(format!(
+                    "the function entry is instruction {i} of block {b}, not the first: \
+                     what runs before it may overwrite the incoming arguments and return address"
+                )));
+            }
             l.inst(b, inst)?;
         }
     }

@@ -174,6 +174,9 @@ pub enum BackendError {
 struct Unit {
     id: FuncId,
     mf: MFunction,
+    /// Whether predication changed the function (its allocation is then
+    /// checked with the help of liveness).
+    predicated: bool,
     preds: predalloc::PredAssignment,
     gprs: GprAssignment,
     conv: Convention,
@@ -285,6 +288,7 @@ pub fn compile_kernel(
         let preds = predalloc::allocate_predicates(&mut mf, options.preds)?;
         units.push(Unit {
             id,
+            predicated: counts.predicated + counts.runtime_checked + counts.loop_consensual > 0,
             mf,
             preds,
             gprs: GprAssignment::default(),
@@ -456,7 +460,21 @@ pub fn compile_kernel(
                 .collect();
         }
         let (pf, ls) = lower::lower(&u.mf, &locs, &ctx)?;
-        checker::check(&pf, u.conv.sp).map_err(|message| BackendError::Checker {
+        let checked = if u.predicated {
+            let live = liveness::Liveness::compute(&u.mf);
+            let live_in = (0..u.mf.blocks.len())
+                .map(|b| {
+                    (
+                        pcode::Label::Block(u.mf.func, b as u32),
+                        live.live_in[b].clone(),
+                    )
+                })
+                .collect();
+            checker::check_predicated(&pf, u.conv.sp, &live_in)
+        } else {
+            checker::check(&pf, u.conv.sp)
+        };
+        checked.map_err(|message| BackendError::Checker {
             kernel: kfunc.name.clone(),
             func: u.mf.name.clone(),
             message,
