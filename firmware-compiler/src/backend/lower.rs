@@ -2357,4 +2357,34 @@ mod tests {
             assert_eq!(lane, expect, "lane {t}\n{listing}");
         }
     }
+
+    /// Code before a device function's entry would run before the
+    /// incoming registers are read: refused.
+    #[test]
+    fn entry_must_come_first() {
+        let mut f = Fb::new("f", 1);
+        let mask = f.val(p(1));
+        f.op(MOp::PLogic {
+            op: PredOp::And,
+            pd: mask,
+            a: VPredSrc::TRUE,
+            b: VPredSrc::FALSE,
+        });
+        let x = f.val(r(1));
+        let ra = f.val(r(5));
+        f.op(MOp::Entry {
+            params: vec![x],
+            ra,
+        });
+        f.op(MOp::Return { value: Some(x), ra });
+        let frame = f.frame();
+        let ctx = LowerContext {
+            conv: &f.conv,
+            frame: &frame,
+            kernel_stack: None,
+            warp_area: None,
+        };
+        let err = lower(&f.mf, &f.locs, &ctx).unwrap_err();
+        assert!(err.to_string().contains("not the first"), "{err}");
+    }
 }
