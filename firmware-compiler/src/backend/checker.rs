@@ -93,22 +93,6 @@ struct State {
     /// running warp has a lane), and without this the checker would
     /// demand a block parameter that only the arms define on it.
     uniform: BTreeMap<Pred, bool>,
-    /// Locations written on some path to here (a held value, a conflict or
-    /// a clobber); the rest are *untouched*: never written on any path, so
-    /// no lane can need what they hold. At a join, a value held on one path
-    /// and untouched on the other is kept: predicated code has paths no
-    /// lane takes with the value (a loop left before the block defining it
-    /// ran, both arms of an if skipped) on which the location is untouched.
-    touched: BTreeSet<Loc>,
-    /// Every register and predicate has been written (a call).
-    registers_touched: bool,
-}
-
-impl State {
-    fn untouched(&self, loc: Loc) -> bool {
-        !self.touched.contains(&loc)
-            && !(self.registers_touched && matches!(loc, Loc::Reg(_) | Loc::Pred(_)))
-    }
 }
 
 impl State {
@@ -141,10 +125,6 @@ impl State {
             }
         }
         let mut changed = self.held != before;
-        let touched_before = (self.touched.len(), self.registers_touched);
-        self.touched.extend(other.touched.iter().copied());
-        self.registers_touched |= other.registers_touched;
-        changed |= touched_before != (self.touched.len(), self.registers_touched);
         let facts = self.uniform.len();
         self.uniform.retain(|p, v| other.uniform.get(p) == Some(v));
         changed |= self.uniform.len() != facts;
@@ -160,30 +140,7 @@ impl State {
             mine.retain(|loc, v| theirs.get(loc) == Some(v));
             mine.len() != before
         };
-        let before = self.held.clone();
-        let (mine_untouched, theirs_untouched): (Vec<Loc>, Vec<Loc>) = (
-            other
-                .held
-                .keys()
-                .copied()
-                .filter(|&l| !self.held.contains_key(&l) && self.untouched(l))
-                .collect(),
-            self.held
-                .keys()
-                .copied()
-                .filter(|&l| !other.held.contains_key(&l) && other.untouched(l))
-                .collect(),
-        );
-        self.held
-            .retain(|loc, v| other.held.get(loc) == Some(v) || theirs_untouched.contains(loc));
-        for l in mine_untouched {
-            self.held.insert(l, other.held[&l]);
-        }
-        let mut changed = self.held != before;
-        let touched_before = (self.touched.len(), self.registers_touched);
-        self.touched.extend(other.touched.iter().copied());
-        self.registers_touched |= other.registers_touched;
-        changed |= touched_before != (self.touched.len(), self.registers_touched);
+        let mut changed = keep(&mut self.held, &other.held);
         let before = self.uniform.len();
         self.uniform.retain(|p, v| other.uniform.get(p) == Some(v));
         changed |= self.uniform.len() != before;
@@ -609,7 +566,9 @@ fn transfer(
             state.uniform.remove(&pd);
         }
     }
-    if p.instr.is_some_and(|x| matches!(x.op, Op::Call { .. } | Op::CallR { .. })) {
+    if p.instr
+        .is_some_and(|x| matches!(x.op, Op::Call { .. } | Op::CallR { .. }))
+    {
         state.uniform.clear();
     }
     if !p.trusted {
@@ -751,33 +710,6 @@ fn transfer(
         }
         state.held = merged;
     }
-    // Everything written on this path is touched.
-    for loc in written(p) {
-        state.touched.insert(loc);
-    }
-    for e in &p.effects {
-        match *e {
-            Effect::Clobber(loc)
-            | Effect::Def(loc, _)
-            | Effect::Remat(loc, _)
-            | Effect::Move { to: loc, .. }
-            | Effect::CopyDone { loc, .. }
-            | Effect::Exclusive(loc, _) => {
-                state.touched.insert(loc);
-            }
-            Effect::Swap(a, b) => {
-                state.touched.insert(a);
-                state.touched.insert(b);
-            }
-            Effect::ClobberRegisters => state.registers_touched = true,
-            Effect::Use(..) | Effect::GuardBegin(_) | Effect::GuardEnd => {}
-        }
-    }
-    if p.instr.is_some_and(|x| matches!(x.op, Op::Call { .. } | Op::CallR { .. })) {
-        state.registers_touched = true;
-    }
-    let held: Vec<Loc> = state.held.keys().copied().collect();
-    state.touched.extend(held);
     Ok(state)
 }
 

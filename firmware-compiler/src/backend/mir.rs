@@ -464,9 +464,7 @@ impl MInst {
                 *addr = f(*addr);
                 *src = f(*src);
             }
-            MOp::Vote { p, .. } | MOp::Ballot { p, .. } | MOp::BraCons { p, .. } => {
-                pred(p, &mut f)
-            }
+            MOp::Vote { p, .. } | MOp::Ballot { p, .. } | MOp::BraCons { p, .. } => pred(p, &mut f),
             MOp::DivRem { a, b, .. } => {
                 *a = f(*a);
                 *b = f(*b);

@@ -52,8 +52,8 @@ use concord_isa::instr::{MAX_PARAM_WORDS, MAX_PREDS, MAX_REGS};
 use crate::ir::{FuncId, FuncKind, InstData, Module};
 use frame::{Convention, Frame};
 use mir::{MFunction, RegClass};
-use regalloc::{DefaultSpillPolicy, GprAssignment, SpillPolicy, VLoc};
 pub use predication::{BranchCounts, DivergenceStrategy};
+use regalloc::{DefaultSpillPolicy, GprAssignment, SpillPolicy, VLoc};
 pub use spill::SpillMode;
 
 /// What the back end may use.
@@ -276,7 +276,10 @@ pub fn compile_kernel(
         let counts = predication::apply(&prepared, &func, &mut mf).map_err(|message| {
             BackendError::Internal {
                 func: func.name.clone(),
-                message: format!("the `predication` pass of kernel @{}: {message}", kfunc.name),
+                message: format!(
+                    "the `predication` pass of kernel @{}: {message}",
+                    kfunc.name
+                ),
             }
         })?;
         branch_counts.uniform += counts.uniform;

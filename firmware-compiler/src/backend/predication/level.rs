@@ -150,7 +150,12 @@ fn build_level(
     loops: &LoopAnalysis,
     level: Option<LoopId>,
 ) -> Result<Level, LevelError> {
-    let position = |b: Block| func.layout.iter().position(|&x| x == b).unwrap_or(usize::MAX);
+    let position = |b: Block| {
+        func.layout
+            .iter()
+            .position(|&x| x == b)
+            .unwrap_or(usize::MAX)
+    };
     // Nodes in layout order of their first block.
     let mut nodes: Vec<(usize, Node)> = Vec::new();
     for &b in &func.layout {
@@ -176,14 +181,18 @@ fn build_level(
         }
         let mut cur = loops.innermost(b);
         if cur == level {
-            return index(Node::Block(b)).map(Dest::Node).ok_or(LevelError::Irreducible);
+            return index(Node::Block(b))
+                .map(Dest::Node)
+                .ok_or(LevelError::Irreducible);
         }
         while let Some(l) = cur {
             if loops.get(l).parent == level {
                 if loops.get(l).header != b {
                     return Err(LevelError::Irreducible);
                 }
-                return index(Node::Loop(l)).map(Dest::Node).ok_or(LevelError::Irreducible);
+                return index(Node::Loop(l))
+                    .map(Dest::Node)
+                    .ok_or(LevelError::Irreducible);
             }
             cur = loops.get(l).parent;
         }

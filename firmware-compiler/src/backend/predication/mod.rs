@@ -156,8 +156,11 @@ pub fn describe_module(
                 out.push_str(&plan::describe(&func, &prepared.loops, plan));
             }
             None => {
-                out.push_str(&format!("function @{}
-", func.name));
+                out.push_str(&format!(
+                    "function @{}
+",
+                    func.name
+                ));
                 for n in &prepared.notes {
                     out.push_str(&format!("note {n}\n"));
                 }

@@ -136,10 +136,7 @@ pub fn make_plan(
                 inner.is_some_and(|l| {
                     !loops.get(l).contains(t)
                         || loops.get(l).header == t
-                        || loops
-                            .loops()
-                            .iter()
-                            .any(|o| o.header == t && o.contains(b))
+                        || loops.loops().iter().any(|o| o.header == t && o.contains(b))
                 })
             });
             if leaves {
@@ -179,15 +176,17 @@ pub fn make_plan(
             let mut changed = false;
             for r in &regions {
                 let lvl = &levels[r.level];
-                let costly = std::iter::once(r.head).chain(r.nodes.iter().copied()).any(|n| {
-                    matches!(lvl.nodes[n], Node::Loop(_))
-                        || node_blocks(func, loops, lvl.nodes[n]).iter().any(|&b| {
-                            func.block(b)
-                                .insts
-                                .iter()
-                                .any(|&i| matches!(func.inst(i), InstData::Call { .. }))
-                        })
-                });
+                let costly = std::iter::once(r.head)
+                    .chain(r.nodes.iter().copied())
+                    .any(|n| {
+                        matches!(lvl.nodes[n], Node::Loop(_))
+                            || node_blocks(func, loops, lvl.nodes[n]).iter().any(|&b| {
+                                func.block(b)
+                                    .insts
+                                    .iter()
+                                    .any(|&i| matches!(func.inst(i), InstData::Call { .. }))
+                            })
+                    });
                 if costly {
                     for n in std::iter::once(r.head).chain(r.nodes.iter().copied()) {
                         for b in node_blocks(func, loops, lvl.nodes[n]) {
@@ -238,12 +237,7 @@ fn region_branch_blocks(func: &Function, b: Block) -> Vec<Block> {
     out
 }
 
-fn decide(
-    levels: &[Level],
-    loops: &LoopAnalysis,
-    divergent: &[bool],
-    keep: &[bool],
-) -> Decisions {
+fn decide(levels: &[Level], loops: &LoopAnalysis, divergent: &[bool], keep: &[bool]) -> Decisions {
     let mut d = Decisions {
         pred_branch: vec![false; divergent.len()],
         pred_loop: vec![false; loops.loops().len()],
@@ -288,11 +282,10 @@ fn decide(
                 if !d.pred_loop[c.index()] {
                     let header = loops.get(c).header;
                     let leaves_guarded = (0..lvl.nodes.len()).any(|n| {
-                        let exits = lvl.edges[n].iter().any(|e| {
-                            e.dest == Dest::Sink && e.target.is_some_and(|t| t != header)
-                        });
-                        exits
-                            && (d.guarded[li][n] || (lvl.is_branch(n) && branch_pred(&d, lvl, n)))
+                        let exits = lvl.edges[n]
+                            .iter()
+                            .any(|e| e.dest == Dest::Sink && e.target.is_some_and(|t| t != header));
+                        exits && (d.guarded[li][n] || (lvl.is_branch(n) && branch_pred(&d, lvl, n)))
                     });
                     if leaves_guarded {
                         d.pred_loop[c.index()] = true;

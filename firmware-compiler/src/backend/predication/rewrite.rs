@@ -124,7 +124,11 @@ pub fn apply(
         mf,
         pos,
         extra: (0..n).map(|_| Extra::default()).collect(),
-        guards: plan.levels.iter().map(|l| vec![None; l.nodes.len()]).collect(),
+        guards: plan
+            .levels
+            .iter()
+            .map(|l| vec![None; l.nodes.len()])
+            .collect(),
         lmask: HashMap::new(),
         cmask: HashMap::new(),
         emask: HashMap::new(),
@@ -183,10 +187,12 @@ impl Rewriter<'_> {
     fn edge_src(&self, x: Node, label: Label) -> Result<VPredSrc, String> {
         match (x, label) {
             (Node::Block(b), Label::Then) => Ok(VPredSrc::reg(
-                self.cond_of(b).ok_or_else(|| format!("{b} has no condition"))?,
+                self.cond_of(b)
+                    .ok_or_else(|| format!("{b} has no condition"))?,
             )),
             (Node::Block(b), Label::Else) => Ok(VPredSrc::not(
-                self.cond_of(b).ok_or_else(|| format!("{b} has no condition"))?,
+                self.cond_of(b)
+                    .ok_or_else(|| format!("{b} has no condition"))?,
             )),
             (Node::Loop(l), Label::Exit(t)) => self
                 .emask
@@ -208,9 +214,10 @@ impl Rewriter<'_> {
             let lm = self.new_pred();
             self.lmask.insert(id, lm);
             let last = self.last_block(Node::Loop(id));
-            let continues = l.blocks.iter().any(|&b| {
-                b != last && self.func.successors(b).contains(&l.header)
-            });
+            let continues = l
+                .blocks
+                .iter()
+                .any(|&b| b != last && self.func.successors(b).contains(&l.header));
             if continues {
                 let cm = self.new_pred();
                 self.cmask.insert(id, cm);
@@ -251,8 +258,17 @@ impl Rewriter<'_> {
 
         // Assemble.
         for (i, extra) in std::mem::take(&mut self.extra).into_iter().enumerate() {
-            let body = std::mem::take(&mut self.mf.blocks[i].insts);
-            let mut insts = extra.rbu;
+            let mut body = std::mem::take(&mut self.mf.blocks[i].insts);
+            // A device function's entry stays its first instruction.
+            let entry: Vec<MInst> = match body.first() {
+                Some(MInst {
+                    op: MOp::Entry { .. },
+                    ..
+                }) => vec![body.remove(0)],
+                _ => Vec::new(),
+            };
+            let mut insts = entry;
+            insts.extend(extra.rbu);
             insts.extend(extra.start);
             insts.extend(body);
             insts.extend(extra.preds);
@@ -640,16 +656,22 @@ impl Rewriter<'_> {
                     cur = info.parent;
                 }
                 for &l in &left {
-                    let lm = *self.lmask.get(&l).ok_or("a loop left from a predicated one is not predicated")?;
-                    l_updates.push((loops.get(l).depth, MInst::guarded(
-                        gx,
-                        MOp::PLogic {
-                            op: PredOp::And,
-                            pd: lm,
-                            a: VPredSrc::reg(lm),
-                            b: not(s),
-                        },
-                    )));
+                    let lm = *self
+                        .lmask
+                        .get(&l)
+                        .ok_or("a loop left from a predicated one is not predicated")?;
+                    l_updates.push((
+                        loops.get(l).depth,
+                        MInst::guarded(
+                            gx,
+                            MOp::PLogic {
+                                op: PredOp::And,
+                                pd: lm,
+                                a: VPredSrc::reg(lm),
+                                b: not(s),
+                            },
+                        ),
+                    ));
                     if let Some(&cm) = self.cmask.get(&l) {
                         others.push(MInst::guarded(
                             gx,
@@ -692,7 +714,9 @@ impl Rewriter<'_> {
                     }
                 }
                 if let Some(&first) = left.first() {
-                    if !(first == inner && last_of_inner) && std::env::var("NO_EXIT_CHECKS").is_err() {
+                    if !(first == inner && last_of_inner)
+                        && std::env::var("NO_EXIT_CHECKS").is_err()
+                    {
                         let lm = self.lmask[&first];
                         let cont = self.continuation(first)?;
                         let target = MBlock(self.mpos(cont)? as u32);
@@ -743,7 +767,9 @@ impl Rewriter<'_> {
             let cont = self.continuation(c)?;
             if self.func.layout.get(at + 1) != Some(&cont) {
                 let target = MBlock(self.mpos(cont)? as u32);
-                self.extra[at].control.push(MInst::new(MOp::Jump { target }));
+                self.extra[at]
+                    .control
+                    .push(MInst::new(MOp::Jump { target }));
             }
         }
         Ok(())
@@ -755,7 +781,9 @@ impl Rewriter<'_> {
         for r in &plan.regions {
             let lvl = &plan.levels[r.level];
             let order = &plan.order[r.level];
-            let members: Vec<usize> = std::iter::once(r.head).chain(r.nodes.iter().copied()).collect();
+            let members: Vec<usize> = std::iter::once(r.head)
+                .chain(r.nodes.iter().copied())
+                .collect();
             let Some(&last_node) = order.iter().filter(|v| members.contains(v)).last() else {
                 continue;
             };
@@ -775,7 +803,9 @@ impl Rewriter<'_> {
                 .last()
                 .is_some_and(|i| i.op == MOp::Jump { target });
             if self.func.layout.get(at + 1) != Some(&cont) && !already {
-                self.extra[at].control.push(MInst::new(MOp::Jump { target }));
+                self.extra[at]
+                    .control
+                    .push(MInst::new(MOp::Jump { target }));
             }
         }
         Ok(())
