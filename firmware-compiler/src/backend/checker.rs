@@ -257,7 +257,7 @@ fn check_with(
         let target = insts[i].target.and_then(|t| labels.get(&t).copied());
         for &s in &succs[i] {
             let mut out = out.clone();
-            if Some(s) == target && !(s == i + 1) {
+            if Some(s) == target && s != i + 1 {
                 if let Some((pred, value)) = insts[i].instr.and_then(consensus_fact) {
                     if out.uniform.get(&pred) == Some(&!value) {
                         continue; // an impossible path
