@@ -33,6 +33,10 @@ use crate::divergence::{BranchClass, DivergenceAnalysis};
 use crate::ir::{Block, Function, InstData};
 use crate::loop_analysis::{LoopAnalysis, LoopId};
 
+/// `--divergence=auto` if-converts a region only up to this many IR
+/// instructions (see the cost rule in [`make_plan`]).
+pub const AUTO_MAX_INSTS: usize = 8;
+
 /// The level graph index of a loop (`None` = top level).
 pub fn level_index(l: Option<LoopId>) -> usize {
     l.map_or(0, |l| l.index() + 1)
@@ -172,21 +176,37 @@ pub fn make_plan(
             }
         };
         if strategy == DivergenceStrategy::Auto {
-            // Regions that would predicate a loop or call stay branches.
+            // The cost rule (measured with `concord study divergence`): a
+            // divergent branch costs one extra control issue on Concord,
+            // while if-conversion issues both arms and needs a guard
+            // predicate per nested level, and those compete for the few
+            // predicate registers (a demoted one costs a reload and a
+            // `setp` per use). So only short, flat regions are
+            // if-converted: at most `AUTO_MAX_INSTS` instructions, no
+            // branch inside, no loop and no call.
             let mut changed = false;
             for r in &regions {
                 let lvl = &levels[r.level];
-                let costly = std::iter::once(r.head)
-                    .chain(r.nodes.iter().copied())
-                    .any(|n| {
-                        matches!(lvl.nodes[n], Node::Loop(_))
-                            || node_blocks(func, loops, lvl.nodes[n]).iter().any(|&b| {
-                                func.block(b)
-                                    .insts
-                                    .iter()
-                                    .any(|&i| matches!(func.inst(i), InstData::Call { .. }))
-                            })
-                    });
+                let insts: usize = r
+                    .nodes
+                    .iter()
+                    .flat_map(|&n| node_blocks(func, loops, lvl.nodes[n]))
+                    .map(|b| func.block(b).insts.len())
+                    .sum();
+                let nested = r.nodes.iter().any(|&n| lvl.is_branch(n));
+                let loop_or_call =
+                    std::iter::once(r.head)
+                        .chain(r.nodes.iter().copied())
+                        .any(|n| {
+                            matches!(lvl.nodes[n], Node::Loop(_))
+                                || node_blocks(func, loops, lvl.nodes[n]).iter().any(|&b| {
+                                    func.block(b)
+                                        .insts
+                                        .iter()
+                                        .any(|&i| matches!(func.inst(i), InstData::Call { .. }))
+                                })
+                        });
+                let costly = nested || insts > AUTO_MAX_INSTS || loop_or_call;
                 if costly {
                     for n in std::iter::once(r.head).chain(r.nodes.iter().copied()) {
                         for b in node_blocks(func, loops, lvl.nodes[n]) {
