@@ -227,7 +227,7 @@ pub fn make_plan(
             None => return Err("no linear order keeps the guarded regions contiguous".into()),
         };
         let mut layout = Vec::with_capacity(func.layout.len());
-        expand(&levels, loops, &order, 0, &mut layout);
+        expand(&levels, &order, 0, &mut layout);
         return Ok(Plan {
             levels,
             pred_branch: d.pred_branch,
@@ -393,8 +393,8 @@ fn find_regions(levels: &[Level], d: &Decisions) -> Result<Vec<Region>, (usize, 
             }
         }
         let mut comps: Vec<(usize, Vec<usize>)> = Vec::new();
-        for v in 0..n {
-            if guarded[v] {
+        for (v, &g) in guarded.iter().enumerate() {
+            if g {
                 let r = find(&mut parent, v);
                 match comps.iter_mut().find(|c| c.0 == r) {
                     Some(c) => c.1.push(v),
@@ -415,11 +415,7 @@ fn find_regions(levels: &[Level], d: &Decisions) -> Result<Vec<Region>, (usize, 
                 }
                 for e in &lvl.edges[v] {
                     match e.dest {
-                        Dest::Node(w) if !guarded[w] => {
-                            if !joins.contains(&w) {
-                                joins.push(w)
-                            }
-                        }
+                        Dest::Node(w) if !guarded[w] && !joins.contains(&w) => joins.push(w),
                         Dest::Sink if e.target.is_some() && header_block.is_some() => {
                             back_edge = true
                         }
@@ -433,11 +429,7 @@ fn find_regions(levels: &[Level], d: &Decisions) -> Result<Vec<Region>, (usize, 
             let head = heads[0];
             for e in &lvl.edges[head] {
                 match e.dest {
-                    Dest::Node(w) if !guarded[w] => {
-                        if !joins.contains(&w) {
-                            joins.push(w)
-                        }
-                    }
+                    Dest::Node(w) if !guarded[w] && !joins.contains(&w) => joins.push(w),
                     Dest::Sink if e.target.is_some() && header_block.is_some() => back_edge = true,
                     _ => {}
                 }
@@ -457,8 +449,8 @@ fn find_regions(levels: &[Level], d: &Decisions) -> Result<Vec<Region>, (usize, 
         }
         // A head whose branch is if-converted but whose region is empty
         // (every way leads straight to the join) still needs its join next.
-        for v in 0..n {
-            if guarded[v] || !lvl.is_branch(v) || !branch_pred(d, lvl, v) {
+        for (v, &g) in guarded.iter().enumerate() {
+            if g || !lvl.is_branch(v) || !branch_pred(d, lvl, v) {
                 continue;
             }
             if regions.iter().any(|r| r.level == li && r.head == v) {
@@ -551,17 +543,11 @@ fn linear_orders(levels: &[Level], regions: &[Region]) -> Option<Vec<Vec<usize>>
     Some(orders)
 }
 
-fn expand(
-    levels: &[Level],
-    loops: &LoopAnalysis,
-    order: &[Vec<usize>],
-    li: usize,
-    out: &mut Vec<Block>,
-) {
+fn expand(levels: &[Level], order: &[Vec<usize>], li: usize, out: &mut Vec<Block>) {
     for &v in &order[li] {
         match levels[li].nodes[v] {
             Node::Block(b) => out.push(b),
-            Node::Loop(l) => expand(levels, loops, order, level_index(Some(l)), out),
+            Node::Loop(l) => expand(levels, order, level_index(Some(l)), out),
         }
     }
 }

@@ -64,11 +64,7 @@ pub fn insert_preheaders(func: &mut Function) -> usize {
                 continue;
             };
             match func.inst_mut(term) {
-                InstData::Jump { dest } => {
-                    if dest.block == header {
-                        dest.block = pre;
-                    }
-                }
+                InstData::Jump { dest } if dest.block == header => dest.block = pre,
                 InstData::Brif {
                     then_dest,
                     else_dest,

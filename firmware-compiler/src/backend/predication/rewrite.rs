@@ -72,6 +72,9 @@ fn with_guard(g: Option<VGuard>, op: MOp) -> MInst {
     }
 }
 
+/// A level and a sorted control-dependence set.
+type CdKey = (usize, Vec<(usize, Label)>);
+
 /// Instructions added around a block's own.
 #[derive(Default)]
 struct Extra {
@@ -98,7 +101,9 @@ struct Rewriter<'a> {
     lmask: HashMap<LoopId, VReg>,
     cmask: HashMap<LoopId, VReg>,
     emask: HashMap<(LoopId, Block), VReg>,
-    memo: HashMap<(usize, Vec<(usize, Label)>), Option<VGuard>>,
+    /// Guards by level and control-dependence set (blocks with the same
+    /// set share a predicate).
+    memo: HashMap<CdKey, Option<VGuard>>,
     counts: BranchCounts,
 }
 
@@ -307,13 +312,10 @@ impl Rewriter<'_> {
                             pred: p,
                             negate: s.negate,
                         }),
-                        (Node::Block(_), None) => match s.pred {
-                            Some(p) => Some(VGuard {
-                                pred: p,
-                                negate: s.negate,
-                            }),
-                            None => None,
-                        },
+                        (Node::Block(_), None) => s.pred.map(|p| VGuard {
+                            pred: p,
+                            negate: s.negate,
+                        }),
                         (Node::Block(xb), Some(gx)) => {
                             let p = self.new_pred();
                             let at = self.mpos(xb)?;
@@ -714,9 +716,7 @@ impl Rewriter<'_> {
                     }
                 }
                 if let Some(&first) = left.first() {
-                    if !(first == inner && last_of_inner)
-                        && std::env::var("NO_EXIT_CHECKS").is_err()
-                    {
+                    if !(first == inner && last_of_inner) {
                         let lm = self.lmask[&first];
                         let cont = self.continuation(first)?;
                         let target = MBlock(self.mpos(cont)? as u32);
@@ -784,7 +784,7 @@ impl Rewriter<'_> {
             let members: Vec<usize> = std::iter::once(r.head)
                 .chain(r.nodes.iter().copied())
                 .collect();
-            let Some(&last_node) = order.iter().filter(|v| members.contains(v)).last() else {
+            let Some(&last_node) = order.iter().rev().find(|v| members.contains(v)) else {
                 continue;
             };
             let cont = match (r.join, r.back_edge) {
