@@ -180,6 +180,13 @@ fn check_output(directives: &[Directive], output: &str) -> Result<(), String> {
 /// Checks one file; `Err` describes the failure.
 fn check_file(path: &Path, text: &str) -> Result<(), String> {
     let directives: Vec<Directive> = text.lines().filter_map(Directive::parse).collect();
+    // A file without expectations would pass whatever the pass does.
+    if !directives
+        .iter()
+        .any(|d| matches!(d, Directive::Check(_) | Directive::Error(_)))
+    {
+        return Err("no `; check:` or `; error:` lines".into());
+    }
     let errors: Vec<&str> = directives
         .iter()
         .filter_map(|d| match d {
