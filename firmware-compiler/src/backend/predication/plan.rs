@@ -522,6 +522,15 @@ fn linear_orders(levels: &[Level], regions: &[Region]) -> Option<Vec<Vec<usize>>
             if want_next == Some(pick) {
                 want_next = None;
             }
+            // A dead end comes right after its branch: its lanes must be
+            // gone before anything that no longer depends on the branch.
+            let dead_end = lvl.edges[pick].iter().find_map(|e| match e.dest {
+                Dest::Node(w) if lvl.dead_end[w] => Some(w),
+                _ => None,
+            });
+            if dead_end.is_some() {
+                want_next = dead_end;
+            }
             if active.is_none() {
                 if let Some(r) = region_of_head(pick) {
                     if !r.nodes.is_empty() {
