@@ -240,16 +240,34 @@ fn check_with(
         }
     }
 
+    // The state each edge carries; a block's state is recomputed from all
+    // of them whenever one changes (predicated joins can gain a value when
+    // a path arrives, so an incremental meet would keep stale conflicts).
     let mut in_state: Vec<Option<State>> = vec![None; n];
     if n == 0 {
         return Ok(());
     }
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, ss) in succs.iter().enumerate() {
+        for &s in ss {
+            if !preds[s].contains(&i) {
+                preds[s].push(i);
+            }
+        }
+    }
+    let mut edge_out: HashMap<(usize, usize), State> = HashMap::new();
     in_state[0] = Some(State::default());
     let mut work = vec![0usize];
     let mut queued = vec![false; n];
     queued[0] = true;
+    let mut steps = 0usize;
+    let mut visits = vec![0u32; n];
     while let Some(i) = work.pop() {
         queued[i] = false;
+        steps += 1;
+        if steps > 200 * n + 1000 {
+            return Err("the data flow does not settle".into());
+        }
         let Some(state) = in_state[i].clone() else {
             continue;
         };
@@ -265,20 +283,40 @@ fn check_with(
                     out.uniform.insert(pred, value);
                 }
             }
-            let changed = match &mut in_state[s] {
-                None => {
-                    in_state[s] = Some(out);
-                    true
+            if edge_out.get(&(i, s)) == Some(&out) {
+                continue;
+            }
+            edge_out.insert((i, s), out);
+            let mut merged: Option<State> = (s == 0).then(State::default);
+            for &p in &preds[s] {
+                let Some(e) = edge_out.get(&(p, s)) else {
+                    continue;
+                };
+                match merged.as_mut() {
+                    None => merged = Some(e.clone()),
+                    Some(m) => {
+                        match live_at.get(&s) {
+                            Some(live) => m.meet_live(e, live),
+                            None => m.meet(e),
+                        }
+                        .map_err(|e| format!("instruction {s}: {e}"))?;
+                    }
                 }
-                Some(existing) => match live_at.get(&s) {
-                    Some(live) => existing.meet_live(&out, live),
-                    None => existing.meet(&out),
+            }
+            // A join that keeps changing stops gaining values: from then on
+            // its state only shrinks, so the iteration ends.
+            visits[s] += 1;
+            if visits[s] > 16 {
+                if let (Some(m), Some(old)) = (merged.as_mut(), in_state[s].as_ref()) {
+                    m.meet(old).map_err(|e| format!("instruction {s}: {e}"))?;
                 }
-                .map_err(|e| format!("instruction {s}: {e}"))?,
-            };
-            if changed && !queued[s] {
-                queued[s] = true;
-                work.push(s);
+            }
+            if merged != in_state[s] {
+                in_state[s] = merged;
+                if !queued[s] {
+                    queued[s] = true;
+                    work.push(s);
+                }
             }
         }
     }
