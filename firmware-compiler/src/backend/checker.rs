@@ -306,7 +306,7 @@ fn check_with(
             // A join that keeps changing stops gaining values: from then on
             // its state only shrinks, so the iteration ends.
             visits[s] += 1;
-            if visits[s] > 16 {
+            if visits[s] > 64 {
                 if let (Some(m), Some(old)) = (merged.as_mut(), in_state[s].as_ref()) {
                     m.meet(old).map_err(|e| format!("instruction {s}: {e}"))?;
                 }
