@@ -3,8 +3,12 @@
 //! on the cycle-accurate model and must pass the kernel's host check; the
 //! launches on the small core (`*-small.yaml`, 4 lanes x 1 warp) also run
 //! on the RTL in lock-step with the cycle model (trace ports compared every
-//! cycle, final memory checked against the functional model).
+//! cycle, final memory checked against the functional model). Every launch
+//! runs under each control-flow strategy (`--divergence branch|predicate|
+//! auto`), so predicated code with its consensual branches is checked on
+//! the RTL too.
 
+use concord_compiler::backend::DivergenceStrategy;
 use concord_compiler::driver::{self, CompileOptions};
 use concord_isa::config::CoreConfig;
 use concord_kernels::harness::{func_launch, LoadedLaunch};
@@ -20,12 +24,16 @@ const WATCHDOG: u64 = 50_000_000;
 fn run_launch(
     k: &SuiteKernel,
     launch: &str,
+    divergence: DivergenceStrategy,
     rtl: &mut Option<(CoreConfig, Rtl)>,
 ) -> Result<u64, String> {
     let l = LoadedLaunch::load(launch)?;
     let config = &l.config;
-    let compiled = driver::compile(&l.source, &l.file, &CompileOptions::for_core(config))
-        .map_err(|e| e.to_string())?;
+    let options = CompileOptions {
+        divergence,
+        ..CompileOptions::for_core(config)
+    };
+    let compiled = driver::compile(&l.source, &l.file, &options).map_err(|e| e.to_string())?;
     let out = compiled.kernel(l.desc.entry.as_deref())?;
     let prepared = l.prepare(&out.compiled.kernel)?;
     let fl = func_launch(&out.compiled.kernel, &prepared);
@@ -70,16 +78,21 @@ fn compiled_suite_runs_on_the_cycle_model_and_in_lock_step_on_the_rtl() {
     let mut rtl = None;
     let mut failures = Vec::new();
     let (mut runs, mut on_rtl) = (0, 0);
-    for k in suite() {
-        for launch in k.launches {
-            runs += 1;
-            on_rtl += launch.ends_with("-small.yaml") as usize;
-            if let Err(e) = run_launch(k, launch, &mut rtl) {
-                failures.push(format!("{} ({launch}): {e}", k.name));
+    for divergence in DivergenceStrategy::ALL {
+        for k in suite() {
+            for launch in k.launches {
+                runs += 1;
+                on_rtl += launch.ends_with("-small.yaml") as usize;
+                if let Err(e) = run_launch(k, launch, divergence, &mut rtl) {
+                    failures.push(format!(
+                        "{} ({launch}, --divergence {divergence}): {e}",
+                        k.name
+                    ));
+                }
             }
         }
     }
-    assert!(on_rtl >= 15, "only {on_rtl} launches on the RTL");
+    assert!(on_rtl >= 45, "only {on_rtl} runs on the RTL");
     assert!(
         failures.is_empty(),
         "{} of {runs} launches failed:\n{}",
