@@ -1,8 +1,8 @@
 //! Dedicated loop preheaders ("landing pads", Lee §III-A).
 //!
 //! A predicated loop initialises its loop mask and exit masks in a block
-//! that every lane entering the loop passes exactly once: a block whose
-//! only successor is the header and which is the header's only predecessor
+//! that every lane entering the loop passes exactly once: a block that
+//! ends with a jump to the header and is the header's only predecessor
 //! outside the loop. This gives every loop one, before edge splitting: a
 //! new block takes the header's parameters, the outside edges go to it
 //! with their arguments, and it jumps to the header. It is placed right
@@ -32,7 +32,14 @@ pub fn insert_preheaders(func: &mut Function) -> usize {
                 .copied()
                 .filter(|p| !l.contains(*p))
                 .collect();
-            let dedicated = outside.len() == 1 && cfg.succs(outside[0]).len() == 1;
+            // One edge, not just one successor: a branch whose two arms
+            // both enter the header (with different arguments) gets two
+            // blocks from edge splitting.
+            let one_edge = |p: Block| {
+                func.terminator(p)
+                    .is_some_and(|t| matches!(func.inst(t), InstData::Jump { .. }))
+            };
+            let dedicated = outside.len() == 1 && one_edge(outside[0]);
             (!dedicated).then_some((l.header, outside))
         });
         let Some((header, outside)) = needing else {
