@@ -10,8 +10,9 @@
 //! The CI tier compiles with `--divergence branch`. The if-converting
 //! strategies (`predicate`, `auto`) have their own tier,
 //! `random_kernels_under_predication` (`--ignored`): it does not pass yet
-//! (the allocation checker rejects predicated code it cannot follow, and
-//! some predicated kernels are miscompiled; see issue 5).
+//! (7 of 2000 compilations fail: the allocation checker rejects six
+//! predicated kernels it cannot follow, and seed 231 is miscompiled under
+//! `predicate` with loop flattening; see issue 5).
 //!
 //! `CONCORD_RANDOM_KERNELS` sets the number of kernels (default 1000, the
 //! CI tier); `CONCORD_RANDOM_SEED` the first seed (default 1);
