@@ -2,42 +2,16 @@
 //! host implementations, and bad input of every kind giving one clear error
 //! and a non-zero exit.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use std::path::PathBuf;
 
-fn concord(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_concord"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("runs")
-}
+use common::{concord, failing, ok, repo};
 
-fn ok(args: &[&str]) -> String {
-    let out = concord(args);
-    assert!(
-        out.status.success(),
-        "concord {args:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Runs and expects failure; returns stderr.
+/// Runs and expects failure with exit code 1; returns stderr.
 fn fails(args: &[&str]) -> String {
-    let out = concord(args);
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(!out.status.success(), "concord {args:?} should fail");
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
+    let (code, stderr) = failing(args);
+    assert_eq!(code, Some(1), "{stderr}");
     stderr
 }
 

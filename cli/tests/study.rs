@@ -2,42 +2,13 @@
 //! `--divergence` compile flag end to end, on small launch subsets so that
 //! they take seconds.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn concord(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_concord"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("runs")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = concord(args);
-    assert!(
-        out.status.success(),
-        "concord {args:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{concord, failing, ok};
 
 /// Runs and expects a non-zero exit with one `error:` report; returns stderr.
 fn fails(args: &[&str]) -> String {
-    let out = concord(args);
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(!out.status.success(), "concord {args:?} should fail");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    stderr
+    failing(args).1
 }
 
 /// The cells of the table rows (lines starting with `| `) whose first cell

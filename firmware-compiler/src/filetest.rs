@@ -85,19 +85,7 @@ pub fn run_pass(name: &str, module: &mut Module, file: &str) -> Result<String, S
         }
         // The back end: layout, then every kernel compiled with the default
         // options; the output is the assembly listing of each.
-        "compile" => {
-            verify(module, "input")?;
-            crate::layout::layout_module(module).map_err(|e| e.to_string())?;
-            let options = crate::backend::BackendOptions::default();
-            let kernels: Vec<_> = module.kernels().collect();
-            let mut out = String::new();
-            for k in kernels {
-                let c = crate::backend::compile_kernel(module, k, &options)
-                    .map_err(|e| e.to_string())?;
-                out.push_str(&c.listing);
-            }
-            Ok(out)
-        }
+        "compile" => compile_listing(module, &crate::backend::BackendOptions::default()),
         // The control-flow strategy's plan (Lee §III): control dependences,
         // guarded nodes, branch decisions, regions and the linear order.
         "predicate-plan" | "predicate-plan-auto" => {
@@ -111,24 +99,32 @@ pub fn run_pass(name: &str, module: &mut Module, file: &str) -> Result<String, S
             crate::backend::predication::describe_module(module, strategy)
         }
         // The back end under `--divergence=predicate`: the listing.
-        "compile-predicate" => {
-            verify(module, "input")?;
-            crate::layout::layout_module(module).map_err(|e| e.to_string())?;
-            let options = crate::backend::BackendOptions {
+        "compile-predicate" => compile_listing(
+            module,
+            &crate::backend::BackendOptions {
                 divergence: crate::backend::DivergenceStrategy::Predicate,
                 ..Default::default()
-            };
-            let kernels: Vec<_> = module.kernels().collect();
-            let mut out = String::new();
-            for k in kernels {
-                let c = crate::backend::compile_kernel(module, k, &options)
-                    .map_err(|e| e.to_string())?;
-                out.push_str(&c.listing);
-            }
-            Ok(out)
-        }
+            },
+        ),
         _ => Err(format!("{file}: unknown filetest pass `{name}`")),
     }
+}
+
+/// The back end: layout, then every kernel compiled with `options`; the
+/// output is the assembly listing of each.
+fn compile_listing(
+    module: &mut Module,
+    options: &crate::backend::BackendOptions,
+) -> Result<String, String> {
+    verify(module, "input")?;
+    crate::layout::layout_module(module).map_err(|e| e.to_string())?;
+    let kernels: Vec<_> = module.kernels().collect();
+    let mut out = String::new();
+    for k in kernels {
+        let c = crate::backend::compile_kernel(module, k, options).map_err(|e| e.to_string())?;
+        out.push_str(&c.listing);
+    }
+    Ok(out)
 }
 
 /// Verifies `module`; the error says whether the pass's `input` or

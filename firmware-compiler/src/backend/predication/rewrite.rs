@@ -65,6 +65,19 @@ fn plogic(op: PredOp, pd: VReg, a: VPredSrc, b: VPredSrc) -> MInst {
     MInst::new(MOp::PLogic { op, pd, a, b })
 }
 
+/// `@g m = m op b`: a mask updated for the lanes of `g`.
+fn update(g: VGuard, op: PredOp, m: VReg, b: VPredSrc) -> MInst {
+    MInst::guarded(
+        g,
+        MOp::PLogic {
+            op,
+            pd: m,
+            a: VPredSrc::reg(m),
+            b,
+        },
+    )
+}
+
 fn with_guard(g: Option<VGuard>, op: MOp) -> MInst {
     match g {
         Some(g) => MInst::guarded(g, op),
@@ -469,7 +482,7 @@ impl Rewriter<'_> {
                         .all(|d| exclusive.get(d.index()).copied().unwrap_or(false));
                 match inst.guard {
                     None => {
-                        if all_exclusive && speculable(&inst.op) {
+                        if all_exclusive && speculable(&inst) {
                             out.push(inst);
                             continue;
                         }
@@ -560,7 +573,7 @@ impl Rewriter<'_> {
             return Ok(self.first_block(lvl.nodes[order[at + 1]]));
         }
         // Inside a region the other lanes wait in the blocks that follow.
-        if plan_guarded(self.plan, li, n) {
+        if self.plan.guarded[li][n] {
             let last = self.mpos(self.last_block(Node::Loop(c)))?;
             return self
                 .func
@@ -629,28 +642,12 @@ impl Rewriter<'_> {
                         if l == inner {
                             if !last_of_inner {
                                 if let Some(&cm) = self.cmask.get(&l) {
-                                    others.push(MInst::guarded(
-                                        gx,
-                                        MOp::PLogic {
-                                            op: PredOp::And,
-                                            pd: cm,
-                                            a: VPredSrc::reg(cm),
-                                            b: not(s),
-                                        },
-                                    ));
+                                    others.push(update(gx, PredOp::And, cm, not(s)));
                                     check = Some((cm, t));
                                 }
                             }
                         } else if let Some(&cm) = self.cmask.get(&l) {
-                            others.push(MInst::guarded(
-                                gx,
-                                MOp::PLogic {
-                                    op: PredOp::And,
-                                    pd: cm,
-                                    a: VPredSrc::reg(cm),
-                                    b: not(s),
-                                },
-                            ));
+                            others.push(update(gx, PredOp::And, cm, not(s)));
                         }
                         break;
                     }
@@ -662,55 +659,20 @@ impl Rewriter<'_> {
                         .lmask
                         .get(&l)
                         .ok_or("a loop left from a predicated one is not predicated")?;
-                    l_updates.push((
-                        loops.get(l).depth,
-                        MInst::guarded(
-                            gx,
-                            MOp::PLogic {
-                                op: PredOp::And,
-                                pd: lm,
-                                a: VPredSrc::reg(lm),
-                                b: not(s),
-                            },
-                        ),
-                    ));
+                    l_updates.push((loops.get(l).depth, update(gx, PredOp::And, lm, not(s))));
                     if let Some(&cm) = self.cmask.get(&l) {
-                        others.push(MInst::guarded(
-                            gx,
-                            MOp::PLogic {
-                                op: PredOp::And,
-                                pd: cm,
-                                a: VPredSrc::reg(cm),
-                                b: not(s),
-                            },
-                        ));
+                        others.push(update(gx, PredOp::And, cm, not(s)));
                     }
                 }
                 if let Some(&outer) = left.last() {
                     if let Some(&em) = self.emask.get(&(outer, t)) {
-                        others.push(MInst::guarded(
-                            gx,
-                            MOp::PLogic {
-                                op: PredOp::Or,
-                                pd: em,
-                                a: VPredSrc::reg(em),
-                                b: s,
-                            },
-                        ));
+                        others.push(update(gx, PredOp::Or, em, s));
                     }
                     // A continue of the loop around the outermost one left.
                     if let Some(p) = loops.get(outer).parent {
                         if loops.get(p).header == t && !left.contains(&p) {
                             if let Some(&cm) = self.cmask.get(&p) {
-                                others.push(MInst::guarded(
-                                    gx,
-                                    MOp::PLogic {
-                                        op: PredOp::And,
-                                        pd: cm,
-                                        a: VPredSrc::reg(cm),
-                                        b: not(s),
-                                    },
-                                ));
+                                others.push(update(gx, PredOp::And, cm, not(s)));
                             }
                         }
                     }
@@ -918,28 +880,10 @@ impl Rewriter<'_> {
     }
 }
 
-fn plan_guarded(plan: &Plan, li: usize, n: usize) -> bool {
-    plan.guarded[li][n]
-}
-
 /// Operations that may run for lanes whose guard is false when nothing
 /// else reads their results: no memory access, no trap, no side effect.
-fn speculable(op: &MOp) -> bool {
-    matches!(
-        op,
-        MOp::Alu { .. }
-            | MOp::AluImm { .. }
-            | MOp::Li { .. }
-            | MOp::SetP { .. }
-            | MOp::SetPImm { .. }
-            | MOp::PLogic { .. }
-            | MOp::Sel { .. }
-            | MOp::S2R { .. }
-            | MOp::LdParam { .. }
-            | MOp::StackAddr { .. }
-            | MOp::DivRem { .. }
-            | MOp::ParallelCopy { .. }
-    )
+fn speculable(inst: &MInst) -> bool {
+    inst.is_pure() || matches!(inst.op, MOp::ParallelCopy { .. })
 }
 
 /// The counts for a function left entirely to per-lane branches.
