@@ -5,7 +5,11 @@
 //! end's IR and on the optimised IR, so a miscompile can be bisected into
 //! the middle end or the back end. `CONCORD_REPRO_REGS` sets the budget
 //! (default: the one the random test picks for the seed), `CONCORD_REPRO_STACK` the per-thread
-//! stack bytes.
+//! stack bytes, `CONCORD_REPRO_DIVERGENCE` and `CONCORD_REPRO_SPILL` the
+//! strategies (as on the command line), `CONCORD_REPRO_FLATTEN=1` loop
+//! flattening. `CONCORD_REPRO_SOURCE=<file>` compiles that file instead of
+//! the generated source, with the seed's launch (for reducing a failing
+//! kernel by hand or with a delta reducer).
 
 use concord_compiler::frontend::{self, FrontendOptions};
 use concord_compiler::interp::{self, InterpLaunch, InterpOptions};
@@ -28,7 +32,15 @@ fn main() {
         warps: gen.warps,
         ..CoreConfig::default()
     };
-    let k = generate(seed, &gen);
+    let mut k = generate(seed, &gen);
+    if let Ok(path) = std::env::var("CONCORD_REPRO_SOURCE") {
+        k.source = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            eprintln!("error: {path}: {e}");
+            std::process::exit(2);
+        });
+    }
+    let flatten_loops = std::env::var("CONCORD_REPRO_FLATTEN").is_ok_and(|v| v == "1");
+
     let regs = std::env::var("CONCORD_REPRO_REGS")
         .ok()
         .and_then(|s| s.parse::<u32>().ok())
@@ -44,6 +56,7 @@ fn main() {
         &mut optimised,
         &OptOptions {
             verify_each_pass: true,
+            flatten_loops,
             ..OptOptions::default()
         },
     )
@@ -52,13 +65,16 @@ fn main() {
     println!("==== optimised, laid-out IR\n{optimised}");
 
     let desc = k.launch_description(&std::env::temp_dir());
-    let options = concord_compiler::driver::CompileOptions {
+    let mut options = concord_compiler::driver::CompileOptions {
         regs: Some(regs),
+        divergence: parse("CONCORD_REPRO_DIVERGENCE").unwrap_or_default(),
+        spill: parse("CONCORD_REPRO_SPILL").unwrap_or_default(),
         stack_bytes: std::env::var("CONCORD_REPRO_STACK")
             .ok()
             .and_then(|s| s.parse().ok()),
         ..concord_compiler::driver::CompileOptions::for_core(&config)
     };
+    options.opt.flatten_loops = flatten_loops;
     let compiled = concord_compiler::driver::compile(&k.source, &file, &options);
     match &compiled {
         Ok(c) => println!(
@@ -125,4 +141,16 @@ fn main() {
     for buf in &prepared.buffers {
         println!("buffer {} at {:#x} len {}", buf.name, buf.addr, buf.len);
     }
+}
+
+/// The environment variable `name` parsed as a command-line value.
+fn parse<T: std::str::FromStr>(name: &str) -> Option<T>
+where
+    T::Err: std::fmt::Display,
+{
+    let value = std::env::var(name).ok()?;
+    Some(value.parse().unwrap_or_else(|e| {
+        eprintln!("error: {name}: {e}");
+        std::process::exit(2);
+    }))
 }

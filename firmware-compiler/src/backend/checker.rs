@@ -93,6 +93,43 @@ struct State {
     /// running warp has a lane), and without this the checker would
     /// demand a block parameter that only the arms define on it.
     uniform: BTreeMap<Pred, bool>,
+    /// Virtual registers some instruction on the path has defined. A lane
+    /// arriving along a path that never defined `v` cannot read `v` before
+    /// passing one of its definitions, so that path does not constrain
+    /// where `v` lives at a join (see `State::meet_live`).
+    defined: DefinedSet,
+}
+
+/// A growable set of virtual registers.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+struct DefinedSet(Vec<u64>);
+
+impl DefinedSet {
+    fn insert(&mut self, v: VReg) {
+        let (word, bit) = (v.index() / 64, v.index() % 64);
+        if self.0.len() <= word {
+            self.0.resize(word + 1, 0);
+        }
+        self.0[word] |= 1 << bit;
+    }
+
+    fn contains(&self, v: VReg) -> bool {
+        let (word, bit) = (v.index() / 64, v.index() % 64);
+        self.0.get(word).is_some_and(|w| w & (1 << bit) != 0)
+    }
+
+    /// Adds `other`; whether anything was new.
+    fn union_with(&mut self, other: &DefinedSet) -> bool {
+        if self.0.len() < other.0.len() {
+            self.0.resize(other.0.len(), 0);
+        }
+        let mut changed = false;
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            changed |= *a | b != *a;
+            *a |= b;
+        }
+        changed
+    }
 }
 
 impl State {
@@ -103,18 +140,30 @@ impl State {
     /// code has paths no lane takes with the value: both arms of an if
     /// skipped by consensual branches, a speculated instruction reading
     /// an operand only the guarded lanes defined).
+    ///
+    /// When both paths hold live values, the location keeps the one that
+    /// each path either holds there or has never defined: a lane that
+    /// never defined a value reads it only after passing a definition
+    /// (a value that a guarded loop body defines and an exit reads, with
+    /// the loop's entry path holding something else in its register).
     fn meet_live(&mut self, other: &State, live: &BitSet) -> Result<bool, String> {
         let before = self.held.clone();
         let mut locs: BTreeSet<Loc> = self.held.keys().copied().collect();
         locs.extend(other.held.keys().copied());
         for loc in locs {
-            let mut live_values: Vec<VReg> = [self.held.get(&loc), other.held.get(&loc)]
+            let (mine, theirs) = (self.held.get(&loc).copied(), other.held.get(&loc).copied());
+            let mut live_values: Vec<VReg> = [mine, theirs]
                 .into_iter()
                 .flatten()
-                .copied()
                 .filter(|v| live.contains(v.index()))
                 .collect();
             live_values.dedup();
+            if live_values.len() > 1 {
+                live_values.retain(|&v| {
+                    (mine == Some(v) || !self.defined.contains(v))
+                        && (theirs == Some(v) || !other.defined.contains(v))
+                });
+            }
             match live_values[..] {
                 [v] => {
                     self.held.insert(loc, v);
@@ -125,6 +174,7 @@ impl State {
             }
         }
         let mut changed = self.held != before;
+        changed |= self.defined.union_with(&other.defined);
         let facts = self.uniform.len();
         self.uniform.retain(|p, v| other.uniform.get(p) == Some(v));
         changed |= self.uniform.len() != facts;
@@ -141,6 +191,7 @@ impl State {
             mine.len() != before
         };
         let mut changed = keep(&mut self.held, &other.held);
+        changed |= self.defined.union_with(&other.defined);
         let before = self.uniform.len();
         self.uniform.retain(|p, v| other.uniform.get(p) == Some(v));
         changed |= self.uniform.len() != before;
@@ -257,13 +308,12 @@ fn check_with(
     }
     let mut edge_out: HashMap<(usize, usize), State> = HashMap::new();
     in_state[0] = Some(State::default());
-    let mut work = vec![0usize];
-    let mut queued = vec![false; n];
-    queued[0] = true;
+    // Lowest position first: code order is close to reverse post-order,
+    // so a loop's body settles before its exits are revisited.
+    let mut work = BTreeSet::from([0usize]);
     let mut steps = 0usize;
     let mut visits = vec![0u32; n];
-    while let Some(i) = work.pop() {
-        queued[i] = false;
+    while let Some(i) = work.pop_first() {
         steps += 1;
         if steps > 200 * n + 1000 {
             return Err("the data flow does not settle".into());
@@ -313,10 +363,7 @@ fn check_with(
             }
             if merged != in_state[s] {
                 in_state[s] = merged;
-                if !queued[s] {
-                    queued[s] = true;
-                    work.push(s);
-                }
+                work.insert(s);
             }
         }
     }
@@ -694,6 +741,15 @@ fn transfer(
                     state.held.insert(loc, v);
                 }
             },
+        }
+    }
+    for e in &p.effects {
+        match *e {
+            Effect::Def(_, v)
+            | Effect::Remat(_, v)
+            | Effect::Exclusive(_, v)
+            | Effect::CopyDone { dst: v, .. } => state.defined.insert(v),
+            _ => {}
         }
     }
     // Parallel copies rename at the very end, all at once.

@@ -493,6 +493,9 @@ fn linear_orders(levels: &[Level], regions: &[Region]) -> Option<Vec<Vec<usize>>
         let mut order = Vec::with_capacity(n);
         let mut active: Option<&Region> = None;
         let mut want_next: Option<usize> = None;
+        // Dead ends still to be placed, each right after its branch or
+        // after its sibling dead ends.
+        let mut dead_ends: Vec<usize> = Vec::new();
         let region_of_head = |h: usize| regions.iter().find(|r| r.level == li && r.head == h);
         while order.len() < n {
             let ready = |v: usize, emitted: &[bool], indeg: &[usize]| !emitted[v] && indeg[v] == 0;
@@ -500,8 +503,15 @@ fn linear_orders(levels: &[Level], regions: &[Region]) -> Option<Vec<Vec<usize>>
                 Some(r) => r.nodes.contains(&v),
                 None => true,
             };
-            let pick = want_next
-                .filter(|&w| ready(w, &emitted, &indeg) && allowed(w))
+            let forced = match dead_ends.first() {
+                Some(&w) if ready(w, &emitted, &indeg) && allowed(w) => Some(dead_ends.remove(0)),
+                // Anything else between the branch and a dead end would run
+                // for the dead end's lanes too.
+                Some(_) => return None,
+                None => None,
+            };
+            let pick = forced
+                .or_else(|| want_next.filter(|&w| ready(w, &emitted, &indeg) && allowed(w)))
                 .or_else(|| {
                     // A successor of the last node keeps chains together.
                     order.last().and_then(|&last: &usize| {
@@ -522,14 +532,15 @@ fn linear_orders(levels: &[Level], regions: &[Region]) -> Option<Vec<Vec<usize>>
             if want_next == Some(pick) {
                 want_next = None;
             }
-            // A dead end comes right after its branch: its lanes must be
-            // gone before anything that no longer depends on the branch.
-            let dead_end = lvl.edges[pick].iter().find_map(|e| match e.dest {
-                Dest::Node(w) if lvl.dead_end[w] => Some(w),
-                _ => None,
-            });
-            if dead_end.is_some() {
-                want_next = dead_end;
+            // Dead ends come right after their branch (a loop may have
+            // several): their lanes must be gone before anything that no
+            // longer depends on the branch.
+            for dest in lvl.dests(pick) {
+                if let Dest::Node(w) = dest {
+                    if lvl.dead_end[w] {
+                        dead_ends.push(w);
+                    }
+                }
             }
             if active.is_none() {
                 if let Some(r) = region_of_head(pick) {

@@ -36,7 +36,7 @@ use std::collections::HashMap;
 use concord_isa::instr::{Consensus, PredOp};
 
 use super::level::{Dest, Label, Node};
-use super::plan::{level_index, node_blocks, Plan};
+use super::plan::{level_index, node_blocks, Plan, Region};
 use super::BranchCounts;
 use crate::backend::mir::{MBlock, MFunction, MInst, MOp, RegClass, VGuard, VPredSrc, VReg};
 use crate::ir::{Block, Function, InstData};
@@ -572,8 +572,22 @@ impl Rewriter<'_> {
             }
             return Ok(self.first_block(lvl.nodes[order[at + 1]]));
         }
-        // Inside a region the other lanes wait in the blocks that follow.
+        // Inside a region the other lanes wait in the blocks that follow,
+        // or, after the region's last node, where the region goes on.
         if self.plan.guarded[li][n] {
+            let innermost = self
+                .plan
+                .regions
+                .iter()
+                .filter(|r| r.level == li && r.nodes.contains(&n))
+                .min_by_key(|r| r.nodes.len());
+            if let Some(r) = innermost {
+                if last_member(order, r) == Some(n) {
+                    if let Some(cont) = self.region_continuation(r) {
+                        return Ok(cont);
+                    }
+                }
+            }
             let last = self.mpos(self.last_block(Node::Loop(c)))?;
             return self
                 .func
@@ -737,25 +751,27 @@ impl Rewriter<'_> {
         Ok(())
     }
 
+    /// Where the lanes of region `r` go on after it: its join, or the
+    /// level loop's header when they leave by the back edge.
+    fn region_continuation(&self, r: &Region) -> Option<Block> {
+        let lvl = &self.plan.levels[r.level];
+        match (r.join, r.back_edge) {
+            (Some(j), _) => Some(self.first_block(lvl.nodes[j])),
+            (None, true) => lvl.loop_id.map(|l| self.loops.get(l).header),
+            (None, false) => None,
+        }
+    }
+
     /// A region whose continuation does not follow it ends with a jump.
     fn region_ends(&mut self) -> Result<(), String> {
         let plan = self.plan;
         for r in &plan.regions {
             let lvl = &plan.levels[r.level];
-            let order = &plan.order[r.level];
-            let members: Vec<usize> = std::iter::once(r.head)
-                .chain(r.nodes.iter().copied())
-                .collect();
-            let Some(&last_node) = order.iter().rev().find(|v| members.contains(v)) else {
+            let Some(last_node) = last_member(&plan.order[r.level], r) else {
                 continue;
             };
-            let cont = match (r.join, r.back_edge) {
-                (Some(j), _) => self.first_block(lvl.nodes[j]),
-                (None, true) => match lvl.loop_id {
-                    Some(l) => self.loops.get(l).header,
-                    None => continue,
-                },
-                (None, false) => continue,
+            let Some(cont) = self.region_continuation(r) else {
+                continue;
             };
             let last = self.last_block(lvl.nodes[last_node]);
             let at = self.mpos(last)?;
@@ -910,4 +926,13 @@ pub fn count_unconverted(func: &Function, divergent: impl Fn(Block) -> bool) -> 
         }
     }
     counts
+}
+
+/// The member of region `r` (head included) that comes last in `order`.
+fn last_member(order: &[usize], r: &Region) -> Option<usize> {
+    order
+        .iter()
+        .rev()
+        .find(|&&v| v == r.head || r.nodes.contains(&v))
+        .copied()
 }
