@@ -12,10 +12,10 @@
 //! flattening × budget combination (16 of them) cycling with the seed.
 //! `random_kernels_under_predication` alternates `predicate` and `auto`
 //! with the seed and cycles the 16 combinations with the seed divided by
-//! two. Larger runs of the predicated tier still find miscompiles
-//! (`CONCORD_RANDOM_KERNELS=3000`: seeds 1078, 1478, 1501, 2668 and 2819,
-//! four of them with `--flatten-loops`; under other options also seeds
-//! 34, 1622, 2446 and 2583; see issue 5).
+//! two. Larger runs of the predicated tier still find miscompiles, nearly
+//! all with `--flatten-loops` (`CONCORD_RANDOM_KERNELS=3000`: seeds 1078,
+//! 1478, 1501 and 2668; with `CONCORD_RANDOM_MATRIX=full` also seeds 34,
+//! 1622, 2446 and 2583; see issue 5).
 //! `previously_failing_seeds` replays, with the options that failed, every
 //! seed a larger run caught and a fix repaired.
 //!
@@ -253,6 +253,9 @@ fn previously_failing_seeds() {
         (2044, vec![case(Predicate, Plain, false, 6)]),
         (2547, vec![case(Predicate, DivergenceAware, true, 32)]),
         (2686, vec![case(Predicate, Plain, true, 6)]),
+        // A per-warp spill slot overwritten by lanes that took an outer
+        // loop's back edge while others still waited to reload it.
+        (2819, vec![case(Auto, DivergenceAware, false, 32)]),
     ];
     run_random(&seeds);
 }

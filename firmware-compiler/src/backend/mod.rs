@@ -177,6 +177,8 @@ struct Unit {
     /// Whether predication changed the function (its allocation is then
     /// checked with the help of liveness).
     predicated: bool,
+    /// Per MIR block: runs under a predication mask.
+    masked: Vec<bool>,
     preds: predalloc::PredAssignment,
     gprs: GprAssignment,
     conv: Convention,
@@ -289,8 +291,10 @@ pub fn compile_kernel(
         branch_counts.loop_consensual += counts.loop_consensual;
         liveness::remove_dead_code(&mut mf);
         let preds = predalloc::allocate_predicates(&mut mf, options.preds)?;
+        let masked = func.layout.iter().map(|&b| prepared.masked(b)).collect();
         units.push(Unit {
             id,
+            masked,
             predicated: counts.predicated + counts.runtime_checked + counts.loop_consensual > 0,
             mf,
             preds,
@@ -320,6 +324,7 @@ pub fn compile_kernel(
                     Box::new(spill::DivergenceSpillPolicy::new(
                         &u.mf,
                         &ir_funcs[&u.id],
+                        &u.masked,
                         capacity,
                     ))
                 }

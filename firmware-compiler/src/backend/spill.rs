@@ -61,7 +61,7 @@ use std::str::FromStr;
 use concord_isa::instr::{IMM12_MAX, IMM12_MIN};
 
 use super::liveness::Liveness;
-use super::mir::{MFunction, MOp, RegClass, VReg};
+use super::mir::{MBlock, MFunction, MOp, RegClass, VReg};
 use super::regalloc::{DefaultSpillPolicy, SpillDecision, SpillPolicy};
 use crate::divergence::{DivergenceAnalysis, ThreadPoly, ValueClass};
 use crate::ir::{Function, Value};
@@ -123,12 +123,26 @@ pub struct DivergenceSpillPolicy {
 impl DivergenceSpillPolicy {
     /// `func` is the edge-split IR function `mf` was selected from (MIR
     /// block `i` is `func.layout[i]`, vreg `i < values` is IR value `i`);
-    /// `warp_slot_capacity` is how many per-warp slots fit the shared
+    /// `masked` says, per MIR block, whether it runs under a predication
+    /// mask; `warp_slot_capacity` is how many per-warp slots fit the shared
     /// memory (0 for device functions).
-    pub fn new(mf: &MFunction, func: &Function, warp_slot_capacity: u32) -> DivergenceSpillPolicy {
+    pub fn new(
+        mf: &MFunction,
+        func: &Function,
+        masked: &[bool],
+        warp_slot_capacity: u32,
+    ) -> DivergenceSpillPolicy {
         let plain = DefaultSpillPolicy::new(mf);
         let analysis = DivergenceAnalysis::compute(func);
-        let facts = VRegFacts::compute(mf);
+        let mut facts = VRegFacts::compute(mf);
+        facts.overtaken = overtaken_values(mf, func, &analysis, &facts);
+        facts.masked_defs = (0..mf.num_vregs())
+            .map(|i| {
+                facts.def_blocks[i]
+                    .iter()
+                    .any(|&b| masked.get(b).copied().unwrap_or(false))
+            })
+            .collect();
         let n = mf.num_vregs();
         let mut decisions = vec![SpillDecision::PerLaneSlot; n];
         for (i, d) in decisions.iter_mut().enumerate() {
@@ -191,6 +205,15 @@ struct VRegFacts {
     /// analysis may call it uniform), but the machine value is `sp + off`
     /// with a different `sp` per lane.
     per_lane_address: Vec<bool>,
+    /// Defined inside a loop that some lanes may re-enter while others
+    /// still wait, further down the code, to read the value (see
+    /// [`overtaken_values`]).
+    overtaken: Vec<bool>,
+    /// Defined in a block that runs under a predication mask: the lanes
+    /// whose mask is false run its speculated instructions on stale
+    /// operands, so the value is not the same in every lane, and a
+    /// per-warp spill store by all of them would keep any lane's copy.
+    masked_defs: Vec<bool>,
 }
 
 impl VRegFacts {
@@ -204,6 +227,8 @@ impl VRegFacts {
             ordinary_defs: vec![true; n],
             copy_cycle_risk: vec![false; n],
             per_lane_address: vec![false; n],
+            overtaken: vec![false; n],
+            masked_defs: vec![false; n],
         };
         let add = |list: &mut Vec<usize>, b: usize| {
             if !list.contains(&b) {
@@ -264,6 +289,46 @@ impl VRegFacts {
         facts.per_lane_address = per_lane_addresses(mf);
         facts
     }
+}
+
+/// Values a per-warp slot cannot hold because lanes may overtake each
+/// other. The min-PC arbiter runs the lowest PC first, so lanes that take a
+/// back edge `x → h` while the warp is split (`x` runs with part of the
+/// warp) go through the loop again before the lanes waiting beyond `x`
+/// resume: a value defined in `h..=x` and read beyond `x` would be
+/// overwritten in its per-warp slot before those lanes read it (a
+/// divergent inner loop whose exits reach the outer latch by different
+/// blocks, a `continue` in a divergent branch). The code order is the MIR
+/// block order, and a loop's blocks are contiguous in it.
+fn overtaken_values(
+    mf: &MFunction,
+    func: &Function,
+    analysis: &DivergenceAnalysis,
+    facts: &VRegFacts,
+) -> Vec<bool> {
+    let mut back_edges = Vec::new();
+    for x in 0..mf.blocks.len() {
+        let partial = func
+            .layout
+            .get(x)
+            .is_some_and(|&b| analysis.runs_partial_warp(b));
+        if !partial {
+            continue;
+        }
+        for h in mf.succs(MBlock(x as u32)) {
+            if (h.0 as usize) <= x {
+                back_edges.push((h.0 as usize, x));
+            }
+        }
+    }
+    (0..mf.num_vregs())
+        .map(|i| {
+            back_edges.iter().any(|&(h, x)| {
+                facts.def_blocks[i].iter().any(|d| (h..=x).contains(d))
+                    && facts.live_blocks[i].iter().any(|&b| b > x)
+            })
+        })
+        .collect()
 }
 
 /// Registers that may hold a value computed from a stack address (a
@@ -332,7 +397,8 @@ fn decide(
         && facts.def_blocks[i]
             .iter()
             .all(|&b| block_of(b).is_some_and(|blk| !analysis.runs_partial_warp(blk)));
-    let per_warp_ok = full_warp_defs && !facts.copy_cycle_risk[i];
+    let per_warp_ok =
+        full_warp_defs && !facts.copy_cycle_risk[i] && !facts.overtaken[i] && !facts.masked_defs[i];
     let affine_part = |poly: ThreadPoly| {
         let c1 = poly.tid_coefficient().known()?;
         (poly.tid_squared_coefficient().is_zero()

@@ -125,6 +125,33 @@ pub fn prepare(func: &mut Function, strategy: DivergenceStrategy) -> Prepared {
     }
 }
 
+impl Prepared {
+    /// Whether block `b` runs under a mask: guarded by the plan, or inside
+    /// a loop that runs under a loop mask. Lanes whose mask is false still
+    /// run its unguarded (speculated) instructions, on whatever their
+    /// registers hold.
+    pub fn masked(&self, b: crate::ir::Block) -> bool {
+        let Some(plan) = &self.plan else {
+            return false;
+        };
+        let mut l = self.loops.innermost(b);
+        let level = &plan.levels[plan::level_index(l)];
+        let guarded = level
+            .node_of(level::Node::Block(b))
+            .is_some_and(|n| plan.guarded[plan::level_index(l)][n]);
+        if guarded {
+            return true;
+        }
+        while let Some(id) = l {
+            if plan.pred_loop[id.index()] {
+                return true;
+            }
+            l = self.loops.get(id).parent;
+        }
+        false
+    }
+}
+
 /// Applies the plan to the machine IR selected from the laid-out function.
 pub fn apply(
     prepared: &Prepared,
