@@ -66,6 +66,78 @@ impl CompileOptions {
     }
 }
 
+/// One point of the option matrix the differential tests sweep
+/// (`random_kernels`, the suite, the RTL tier): a control-flow strategy, a
+/// spilling mode, loop flattening on or off and a register budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OptionPoint {
+    pub divergence: backend::DivergenceStrategy,
+    pub spill: backend::SpillMode,
+    pub flatten_loops: bool,
+    pub regs: u32,
+}
+
+impl OptionPoint {
+    /// Register budgets of the matrix: the default core's 32, and budgets
+    /// that force spills.
+    pub const BUDGETS: [u32; 4] = [32, 16, 8, 6];
+
+    /// Point `i` of the matrix restricted to `strategies`: the strategy
+    /// cycles fastest, then the spilling mode, flattening and the budget,
+    /// so any `16 · strategies.len()` consecutive points cover it all.
+    pub fn nth(i: u64, strategies: &[backend::DivergenceStrategy]) -> OptionPoint {
+        let n = strategies.len().max(1) as u64;
+        let rest = (i / n) as usize;
+        OptionPoint {
+            divergence: strategies
+                .get((i % n) as usize)
+                .copied()
+                .unwrap_or_default(),
+            spill: [
+                backend::SpillMode::Plain,
+                backend::SpillMode::DivergenceAware,
+            ][rest % 2],
+            flatten_loops: (rest / 2) % 2 == 1,
+            regs: Self::BUDGETS[(rest / 4) % Self::BUDGETS.len()],
+        }
+    }
+
+    /// The matrix size for `strategies`.
+    pub fn count(strategies: &[backend::DivergenceStrategy]) -> u64 {
+        16 * strategies.len().max(1) as u64
+    }
+
+    /// `base` with this point's options.
+    pub fn apply(&self, base: &CompileOptions) -> CompileOptions {
+        let mut options = CompileOptions {
+            regs: Some(self.regs),
+            spill: self.spill,
+            divergence: self.divergence,
+            ..base.clone()
+        };
+        options.opt.flatten_loops = self.flatten_loops;
+        options
+    }
+}
+
+/// As command-line flags.
+impl std::fmt::Display for OptionPoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "--divergence {} --spill {}{} --regs {}",
+            self.divergence,
+            self.spill,
+            if self.flatten_loops {
+                " --flatten-loops"
+            } else {
+                ""
+            },
+            self.regs
+        )
+    }
+}
+
 /// One compiled kernel of a source file.
 #[derive(Clone, Debug)]
 pub struct KernelOutput {

@@ -12,10 +12,7 @@
 //! flattening × budget combination (16 of them) cycling with the seed.
 //! `random_kernels_under_predication` alternates `predicate` and `auto`
 //! with the seed and cycles the 16 combinations with the seed divided by
-//! two. Larger runs of the predicated tier still find miscompiles, nearly
-//! all with `--flatten-loops` (`CONCORD_RANDOM_KERNELS=3000`: seeds 1078,
-//! 1478, 1501 and 2668; with `CONCORD_RANDOM_MATRIX=full` also seeds 34,
-//! 1622, 2446 and 2583; see issue 5).
+//! two.
 //! `previously_failing_seeds` replays, with the options that failed, every
 //! seed a larger run caught and a fix repaired.
 //!
@@ -27,15 +24,11 @@
 //! CONCORD_RANDOM_MATRIX=full`.
 
 use concord_compiler::backend::{DivergenceStrategy, SpillMode};
-use concord_compiler::driver::{self, CompileOptions};
-use concord_compiler::frontend::{self, FrontendOptions};
-use concord_compiler::interp::{self, InterpLaunch, InterpOptions};
+use concord_compiler::driver::{self, CompileOptions, OptionPoint};
 use concord_compiler::kernel_gen::{generate, GenConfig, GeneratedKernel};
 use concord_isa::config::CoreConfig;
 use concord_isa::func::{self, Options};
 use concord_kernels::harness::buffer_region;
-
-const BUDGETS: [u32; 4] = [32, 16, 8, 6];
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -44,111 +37,31 @@ fn env_u64(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// One way of compiling a kernel.
-#[derive(Clone, Copy, Debug)]
-struct Combo {
-    divergence: DivergenceStrategy,
-    spill: SpillMode,
-    flatten_loops: bool,
-    regs: u32,
-}
-
-impl std::fmt::Display for Combo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "--divergence {} --spill {}{} --regs {}",
-            self.divergence,
-            self.spill,
-            if self.flatten_loops {
-                " --flatten-loops"
-            } else {
-                ""
-            },
-            self.regs
-        )
-    }
-}
-
-const SPILLS: [SpillMode; 2] = [SpillMode::Plain, SpillMode::DivergenceAware];
-
-/// The spill × flattening × budget combinations, 16 of them.
-fn secondary(i: u64) -> (SpillMode, bool, u32) {
-    let i = i as usize;
-    (
-        SPILLS[i % 2],
-        (i / 2) % 2 == 1,
-        BUDGETS[(i / 4) % BUDGETS.len()],
-    )
-}
-
 /// The combination seed `seed` runs with `strategies`, or all of them.
-fn combos(seed: u64, full: bool, strategies: &[DivergenceStrategy]) -> Vec<Combo> {
-    let n = strategies.len() as u64;
-    let combo = |i: u64| {
-        let (spill, flatten_loops, regs) = secondary(i / n);
-        Combo {
-            divergence: strategies[(i % n) as usize],
-            spill,
-            flatten_loops,
-            regs,
-        }
-    };
+fn combos(seed: u64, full: bool, strategies: &[DivergenceStrategy]) -> Vec<OptionPoint> {
     if full {
-        (0..16 * n).map(combo).collect()
+        (0..OptionPoint::count(strategies))
+            .map(|i| OptionPoint::nth(i, strategies))
+            .collect()
     } else {
-        vec![combo(seed)]
+        vec![OptionPoint::nth(seed, strategies)]
     }
 }
 
 /// The buffers after running the front end's IR on the interpreter.
-fn oracle(
-    k: &GeneratedKernel,
-    config: &CoreConfig,
-) -> Result<(Vec<u8>, concord_isa::launch::PreparedLaunch), String> {
-    let file = format!("kgen_{}.cu", k.seed);
-    // Any compilation gives the launch layout; the buffers do not depend
-    // on the code.
-    let compiled = driver::compile(&k.source, &file, &CompileOptions::for_core(config))
-        .map_err(|e| e.to_string())?;
-    let out = compiled.kernel(Some(&k.kernel_name))?;
-    let desc = k.launch_description(&std::env::temp_dir());
-    let prepared = desc
-        .prepare(&out.compiled.kernel, config)
-        .map_err(|e| e.to_string())?;
-    let (module, _) =
-        frontend::compile_source(&k.source, &file, &FrontendOptions::for_core(config))
-            .map_err(|d| frontend::render(&d, &k.source, &file))?;
-    let id = module
-        .func_by_name(&k.kernel_name)
-        .ok_or("kernel missing from the IR")?;
-    let mut oracle = prepared.global.clone();
-    interp::run(
-        &module,
-        id,
-        &InterpLaunch::new(&prepared, config),
-        &mut oracle,
-        &InterpOptions::default(),
-    )
-    .map_err(|e| format!("interpreter: {e}"))?;
-    let region = buffer_region(&oracle, &prepared).to_vec();
-    Ok((region, prepared))
+fn oracle(k: &GeneratedKernel, config: &CoreConfig) -> Result<Vec<u8>, String> {
+    let (prepared, memory) = k.interpret(config)?;
+    Ok(buffer_region(&memory, &prepared).to_vec())
 }
 
 fn check_one(
     k: &GeneratedKernel,
     config: &CoreConfig,
-    combo: Combo,
+    combo: OptionPoint,
     expected: &[u8],
 ) -> Result<(), String> {
     let file = format!("kgen_{}.cu", k.seed);
-    let mut options = CompileOptions {
-        regs: Some(combo.regs),
-        spill: combo.spill,
-        divergence: combo.divergence,
-        ..CompileOptions::for_core(config)
-    };
-    options.opt.flatten_loops = combo.flatten_loops;
+    let options = combo.apply(&CompileOptions::for_core(config));
     let compiled = driver::compile(&k.source, &file, &options).map_err(|e| e.to_string())?;
     let out = compiled.kernel(Some(&k.kernel_name))?;
     let desc = k.launch_description(&std::env::temp_dir());
@@ -208,20 +121,20 @@ fn run_tier(strategies: &[DivergenceStrategy]) {
     let count = env_u64("CONCORD_RANDOM_KERNELS", 1000);
     let first = env_u64("CONCORD_RANDOM_SEED", 1);
     let full = std::env::var("CONCORD_RANDOM_MATRIX").is_ok_and(|v| v == "full");
-    let seeds: Vec<(u64, Vec<Combo>)> = (first..first + count)
+    let seeds: Vec<(u64, Vec<OptionPoint>)> = (first..first + count)
         .map(|seed| (seed, combos(seed, full, strategies)))
         .collect();
     run_random(&seeds);
 }
 
-/// Seeds that failed in larger runs (up to 3000 seeds × both if-converting
-/// strategies), each with the options it failed under; the reduced
-/// kernels are in `predication_regressions.rs` where one was needed.
+/// Seeds that failed in larger runs (up to 3000 seeds per tier, and the
+/// full matrix), each with the options it failed under; the reduced
+/// kernel is in `predication_regressions.rs` where one was needed.
 #[test]
 fn previously_failing_seeds() {
     use DivergenceStrategy::{Auto, Predicate};
     use SpillMode::{DivergenceAware, Plain};
-    let case = |divergence, spill, flatten_loops, regs| Combo {
+    let case = |divergence, spill, flatten_loops, regs| OptionPoint {
         divergence,
         spill,
         flatten_loops,
@@ -256,11 +169,30 @@ fn previously_failing_seeds() {
         // A per-warp spill slot overwritten by lanes that took an outer
         // loop's back edge while others still waited to reload it.
         (2819, vec![case(Auto, DivergenceAware, false, 32)]),
+        // Recursion the depth analysis did not bound (a guarded body
+        // starting with a loop, bool and select arguments), or could not
+        // bound at all (flattening turns the decrement into a block
+        // parameter), overflowing a fixed 1 KiB stack once predication or
+        // small budgets grew the frames.
+        (34, vec![case(Predicate, DivergenceAware, true, 8)]),
+        (
+            1078,
+            vec![
+                case(Predicate, DivergenceAware, true, 8),
+                case(Predicate, DivergenceAware, false, 6),
+            ],
+        ),
+        (1478, vec![case(Predicate, DivergenceAware, true, 32)]),
+        (1501, vec![case(Auto, Plain, true, 6)]),
+        (1622, vec![case(Predicate, Plain, true, 16)]),
+        (2446, vec![case(Predicate, Plain, true, 6)]),
+        (2583, vec![case(Predicate, Plain, true, 32)]),
+        (2668, vec![case(Predicate, Plain, true, 16)]),
     ];
     run_random(&seeds);
 }
 
-fn run_random(seeds: &[(u64, Vec<Combo>)]) {
+fn run_random(seeds: &[(u64, Vec<OptionPoint>)]) {
     let count = seeds.len();
     let gen = GenConfig::default();
     // Room for the largest kernels flattening and tiny budgets make.
@@ -287,7 +219,7 @@ fn run_random(seeds: &[(u64, Vec<Combo>)]) {
                             Err(e) => failures.push(format!(
                                 "seed {seed} (reproduce with CONCORD_RANDOM_KERNELS=1 CONCORD_RANDOM_SEED={seed} CONCORD_RANDOM_MATRIX=full): {e}"
                             )),
-                            Ok((expected, _)) => {
+                            Ok(expected) => {
                                 for &combo in combos {
                                     if let Err(e) = check_one(&k, config, combo, &expected) {
                                         failures.push(format!(

@@ -6,10 +6,12 @@
 //! cycle, final memory checked against the functional model). Every launch
 //! runs under each control-flow strategy (`--divergence branch|predicate|
 //! auto`), so predicated code with its consensual branches is checked on
-//! the RTL too.
+//! the RTL too. The small-core launches also run on the RTL under the whole
+//! option matrix (`--divergence` × `--spill` × `--flatten-loops` ×
+//! register budgets that force spills, 48 points).
 
 use concord_compiler::backend::DivergenceStrategy;
-use concord_compiler::driver::{self, CompileOptions};
+use concord_compiler::driver::{self, CompileOptions, OptionPoint};
 use concord_isa::config::CoreConfig;
 use concord_kernels::harness::{func_launch, LoadedLaunch};
 use concord_kernels::{suite, SuiteKernel};
@@ -21,17 +23,35 @@ use concord_testbench::verilator::{BuildOptions, Rtl};
 /// a few million).
 const WATCHDOG: u64 = 50_000_000;
 
+/// The compile options of a run: a strategy with the defaults, or a point
+/// of the whole matrix.
+#[derive(Clone, Copy)]
+enum Options {
+    Strategy(DivergenceStrategy),
+    Point(OptionPoint),
+}
+
+impl std::fmt::Display for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Options::Strategy(d) => write!(f, "--divergence {d}"),
+            Options::Point(p) => write!(f, "{p}"),
+        }
+    }
+}
+
 fn run_launch(
     k: &SuiteKernel,
     launch: &str,
-    divergence: DivergenceStrategy,
+    how: Options,
     rtl: &mut Option<(CoreConfig, Rtl)>,
 ) -> Result<u64, String> {
     let l = LoadedLaunch::load(launch)?;
     let config = &l.config;
-    let options = CompileOptions {
-        divergence,
-        ..CompileOptions::for_core(config)
+    let base = CompileOptions::for_core(config);
+    let options = match how {
+        Options::Strategy(divergence) => CompileOptions { divergence, ..base },
+        Options::Point(p) => p.apply(&base),
     };
     let compiled = driver::compile(&l.source, &l.file, &options).map_err(|e| e.to_string())?;
     let out = compiled.kernel(l.desc.entry.as_deref())?;
@@ -78,21 +98,30 @@ fn compiled_suite_runs_on_the_cycle_model_and_in_lock_step_on_the_rtl() {
     let mut rtl = None;
     let mut failures = Vec::new();
     let (mut runs, mut on_rtl) = (0, 0);
+    let mut record = |k: &SuiteKernel, launch: &str, how: Options| {
+        runs += 1;
+        on_rtl += launch.ends_with("-small.yaml") as usize;
+        if let Err(e) = run_launch(k, launch, how, &mut rtl) {
+            failures.push(format!("{} ({launch}, {how}): {e}", k.name));
+        }
+    };
     for divergence in DivergenceStrategy::ALL {
         for k in suite() {
             for launch in k.launches {
-                runs += 1;
-                on_rtl += launch.ends_with("-small.yaml") as usize;
-                if let Err(e) = run_launch(k, launch, divergence, &mut rtl) {
-                    failures.push(format!(
-                        "{} ({launch}, --divergence {divergence}): {e}",
-                        k.name
-                    ));
-                }
+                record(k, launch, Options::Strategy(divergence));
             }
         }
     }
-    assert!(on_rtl >= 45, "only {on_rtl} runs on the RTL");
+    // The whole matrix on the small launches.
+    for k in suite() {
+        for launch in k.launches.iter().filter(|l| l.ends_with("-small.yaml")) {
+            for i in 0..OptionPoint::count(&DivergenceStrategy::ALL) {
+                let point = OptionPoint::nth(i, &DivergenceStrategy::ALL);
+                record(k, launch, Options::Point(point));
+            }
+        }
+    }
+    assert!(on_rtl >= 45 + 48 * 15, "only {on_rtl} runs on the RTL");
     assert!(
         failures.is_empty(),
         "{} of {runs} launches failed:\n{}",

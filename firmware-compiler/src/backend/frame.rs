@@ -15,9 +15,11 @@
 //! (plus the division area where used). A self-recursive function whose
 //! nesting [`super::recursion`] can bound (counted recursion on a
 //! parameter) counts its frame that many times. Other recursive call
-//! graphs have no such bound: `S` is then [`DEFAULT_RECURSIVE_STACK`]
-//! unless the options give one; overflowing it is not detected (it runs
-//! into the next thread's stack).
+//! graphs have no such bound: `S` is then the deepest chain plus
+//! [`DEFAULT_RECURSION_DEPTH`]` - 1` more frames of the largest function on
+//! a call cycle, at least [`DEFAULT_RECURSIVE_STACK`], unless the options
+//! give one; overflowing it is not detected (it runs into the next
+//! thread's stack).
 //!
 //! **Registers** (budget `R`): the stack pointer is `r(R-1)`, reserved only
 //! when the kernel needs a stack (local arrays, calls, divisions or
@@ -43,8 +45,11 @@ use crate::ir::{FuncId, Function};
 
 /// Bytes below the stack pointer used by a call of the division routine.
 pub const DIV_AREA: u32 = 48;
-/// Per-thread stack size for recursive call graphs.
+/// Per-thread stack size for recursive call graphs, at least.
 pub const DEFAULT_RECURSIVE_STACK: u32 = 1024;
+/// Nested frames of each function on a call cycle that the default stack of
+/// an unbounded recursion makes room for.
+pub const DEFAULT_RECURSION_DEPTH: u64 = 8;
 
 /// Register roles for one register budget.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -237,13 +242,44 @@ pub fn stack_size(
             let minimum = need(&graph, kernel, true, &mut Vec::new(), &mut HashMap::new())
                 .unwrap_or(0)
                 .next_multiple_of(8);
+            // Room for the deepest chain plus `DEFAULT_RECURSION_DEPTH - 1`
+            // more frames of the largest function on a cycle: a fixed size
+            // would be overrun as soon as frames grow (spills at small
+            // budgets, predication's demoted masks).
+            let cycle_frame = frames
+                .iter()
+                .filter(|(&f, _)| on_cycle(callees, f))
+                .map(|(_, &(frame, divides))| {
+                    u64::from(frame) + if divides { u64::from(DIV_AREA) } else { 0 }
+                })
+                .max()
+                .unwrap_or(0);
+            let deep = minimum
+                .saturating_add(cycle_frame.saturating_mul(DEFAULT_RECURSION_DEPTH - 1))
+                .next_multiple_of(8);
             StackNeed {
-                size: u64::from(DEFAULT_RECURSIVE_STACK).max(minimum),
+                size: u64::from(DEFAULT_RECURSIVE_STACK).max(deep),
                 recursive: true,
                 minimum,
             }
         }
     }
+}
+
+/// Whether `f` can call itself, directly or through other functions.
+fn on_cycle(callees: &HashMap<FuncId, Vec<FuncId>>, f: FuncId) -> bool {
+    let mut seen = Vec::new();
+    let mut work: Vec<FuncId> = callees.get(&f).cloned().unwrap_or_default();
+    while let Some(g) = work.pop() {
+        if g == f {
+            return true;
+        }
+        if !seen.contains(&g) {
+            seen.push(g);
+            work.extend(callees.get(&g).into_iter().flatten().copied());
+        }
+    }
+    false
 }
 
 /// The per-thread stack a kernel needs.
@@ -274,8 +310,9 @@ mod tests {
         let bounded = HashMap::from([(f, 3)]);
         let bounded_need = stack_size(k, &frames, &callees, &bounded);
         assert_eq!((bounded_need.size, bounded_need.recursive), (184, false));
-        // Unbounded: the default, and at least one pass down the chain:
-        // 16 + 40 + max(48, 8) = 104 bytes.
+        // Unbounded: at least one pass down the chain, 16 + 40 + max(48, 8)
+        // = 104 bytes; room for 7 more frames of `f` with its division
+        // area, 104 + 7·(40 + 48) = 720 bytes; and the 1024-byte floor.
         let unbounded = stack_size(k, &frames, &callees, &HashMap::new());
         assert_eq!(
             unbounded,
@@ -285,5 +322,10 @@ mod tests {
                 minimum: 104,
             }
         );
+        // With a 200-byte frame for `f`: 16 + 200 + 48 = 264, plus
+        // 7·(200 + 48) = 1736, gives 2000 bytes.
+        let big = HashMap::from([(k, (16, false)), (f, (200, true)), (g, (8, false))]);
+        let deep = stack_size(k, &big, &callees, &HashMap::new());
+        assert_eq!((deep.size, deep.minimum), (2000, 264));
     }
 }

@@ -10,7 +10,8 @@
 //!
 //! * the function's entry block ends in `brif (icmp p, c), T, E` on one of
 //!   its parameters `p` and a constant `c`, and one of the two targets
-//!   (the *guarded* block, whose only predecessor is the entry) can only be
+//!   (the *guarded* block, entered from outside itself only by that edge:
+//!   its other predecessors are back edges of a loop it heads) can only be
 //!   reached with `p >= 1` (signed): `p <= 0` → base case, `p > 0` →
 //!   recursion, and the other signed comparisons that say the same;
 //! * every call of the function to itself sits in a block dominated by the
@@ -18,8 +19,11 @@
 //!   `k >= 1`) for that parameter: from `p >= 1`, the argument is smaller
 //!   and cannot wrap around;
 //! * every call from another function passes, for that parameter, a value
-//!   with a known upper bound `h`: a constant, `x & m` (`m >= 0`),
-//!   `x urem m` (`m > 0`, bound `m - 1`) or `smin x, m`.
+//!   with a known upper bound `h`: a constant, `x & y` where `y` is known to
+//!   lie in `0..=m`, `x urem m` (`m > 0`, bound `m - 1`), `smin x, m`, a
+//!   bool converted to an integer, an 8- or 16-bit zero extension, a
+//!   logical shift right by a constant, or a `select` of two bounded
+//!   values.
 //!
 //! A call with `p <= h` then makes at most `max(h, 0) + 1` nested frames of
 //! the function (the last one with `p <= 0` takes the base case or returns
@@ -33,7 +37,7 @@ use concord_isa::instr::Cmp;
 
 use crate::dominator_tree::DominatorTree;
 use crate::flowgraph::ControlFlowGraph;
-use crate::ir::{BinaryOp, Block, FuncId, Function, InstData, Module, Value, ValueDef};
+use crate::ir::{BinaryOp, Block, FuncId, Function, InstData, Module, UnaryOp, Value, ValueDef};
 
 /// For each self-recursive function among `funcs` whose depth is bounded,
 /// the largest number of its frames that can be nested on one thread's
@@ -96,7 +100,7 @@ fn decreasing_parameter(func: &Function, self_calls: &[(Block, Vec<Value>)]) -> 
         return None;
     }
     let domtree = DominatorTree::compute(func, &cfg);
-    let (param_value, guarded) = positive_guard(func, &cfg, entry)?;
+    let (param_value, guarded) = positive_guard(func, &cfg, &domtree, entry)?;
     let param = func
         .block(entry)
         .params
@@ -113,8 +117,15 @@ fn decreasing_parameter(func: &Function, self_calls: &[(Block, Vec<Value>)]) -> 
 
 /// The entry's guard: `(p, guarded block)` when the entry ends in a branch
 /// on a signed comparison of an entry parameter `p` with a constant and one
-/// target, entered only from the entry, implies `p >= 1`.
-fn positive_guard(func: &Function, cfg: &ControlFlowGraph, entry: Block) -> Option<(Value, Block)> {
+/// target implies `p >= 1`, and that target is entered from the entry only
+/// by that edge (its other predecessors are back edges of a loop it heads,
+/// as when the function body starts with a loop).
+fn positive_guard(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    domtree: &DominatorTree,
+    entry: Block,
+) -> Option<(Value, Block)> {
     let term = func.terminator(entry)?;
     let InstData::Brif {
         cond,
@@ -156,7 +167,12 @@ fn positive_guard(func: &Function, cfg: &ControlFlowGraph, entry: Block) -> Opti
     } else {
         return None;
     };
-    (cfg.preds(guarded) == [entry]).then_some((p, guarded))
+    let only_entered_by_the_edge = guarded != entry
+        && cfg
+            .preds(guarded)
+            .iter()
+            .all(|&b| b == entry || domtree.dominates(guarded, b));
+    only_entered_by_the_edge.then_some((p, guarded))
 }
 
 /// `a cmp b` as `b cmp' a`.
@@ -201,32 +217,69 @@ fn is_decrement_of(func: &Function, v: Value, p: Value) -> bool {
     }
 }
 
-/// A signed upper bound of `v`, for the few shapes that have an obvious
-/// one.
+/// An upper bound on the signed value of `v`.
 fn upper_bound(func: &Function, v: Value) -> Option<i32> {
     if let Some(c) = iconst(func, v) {
         return Some(c);
     }
+    if let Some(m) = nonnegative_bound(func, v) {
+        return Some(m);
+    }
     let ValueDef::Result(i) = func.value_def(v) else {
         return None;
     };
-    let InstData::Binary { op, args: [a, b] } = func.inst(i) else {
-        return None;
-    };
-    let (ca, cb) = (iconst(func, *a), iconst(func, *b));
-    match op {
-        // `x & m` with `m >= 0` lies in `0..=m`.
-        BinaryOp::And => match (ca, cb) {
-            (Some(m), _) | (_, Some(m)) if m >= 0 => Some(m),
-            _ => None,
-        },
-        // `x urem m` lies in `0..m` (and `x urem 0 = x`, unbounded).
-        BinaryOp::URem => cb.filter(|&m| m > 0).map(|m| m - 1),
-        BinaryOp::SMin => match (ca, cb) {
+    match func.inst(i) {
+        InstData::Binary {
+            op: BinaryOp::SMin,
+            args: [a, b],
+        } => match (upper_bound(func, *a), upper_bound(func, *b)) {
             (Some(m), Some(n)) => Some(m.min(n)),
             (Some(m), None) | (None, Some(m)) => Some(m),
             (None, None) => None,
         },
+        InstData::Select {
+            if_true, if_false, ..
+        } => Some(upper_bound(func, *if_true)?.max(upper_bound(func, *if_false)?)),
+        _ => None,
+    }
+}
+
+/// `m` when `v` is known to lie in `0..=m`.
+fn nonnegative_bound(func: &Function, v: Value) -> Option<i32> {
+    if let Some(c) = iconst(func, v) {
+        return (c >= 0).then_some(c);
+    }
+    let ValueDef::Result(i) = func.value_def(v) else {
+        return None;
+    };
+    match func.inst(i) {
+        InstData::Unary { op, .. } => match op {
+            UnaryOp::BoolToInt => Some(1),
+            UnaryOp::Zext8 => Some(0xff),
+            UnaryOp::Zext16 => Some(0xffff),
+            _ => None,
+        },
+        InstData::Binary { op, args: [a, b] } => {
+            let cb = iconst(func, *b);
+            match op {
+                // `x & y` lies in `0..=m` when either operand does.
+                BinaryOp::And => match (nonnegative_bound(func, *a), nonnegative_bound(func, *b)) {
+                    (Some(m), Some(n)) => Some(m.min(n)),
+                    (Some(m), None) | (None, Some(m)) => Some(m),
+                    (None, None) => None,
+                },
+                // `x urem m` lies in `0..m` (and `x urem 0 = x`, unbounded).
+                BinaryOp::URem => cb.filter(|&m| m > 0).map(|m| m - 1),
+                // A logical shift right by `k >= 1` clears the sign bit.
+                BinaryOp::LShr => cb
+                    .filter(|k| (1..32).contains(k))
+                    .map(|k| (u32::MAX >> k) as i32),
+                _ => None,
+            }
+        }
+        InstData::Select {
+            if_true, if_false, ..
+        } => Some(nonnegative_bound(func, *if_true)?.max(nonnegative_bound(func, *if_false)?)),
         _ => None,
     }
 }
@@ -360,5 +413,76 @@ block2:
 }
 ";
         assert_eq!(bounds(text), vec![]);
+    }
+
+    /// `down(c ? (x & 1) : bint(y < 0))`: a select of a masked value and a
+    /// bool, at most 2 frames; a `select` with an unbounded arm gives none.
+    #[test]
+    fn selects_and_bools_bound_the_depth() {
+        let kernel = |arm: &str| {
+            format!(
+                "kernel @k() {{
+block0:
+    v0 = special tid.x
+    v1 = iconst 1
+    v2 = band v0, v1
+    v3 = iconst 0
+    v4 = icmp lt v0, v3
+    v5 = bint v4
+    v6 = select v4, {arm}, v5
+    v7 = call @down(v6)
+    return
+}}
+{COUNTDOWN}"
+            )
+        };
+        assert_eq!(bounds(&kernel("v2")), vec![("down".to_string(), 2)]);
+        assert_eq!(bounds(&kernel("v0")), vec![]);
+    }
+
+    /// The body after the guard starts with a loop (a local array filled
+    /// before the recursive call), so the guarded block has a back edge
+    /// too: still `p >= 1` wherever it dominates. A predecessor that
+    /// bypasses the guard (entered from the `p <= 0` side) gives no bound.
+    #[test]
+    fn a_guarded_block_may_head_a_loop() {
+        let func = |bypass: bool| {
+            let base = if bypass {
+                "block1:\n    jump block2(v1)"
+            } else {
+                "block1:\n    return v1"
+            };
+            format!(
+                "kernel @k() {{
+block0:
+    v0 = iconst 3
+    v1 = call @down(v0)
+    return
+}}
+func @down(i32) -> i32 {{
+block0(v0: i32):
+    v1 = iconst 0
+    v2 = icmp le v0, v1
+    brif v2, block1, block2(v1)
+{base}
+block2(v3: i32):
+    v4 = iconst 4
+    v5 = icmp lt v3, v4
+    brif v5, block3, block4
+block3:
+    v6 = iconst 1
+    v7 = iadd v3, v6
+    jump block2(v7)
+block4:
+    v8 = iconst 1
+    v9 = isub v0, v8
+    v10 = call @down(v9)
+    return v10
+}}
+"
+            )
+        };
+        assert_eq!(bounds(&func(false)), vec![("down".to_string(), 4)]);
+        assert_eq!(bounds(&func(true)), vec![]);
     }
 }

@@ -200,6 +200,35 @@ impl GeneratedKernel {
             .prepare(&stub, config)
             .map_err(|e| e.to_string())
     }
+
+    /// The reference result: the launch prepared on `config` and global
+    /// memory after the front end's IR of the kernel ran on the reference
+    /// interpreter (no optimisation, no back end).
+    pub fn interpret(
+        &self,
+        config: &concord_isa::config::CoreConfig,
+    ) -> Result<(concord_isa::launch::PreparedLaunch, Vec<u8>), String> {
+        use crate::frontend::{self, FrontendOptions};
+        use crate::interp::{self, InterpLaunch, InterpOptions};
+        let file = format!("kgen_{}.cu", self.seed);
+        let prepared = self.prepare_without_code(config)?;
+        let (module, _) =
+            frontend::compile_source(&self.source, &file, &FrontendOptions::for_core(config))
+                .map_err(|d| frontend::render(&d, &self.source, &file))?;
+        let id = module
+            .func_by_name(&self.kernel_name)
+            .ok_or("kernel missing from the IR")?;
+        let mut memory = prepared.global.clone();
+        interp::run(
+            &module,
+            id,
+            &InterpLaunch::new(&prepared, config),
+            &mut memory,
+            &InterpOptions::default(),
+        )
+        .map_err(|e| format!("interpreter: {e}"))?;
+        Ok((prepared, memory))
+    }
 }
 
 /// Generates the kernel for `seed`. Deterministic: the same seed and
