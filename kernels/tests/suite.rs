@@ -293,6 +293,20 @@ fn golden_reduce_odd() {
 }
 
 #[test]
+fn golden_reduce_small() {
+    // -17 + ... + 19 = 37 * 1.
+    assert_eq!(
+        reference_output("reduce", "suite/reduce-small.yaml", "total"),
+        [37]
+    );
+    // Block b owns i mod 9 in 3b..3b+3. Block 0: i = 0..3, 9..12, 18..21,
+    // 27..30 and 36, values -17-16-15 -8-7-6 +1+2+3 +10+11+12 +19 = -11;
+    // block 1: -14-13-12 -5-4-3 +4+5+6 +13+14+15 = 6; block 2 the rest, 42.
+    let partial = reference_output("reduce", "suite/reduce-small.yaml", "partial");
+    assert_eq!(partial, [-11, 6, 42]);
+}
+
+#[test]
 fn golden_bitonic_small() {
     let data = reference_output("bitonic", "suite/bitonic-small.yaml", "data");
     assert_eq!(data, (0..37).collect::<Vec<i64>>());

@@ -51,7 +51,7 @@ pub(crate) static SUITE: &[SuiteKernel] = &[
     entry!(
         "reduce",
         reduce::reference,
-        ["reduce", "reduce-wide", "reduce-odd"],
+        ["reduce", "reduce-wide", "reduce-odd", "reduce-small"],
         [Barriers, Atomics, DataDependentLoop]
     ),
     entry!(
