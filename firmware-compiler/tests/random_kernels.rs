@@ -7,12 +7,13 @@
 //! difference in the buffers, a trap, an interpreter error or a compile
 //! error is a failure that names the seed and the options.
 //!
-//! Two tiers run in CI, 1000 seeds each. `random_kernels_match_the_ir_interpreter`
+//! Three tiers run in CI. Two of 1000 seeds each: `random_kernels_match_the_ir_interpreter`
 //! compiles each seed once with `--divergence branch`, the spill ×
 //! flattening × budget combination (16 of them) cycling with the seed.
 //! `random_kernels_under_predication` alternates `predicate` and `auto`
 //! with the seed and cycles the 16 combinations with the seed divided by
-//! two.
+//! two. And `random_kernels_under_the_whole_matrix` compiles 100 more
+//! seeds under all 48 combinations each.
 //! `previously_failing_seeds` replays, with the options that failed, every
 //! seed a larger run caught and a fix repaired.
 //!
@@ -123,6 +124,20 @@ fn run_tier(strategies: &[DivergenceStrategy]) {
     let full = std::env::var("CONCORD_RANDOM_MATRIX").is_ok_and(|v| v == "full");
     let seeds: Vec<(u64, Vec<OptionPoint>)> = (first..first + count)
         .map(|seed| (seed, combos(seed, full, strategies)))
+        .collect();
+    run_random(&seeds);
+}
+
+/// Every kernel under the whole 48-point matrix (the three strategies ×
+/// spilling × flattening × budgets): `CONCORD_RANDOM_MATRIX_KERNELS` seeds
+/// (default 100) from `CONCORD_RANDOM_MATRIX_SEED` (default 10001, clear
+/// of the other tiers' seeds).
+#[test]
+fn random_kernels_under_the_whole_matrix() {
+    let count = env_u64("CONCORD_RANDOM_MATRIX_KERNELS", 100);
+    let first = env_u64("CONCORD_RANDOM_MATRIX_SEED", 10_001);
+    let seeds: Vec<(u64, Vec<OptionPoint>)> = (first..first + count)
+        .map(|seed| (seed, combos(seed, true, &DivergenceStrategy::ALL)))
         .collect();
     run_random(&seeds);
 }
