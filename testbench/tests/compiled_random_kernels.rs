@@ -37,11 +37,16 @@ use concord_kernels::harness::{buffer_region, func_launch};
 use concord_testbench::cosim;
 use concord_testbench::verilator::{BuildOptions, Rtl};
 
+/// `name` as a whole number, `default` when unset; a value that is not one
+/// fails the test naming the variable rather than running the default.
 fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+    match std::env::var(name) {
+        Err(_) => default,
+        Ok(v) => v
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?}: expected a whole number")),
+    }
 }
 
 /// The CI tier's generator: the default's features at a size the RTL runs
