@@ -50,7 +50,9 @@ use generator::Generator;
 /// division makes `/` and `%` cost tens of instructions, so the default
 /// 10 000 000 is too tight; and in cycles, the longest of full-size seeds
 /// 1 to 1000 (seed 346, predicated, flattened) runs 98 million on the
-/// cycle model and the RTL, about 16 cycles per issue.
+/// cycle model and the RTL (`CONCORD_RTL_FULL_SEED=346
+/// CONCORD_RTL_FULL_KERNELS=1 cargo test --release -p concord-testbench
+/// --test compiled_random_kernels full_size -- --nocapture` prints it).
 pub const WATCHDOG: u64 = 200_000_000;
 
 /// What the generator may use and how big the kernels get.
