@@ -9,6 +9,7 @@
 mod bench;
 mod bench_compiler;
 mod compile;
+mod error;
 mod fuzz;
 mod hw;
 mod rtl;
@@ -22,6 +23,8 @@ use clap::{Parser, Subcommand};
 
 use concord_isa::config::CoreConfig;
 use concord_isa::container::Kernel;
+
+use error::CliError;
 
 #[derive(Parser)]
 #[command(
@@ -113,19 +116,20 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
+        Err(error) => {
+            let message = &error.message;
             // Source diagnostics arrive rendered, with their own headers.
             if message.starts_with("error") || message.starts_with("warning") {
                 eprintln!("{message}");
             } else {
                 eprintln!("error: {message}");
             }
-            ExitCode::FAILURE
+            ExitCode::from(error.class.exit_code())
         }
     }
 }
 
-fn dispatch(command: Command) -> Result<(), String> {
+fn dispatch(command: Command) -> Result<(), CliError> {
     match command {
         Command::Asm { input, output } => {
             let kernel = load_assembly(&input)?;
@@ -152,16 +156,16 @@ fn dispatch(command: Command) -> Result<(), String> {
                 Kernel::from_bytes(&bytes).map_err(|e| format!("{}: {e}", input.display()))?;
             let text = concord_isa::disasm::disassemble(&kernel);
             match output {
-                Some(path) => write_atomically(&path, text.as_bytes()),
+                Some(path) => Ok(write_atomically(&path, text.as_bytes())?),
                 None => {
                     print!("{text}");
                     Ok(())
                 }
             }
         }
-        Command::Run(args) => run::run(args),
-        Command::Compile(args) => compile::run(args),
-        Command::Study(study) => study::run(study),
+        Command::Run(args) => Ok(run::run(args)?),
+        Command::Compile(args) => Ok(compile::run(args)?),
+        Command::Study(study) => Ok(study::run(study)?),
         Command::Config {
             command: ConfigCommand::Check { files },
         } => {
@@ -192,11 +196,11 @@ fn dispatch(command: Command) -> Result<(), String> {
             print!("{}", CoreConfig::default().to_yaml());
             Ok(())
         }
-        Command::Bench(args) => bench::run(args),
-        Command::Cosim(args) => run::run(args.into_run()),
-        Command::Verilog(args) => hw::verilog(args),
-        Command::SynthReport(args) => hw::synth_report(args),
-        Command::FuzzCore(args) => fuzz::run(args),
+        Command::Bench(args) => Ok(bench::run(args)?),
+        Command::Cosim(args) => Ok(run::run(args.into_run())?),
+        Command::Verilog(args) => Ok(hw::verilog(args)?),
+        Command::SynthReport(args) => Ok(hw::synth_report(args)?),
+        Command::FuzzCore(args) => Ok(fuzz::run(args)?),
     }
 }
 
