@@ -50,7 +50,7 @@ fn options(trace: bool) -> BuildOptions {
     BuildOptions {
         trace,
         cache_dir: Some(cache_dir()),
-        jobs: None,
+        ..BuildOptions::default()
     }
 }
 
@@ -504,9 +504,9 @@ fn concurrent_builds_of_one_key_share_one_entry() {
         .as_nanos();
     let text = format!("{FIXTURE}\n// variant {nonce}\n");
     let opts = BuildOptions {
-        trace: false,
         cache_dir: Some(dir.clone()),
         jobs: Some(1),
+        ..BuildOptions::default()
     };
     let results: Vec<Rtl> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..2)
@@ -516,14 +516,16 @@ fn concurrent_builds_of_one_key_share_one_entry() {
     });
     assert_eq!(results[0].library_path(), results[1].library_path());
     assert_eq!(results.iter().filter(|r| !r.cache_hit()).count(), 1);
-    let left: Vec<_> = std::fs::read_dir(&dir)
+    let mut left: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
+    left.sort();
+    let key = results[0].cache_key();
     assert_eq!(
         left,
-        vec![results[0].cache_key().to_string()],
-        "no temp dirs left"
+        vec![key.to_string(), format!("{key}.lock")],
+        "the entry and its lock file, no temp dirs"
     );
     drop(results);
     let _ = std::fs::remove_dir_all(&dir);
@@ -533,9 +535,8 @@ fn concurrent_builds_of_one_key_share_one_entry() {
 fn build_failures_show_the_tools_output() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rtl-cache-failures");
     let opts = BuildOptions {
-        trace: false,
         cache_dir: Some(dir.clone()),
-        jobs: None,
+        ..BuildOptions::default()
     };
     let e = Rtl::build(
         "module concord_core(input wire clock);\n  this is not verilog\nendmodule\n",

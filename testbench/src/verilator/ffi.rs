@@ -5,7 +5,7 @@
 //! not outlive the code, and a model is small next to the cost of reloading.
 
 use std::collections::HashMap;
-use std::ffi::c_char;
+use std::ffi::{c_char, CStr};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -33,6 +33,8 @@ pub enum Access {
 pub struct Api {
     pub path: PathBuf,
     pub traced: bool,
+    /// The cache key the library says it was built for (`concord_build_key`).
+    pub key: String,
     pub new: unsafe extern "C" fn() -> *mut Sim,
     pub free: unsafe extern "C" fn(*mut Sim),
     pub eval: unsafe extern "C" fn(*mut Sim),
@@ -103,6 +105,16 @@ fn open(path: &Path) -> Result<Api, HarnessError> {
     let traced = sym!("concord_traced", unsafe extern "C" fn() -> u32);
     // SAFETY: as above.
     let traced = unsafe { traced() } != 0;
+    let key = sym!("concord_build_key", unsafe extern "C" fn() -> *const c_char);
+    // SAFETY: no arguments; the shim returns a string literal (static,
+    // NUL-terminated), checked for null.
+    let key = unsafe {
+        let p = key();
+        if p.is_null() {
+            return Err(err("concord_build_key returned no key".into()));
+        }
+        CStr::from_ptr(p).to_string_lossy().into_owned()
+    };
 
     let mut ports = Vec::with_capacity(PORTS.len());
     for p in PORTS.iter() {
@@ -128,6 +140,7 @@ fn open(path: &Path) -> Result<Api, HarnessError> {
     Ok(Api {
         path: path.to_path_buf(),
         traced,
+        key,
         new: sym!("concord_new", unsafe extern "C" fn() -> *mut Sim),
         free: sym!("concord_free", unsafe extern "C" fn(*mut Sim)),
         eval: sym!("concord_eval", unsafe extern "C" fn(*mut Sim)),

@@ -3,11 +3,11 @@
 //! cycle from Rust.
 //!
 //! ```text
-//! Verilog text ──► cache key (FNV-1a 128 of Verilog + shim + Verilator version + flags)
-//!     │                 │ hit: <cache>/<key>/libconcord_core.so
-//!     ▼ miss            ▼
-//! verilator --cc --exe --build -O3 (model + generated C++ shim, -fPIC, linked -shared)
-//!     ──► temp dir ──rename──► <cache>/<key>/ ──dlopen (libloading)──► Rtl
+//! Verilog text ──► key = SHA-256(Verilog, shim, Verilator + g++ versions, flags)
+//!     │                 │ hit: <cache>/<key>/ verified (manifest: key, library SHA-256)
+//!     ▼ miss/damaged    ▼
+//! <key>.lock ─► verilator --cc --exe --build (own process group) ─► .tmp-<key>-*/
+//!     ──rename──► <cache>/<key>/ ──dlopen──► concord_build_key() == key? ──► Rtl
 //! ```
 //!
 //! * [`Rtl::build`] builds or finds the library and creates a model.
@@ -18,10 +18,27 @@
 //! * [`run`]: a whole launch, like `concord_isa::func::run`.
 //! * [`Rtl::open_vcd`]: waveforms, in builds with [`BuildOptions::trace`].
 //!
-//! The cache lives in `$CONCORD_RTL_CACHE`, else
-//! `<workspace>/target/concord-rtl-cache/` (see [`cache`]). Verilator 5
-//! (Debian's 5.006 and newer) is needed on `PATH`, with `make` and `g++`;
-//! `scripts/setup.sh` installs them.
+//! **The cache** ([`cache`]) lives in `$CONCORD_RTL_CACHE`, else
+//! `$XDG_CACHE_HOME/concord`, else `~/.cache/concord`. Each entry is checked
+//! before it is loaded (its manifest's key, its library's size and SHA-256)
+//! and a damaged one is rebuilt with a note; once loaded, the library must
+//! name the key it was built for, or [`HarnessError::Identity`]. Builds of
+//! one key are serialised across processes by a lock file and published by
+//! an atomic rename. [`cache::entries`] and [`cache::clean`] are behind
+//! `concord cache info|clean`.
+//!
+//! **Signals**: the build (Verilator, make, g++) runs in a process group of
+//! its own, killed when the build is dropped and, through a sentinel
+//! process, when this process dies by any signal, so the harness installs
+//! no signal handler. A program whose SIGINT/SIGTERM handler does not exit
+//! at once calls [`kill_builds`] from it (async-signal-safe); see
+//! [`process`](self::process) for the details.
+//!
+//! **Progress**: while building, a spinner on stderr names the step and the
+//! elapsed time, only when stderr is a terminal.
+//!
+//! Verilator 5 (Debian's 5.006 and newer) is needed on `PATH`, with `make`
+//! and `g++`; `scripts/setup.sh` installs them.
 //!
 //! One model is one Verilated instance: independent of every other, movable
 //! between threads (`Send`), used by one thread at a time (`&mut self`).
@@ -29,6 +46,8 @@
 pub mod cache;
 mod ffi;
 pub mod ports;
+mod process;
+mod progress;
 mod run;
 pub mod shim;
 
@@ -44,6 +63,7 @@ use crate::trace::{Counters, State, TracePort};
 
 pub use crate::cycle::{GlobalMemory, GlobalRequest};
 pub use cache::BuildOptions;
+pub use process::kill_builds;
 pub use run::{run, CycleHook};
 
 use ffi::{Access, Api, Sim};
@@ -75,6 +95,26 @@ pub enum HarnessError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot {action} the RTL model cache {}: {source}{hint}", dir.display())]
+    CacheDir {
+        dir: PathBuf,
+        /// "create", "write in".
+        action: &'static str,
+        #[source]
+        source: std::io::Error,
+        /// Which variable to set (empty when the caller chose the directory).
+        hint: &'static str,
+    },
+    #[error("no directory for the RTL model cache: neither XDG_CACHE_HOME nor HOME is set; set CONCORD_RTL_CACHE to a writable directory")]
+    NoCacheDir,
+    #[error("the cached RTL model {} says it was built for the cache key {found}, not {expected} (the entry was swapped or edited); the entry has been removed: run again to rebuild it", path.display())]
+    Identity {
+        path: PathBuf,
+        found: String,
+        expected: String,
+    },
+    #[error("the Verilator build was interrupted")]
+    Interrupted,
     #[error("cannot load the RTL model {path}: {message}")]
     Load { path: PathBuf, message: String },
     #[error("the RTL model could not be created (out of memory?)")]
@@ -161,6 +201,19 @@ impl Rtl {
     pub fn build(verilog: &str, options: &BuildOptions) -> Result<Rtl, HarnessError> {
         let built = cache::build(verilog, options)?;
         let api = ffi::load(&built.library)?;
+        if api.key != built.key {
+            // Verified by hash, yet another build: the manifest was made to
+            // match. The library stays mapped (it cannot be unloaded) but
+            // never runs; the entry goes, so the next run rebuilds it.
+            if let Some(root) = built.library.parent().and_then(Path::parent) {
+                let _ = cache::discard(root, &built.key);
+            }
+            return Err(HarnessError::Identity {
+                path: built.library,
+                found: api.key.clone(),
+                expected: built.key,
+            });
+        }
         Rtl::create(api, built.cache_hit, built.key)
     }
 

@@ -22,7 +22,7 @@ use super::ports::{Dir, PORTS};
 /// Version of the shim's ABI and code. Part of the cache key; bump it with
 /// any change to the generated C++ (the text is hashed too, this is the
 /// number the loader checks).
-pub const SHIM_VERSION: u32 = 1;
+pub const SHIM_VERSION: u32 = 2;
 
 /// The request outputs, as `concord_request` fills them (only when
 /// `gmem_req_valid` is 1). Layout shared with the C++ `ConcordReq`.
@@ -125,6 +125,14 @@ static inline void concord_clear_resp(ConcordSim* s) {
 }
 
 CONCORD_API uint32_t concord_shim_version(void) { return CONCORD_SHIM_VERSION; }
+
+// The cache key this library was built for (see `with_key`): the loader
+// compares it with the key it looked up, so a library that ended up in
+// another configuration's cache entry is never run.
+#ifndef CONCORD_BUILD_KEY
+#error "CONCORD_BUILD_KEY is defined by the harness (testbench/src/verilator/shim.rs)"
+#endif
+CONCORD_API const char* concord_build_key(void) { return CONCORD_BUILD_KEY; }
 
 CONCORD_API uint32_t concord_traced(void) { return VM_TRACE ? 1u : 0u; }
 
@@ -399,6 +407,14 @@ pub fn source() -> String {
         }
     }
     s
+}
+
+/// The shim as compiled for the cache entry `key`: [`source`] (which is
+/// hashed into the key) with the key itself defined in front, so the
+/// library can say which entry it belongs to (`concord_build_key`).
+pub fn with_key(source: &str, key: &str) -> String {
+    debug_assert!(key.bytes().all(|b| b.is_ascii_alphanumeric()));
+    format!("#define CONCORD_BUILD_KEY \"{key}\"\n{source}")
 }
 
 /// The linker version script: export the shim's functions only.
