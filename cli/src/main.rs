@@ -8,6 +8,7 @@
 
 mod bench;
 mod bench_compiler;
+mod cache;
 mod compile;
 mod error;
 mod fuzz;
@@ -96,6 +97,12 @@ enum Command {
         after_help = "Example:\n  concord study flatten --ratios 1/10,1/100"
     )]
     Study(study::Study),
+    /// Show or clear the cache of Verilator-built RTL models.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  concord cache info\n  concord cache clean\n\nLocation: $CONCORD_RTL_CACHE, else $XDG_CACHE_HOME/concord, else ~/.cache/concord."
+    )]
+    Cache(cache::CacheCommand),
 }
 
 #[derive(Subcommand)]
@@ -201,6 +208,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Verilog(args) => Ok(hw::verilog(args)?),
         Command::SynthReport(args) => Ok(hw::synth_report(args)?),
         Command::FuzzCore(args) => Ok(fuzz::run(args)?),
+        Command::Cache(command) => cache::run(command),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Building the RTL model for a configuration: Verilog from `concord-hdl`,
-//! compiled and cached by the Verilator harness.
+//! compiled and cached by the Verilator harness (location, verification,
+//! locking and progress: `concord_testbench::verilator::cache`).
 
 use concord_isa::config::CoreConfig;
 use concord_testbench::verilator::{BuildOptions, Rtl};
@@ -11,8 +12,23 @@ pub fn build(config: &CoreConfig, waveforms: bool) -> Result<Rtl, String> {
         &verilog,
         &BuildOptions {
             trace: waveforms,
+            label: Some(label(config)),
             ..BuildOptions::default()
         },
     )
     .map_err(|e| e.to_string())
+}
+
+/// A configuration in a few words, for the progress line and `concord
+/// cache info` (the entry's Verilog has the whole configuration in its
+/// header).
+pub fn label(c: &CoreConfig) -> String {
+    format!(
+        "{} lanes x {} warp{}, {} registers, {}",
+        c.lanes,
+        c.warps,
+        if c.warps == 1 { "" } else { "s" },
+        c.registers,
+        c.arbitration.name()
+    )
 }
