@@ -29,8 +29,8 @@
 //! Temporary directories left by killed builds are removed by the next
 //! build that can take their key's lock, and by `concord cache clean`.
 //!
-//! **Processes**: see [`super::process`]: the build runs in a process group
-//! of its own that dies with the build or with this process.
+//! **Processes**: see `process.rs`: the build runs in a process group of
+//! its own that dies with the build or with this process.
 
 use std::fs::{self, File, OpenOptions};
 use std::io;

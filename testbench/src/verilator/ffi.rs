@@ -77,7 +77,7 @@ fn open(path: &Path) -> Result<Api, HarnessError> {
     // preconditions.
     let library = unsafe { libloading::Library::new(path) }.map_err(|e| {
         err(format!(
-            "{e} (delete the cache entry {} to rebuild it)",
+            "{e} (delete the cache entry {}, or run `concord cache clean`, to rebuild it)",
             path.parent().unwrap_or(path).display()
         ))
     })?;

@@ -32,7 +32,7 @@
 //! process, when this process dies by any signal, so the harness installs
 //! no signal handler. A program whose SIGINT/SIGTERM handler does not exit
 //! at once calls [`kill_builds`] from it (async-signal-safe); see
-//! [`process`](self::process) for the details.
+//! `process.rs` for the details.
 //!
 //! **Progress**: while building, a spinner on stderr names the step and the
 //! elapsed time, only when stderr is a terminal.
@@ -203,8 +203,9 @@ impl Rtl {
         let api = ffi::load(&built.library)?;
         if api.key != built.key {
             // Verified by hash, yet another build: the manifest was made to
-            // match. The library stays mapped (it cannot be unloaded) but
-            // never runs; the entry goes, so the next run rebuilds it.
+            // match. The library stays mapped (it cannot be unloaded) but no
+            // model of it is created; the entry goes, so the next run
+            // rebuilds it.
             if let Some(root) = built.library.parent().and_then(Path::parent) {
                 let _ = cache::discard(root, &built.key);
             }
