@@ -150,7 +150,12 @@ fn clap_exit(e: clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::from(error::ErrorClass::Usage.exit_code());
     }
-    let text = e.render().to_string();
+    // Styled as clap would print it: on a terminal only.
+    let text = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        e.render().ansi().to_string()
+    } else {
+        e.render().to_string()
+    };
     match output::write_stdout(text.as_bytes()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
