@@ -12,16 +12,25 @@ use clap::Args;
 use concord_isa::config::CoreConfig;
 use concord_isa::func::{self, Options};
 
+use crate::error::CliError;
+use crate::output::outln;
+
+/// The most blocks whose outputs (1 KiB each) fit the benchmark core's
+/// 16 MiB of global memory above the 256 bytes below them.
+const MAX_BLOCKS: i64 = ((1 << 24) - 0x100) / 1024;
+
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Blocks per launch (256 threads each).
-    #[arg(long, default_value_t = 64)]
+    /// Blocks per launch (256 threads each; 1..=16383).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=MAX_BLOCKS))]
     blocks: u32,
-    /// Loop iterations (ALU kernel) and trip-count scale (divergent kernel).
-    #[arg(long, default_value_t = 400)]
+    /// Loop iterations (ALU kernel) and trip-count scale (divergent kernel)
+    /// (1..=10000: at the default blocks, 10000 take about a minute per
+    /// repeat on the functional model).
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     iterations: u32,
-    /// Runs per kernel; the fastest is reported.
-    #[arg(long, default_value_t = 3)]
+    /// Runs per kernel; the fastest is reported (1..=100).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     repeat: u32,
     /// Measure the timed models instead: simulated cycles per second of the
     /// cycle model and of the Verilator RTL at 8x4 and 32x8, and the time to
@@ -54,18 +63,12 @@ const KERNELS: [BenchKernel; 2] = [
     },
 ];
 
-pub fn run(args: BenchArgs) -> Result<(), String> {
+pub fn run(args: BenchArgs) -> Result<(), CliError> {
     if args.core {
         return run_core(&args);
     }
     if args.compiler {
-        if args.repeat == 0 {
-            return Err("--repeat must be at least 1".into());
-        }
         return crate::bench_compiler::run(args.repeat);
-    }
-    if args.blocks == 0 || args.iterations == 0 || args.repeat == 0 {
-        return Err("--blocks, --iterations and --repeat must be at least 1".into());
     }
     let config = CoreConfig {
         lanes: 32,
@@ -75,23 +78,24 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
     };
     config.validate().map_err(|e| e.to_string())?;
     let threads = 256u32;
-    let out_bytes = args.blocks as u64 * threads as u64 * 4;
-    if out_bytes + 0x100 > config.global_memory_bytes as u64 {
-        return Err(format!(
-            "--blocks {} needs {} bytes of output; at most {} fit",
-            args.blocks,
-            out_bytes,
-            config.global_memory_bytes - 0x100
-        ));
-    }
-    println!(
+    outln!(
         "functional model, single thread, {} lanes x {} warps, {} blocks x {} threads, best of {}",
-        config.lanes, config.warps, args.blocks, threads, args.repeat
-    );
-    println!(
+        config.lanes,
+        config.warps,
+        args.blocks,
+        threads,
+        args.repeat
+    )?;
+    outln!(
         "{:<10} {:>12} {:>14} {:>9} {:>16} {:>12} {:>9}",
-        "kernel", "issued", "lane-instr", "time ms", "M lane-instr/s", "M issues/s", "SIMD eff"
-    );
+        "kernel",
+        "issued",
+        "lane-instr",
+        "time ms",
+        "M lane-instr/s",
+        "M issues/s",
+        "SIMD eff"
+    )?;
     for k in &KERNELS {
         let kernel = concord_isa::asm::assemble(k.source, k.file).map_err(|e| e.to_string())?;
         let params = [args.iterations, 0x100];
@@ -114,12 +118,12 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
                 Options { watchdog: u64::MAX },
                 None,
             )
-            .map_err(|t| format!("{}: {t}", k.file))?;
+            .map_err(|t| CliError::from(t).context(k.file))?;
             best = best.min(start.elapsed().as_secs_f64());
             stats = Some(s);
         }
         let s = stats.expect("repeat >= 1");
-        println!(
+        outln!(
             "{:<10} {:>12} {:>14} {:>9.1} {:>16.1} {:>12.2} {:>8.1}%",
             k.name,
             s.issued,
@@ -128,21 +132,23 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
             s.active_lane_slots as f64 / best / 1e6,
             s.issued as f64 / best / 1e6,
             100.0 * s.simd_efficiency()
-        );
+        )?;
     }
     Ok(())
 }
 
 /// Cycle model and RTL throughput on the ALU kernel, per configuration.
-fn run_core(args: &BenchArgs) -> Result<(), String> {
+fn run_core(args: &BenchArgs) -> Result<(), CliError> {
     use concord_testbench::verilator::{BuildOptions, Rtl};
     let kernel = concord_isa::asm::assemble(KERNELS[0].source, KERNELS[0].file)
         .map_err(|e| e.to_string())?;
-    println!(
+    outln!(
         "timed models, ALU kernel ({}), {} iterations, best of {}",
-        KERNELS[0].file, args.iterations, args.repeat
-    );
-    println!(
+        KERNELS[0].file,
+        args.iterations,
+        args.repeat
+    )?;
+    outln!(
         "{:<8} {:>10} {:>12} {:>14} {:>14} {:>7} {:>10} {:>10}",
         "core",
         "verilog s",
@@ -152,7 +158,7 @@ fn run_core(args: &BenchArgs) -> Result<(), String> {
         "ratio",
         "cycles",
         "SIMD eff"
-    );
+    )?;
     for (lanes, warps) in [(8u32, 4u32), (32, 8)] {
         let config = CoreConfig {
             lanes,
@@ -162,20 +168,21 @@ fn run_core(args: &BenchArgs) -> Result<(), String> {
         let start = Instant::now();
         let verilog = concord_hdl::generate_verilog(&config).map_err(|e| e.to_string())?;
         let gen_s = start.elapsed().as_secs_f64();
-        let cache = std::env::temp_dir().join(format!(
-            "concord-bench-{}-{lanes}x{warps}",
-            std::process::id()
-        ));
+        // An empty cache, removed when done: the build is what is timed.
+        let cache = tempfile::Builder::new()
+            .prefix(&format!("concord-bench-{lanes}x{warps}-"))
+            .tempdir()
+            .map_err(|e| format!("a scratch directory for the build: {e}"))?;
         let start = Instant::now();
         let built = Rtl::build(
             &verilog,
             &BuildOptions {
-                cache_dir: Some(cache.clone()),
+                cache_dir: Some(cache.path().to_path_buf()),
                 ..BuildOptions::default()
             },
         );
         let build_s = start.elapsed().as_secs_f64();
-        let mut rtl = built.map_err(|e| e.to_string())?;
+        let mut rtl = built?;
         let threads = lanes * warps;
         let params = [args.iterations, 0x100];
         let launch = func::Launch {
@@ -185,7 +192,7 @@ fn run_core(args: &BenchArgs) -> Result<(), String> {
             block: [threads, 1, 1],
             params: &params,
         };
-        let time = |f: &mut dyn FnMut() -> Result<concord_testbench::trace::Counters, String>| {
+        let time = |f: &mut dyn FnMut() -> Result<concord_testbench::trace::Counters, CliError>| {
             let mut best = f64::INFINITY;
             let mut counters = None;
             for _ in 0..args.repeat {
@@ -194,12 +201,12 @@ fn run_core(args: &BenchArgs) -> Result<(), String> {
                 best = best.min(start.elapsed().as_secs_f64());
                 counters = Some(c);
             }
-            Ok::<_, String>((best, counters.expect("repeat >= 1")))
+            Ok::<_, CliError>((best, counters.expect("repeat >= 1")))
         };
         let (cycle_s, c) = time(&mut || {
             let mut global = vec![0u8; config.global_memory_bytes as usize];
             concord_testbench::cycle::run(&config, &launch, &mut global, u64::MAX, None)
-                .map_err(|t| t.to_string())
+                .map_err(CliError::from)
         })?;
         let (rtl_s, r) = time(&mut || {
             let mut global = vec![0u8; config.global_memory_bytes as usize];
@@ -211,17 +218,17 @@ fn run_core(args: &BenchArgs) -> Result<(), String> {
                 u64::MAX,
                 None,
             )
-            .map_err(|t| t.to_string())
+            .map_err(CliError::from)
         })?;
-        let _ = std::fs::remove_dir_all(&cache);
+        drop(cache);
         if c != r {
-            return Err(format!(
+            return Err(CliError::mismatch(format!(
                 "{lanes}x{warps}: counters differ between cycle model and RTL: {c:?} vs {r:?}"
-            ));
+            )));
         }
         let cycle_rate = c.cycles as f64 / cycle_s / 1e6;
         let rtl_rate = r.cycles as f64 / rtl_s / 1e6;
-        println!(
+        outln!(
             "{:<8} {:>10.2} {:>12.1} {:>14.1} {:>14.2} {:>6.1}x {:>10} {:>9.1}%",
             format!("{lanes}x{warps}"),
             gen_s,
@@ -231,7 +238,7 @@ fn run_core(args: &BenchArgs) -> Result<(), String> {
             cycle_rate / rtl_rate,
             c.cycles,
             100.0 * c.simd_efficiency(lanes)
-        );
+        )?;
     }
     Ok(())
 }

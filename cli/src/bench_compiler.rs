@@ -13,14 +13,17 @@ use concord_compiler::driver::{self, CompileOptions};
 use concord_kernels::harness::{run_functional, LoadedLaunch};
 use concord_kernels::suite;
 
+use crate::error::CliError;
+use crate::output::outln;
+
 /// The bound: every suite kernel compiles in under 20 ms.
 const COMPILE_BUDGET: Duration = Duration::from_millis(20);
 
-pub fn run(repeat: u32) -> Result<(), String> {
-    println!(
+pub fn run(repeat: u32) -> Result<(), CliError> {
+    outln!(
         "| kernel | launch | compile ms | words | regs | preds | spills | warp-instr | lane-instr | SIMD eff. |"
-    );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    )?;
+    outln!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
     let mut slowest = Duration::ZERO;
     for k in suite() {
         let launch = k.launches[0];
@@ -39,11 +42,11 @@ pub fn run(repeat: u32) -> Result<(), String> {
         let out = compiled.kernel(l.desc.entry.as_deref())?;
         let prepared = l.prepare(&out.compiled.kernel)?;
         let (memory, stats) = run_functional(&l.config, &out.compiled.kernel, &prepared)
-            .map_err(|e| format!("{launch}: {e}"))?;
+            .map_err(|e| CliError::trap(format!("{launch}: {e}")))?;
         k.check_memory(&prepared, &memory)
-            .map_err(|e| format!("{launch}: wrong result: {e}"))?;
+            .map_err(|e| CliError::mismatch(format!("{launch}: wrong result: {e}")))?;
         let s = &out.compiled.stats;
-        println!(
+        outln!(
             "| {} | {} | {:.2} | {} | {} | {} | {} | {} | {} | {:.1}% |",
             k.name,
             launch.trim_start_matches("suite/"),
@@ -55,9 +58,9 @@ pub fn run(repeat: u32) -> Result<(), String> {
             stats.issued,
             stats.active_lane_slots,
             100.0 * stats.simd_efficiency()
-        );
+        )?;
     }
-    println!(
+    outln!(
         "\nslowest compile: {:.2} ms (budget {} ms): {}",
         slowest.as_secs_f64() * 1e3,
         COMPILE_BUDGET.as_millis(),
@@ -66,6 +69,6 @@ pub fn run(repeat: u32) -> Result<(), String> {
         } else {
             "OVER BUDGET"
         }
-    );
+    )?;
     Ok(())
 }

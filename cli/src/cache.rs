@@ -9,6 +9,7 @@ use clap::Subcommand;
 use concord_testbench::verilator::cache::{self, EntryKind};
 
 use crate::error::CliError;
+use crate::output::{outln, write_stdout};
 
 #[derive(Subcommand)]
 pub enum CacheCommand {
@@ -23,24 +24,24 @@ pub fn run(command: CacheCommand) -> Result<(), CliError> {
     let dir = &location.dir;
     match command {
         CacheCommand::Info => {
-            println!(
+            outln!(
                 "RTL model cache: {} ({})",
                 dir.display(),
                 location.source.describe()
-            );
+            )?;
             if !dir.exists() {
-                println!("empty (the directory does not exist yet)");
+                outln!("empty (the directory does not exist yet)")?;
                 return Ok(());
             }
-            print!("{}", info(dir)?);
+            write_stdout(info(dir)?.as_bytes())?;
         }
         CacheCommand::Clean => {
             if !dir.exists() {
-                println!("nothing to remove: {} does not exist", dir.display());
+                outln!("nothing to remove: {} does not exist", dir.display())?;
                 return Ok(());
             }
             let done = cache::clean(dir).map_err(|e| e.to_string())?;
-            println!(
+            outln!(
                 "removed {} model{} and {} other item{} ({}) from {}",
                 done.models,
                 plural(done.models),
@@ -48,13 +49,13 @@ pub fn run(command: CacheCommand) -> Result<(), CliError> {
                 plural(done.other),
                 size(done.bytes),
                 dir.display()
-            );
+            )?;
             if !done.busy.is_empty() {
-                println!(
+                outln!(
                     "kept {} model{} being built right now",
                     done.busy.len(),
                     plural(done.busy.len())
-                );
+                )?;
             }
         }
     }

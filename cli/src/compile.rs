@@ -4,13 +4,18 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use clap::builder::TypedValueParser as _;
 use clap::{Args, ValueEnum};
 
 use concord_compiler::backend::{DivergenceStrategy, SpillMode};
 use concord_compiler::driver::{self, CompileOptions, Compiled, KernelOutput};
 use concord_isa::config::CoreConfig;
 use concord_isa::container::Kernel;
+use concord_isa::instr::{MAX_IMEM_WORDS, MAX_REGS};
 use concord_isa::launch::{load_program, LaunchDescription};
+
+use crate::error::CliError;
+use crate::output::Output;
 
 /// The flags that decide the code a kernel compiles to; `concord compile`
 /// and `concord run` (for `.cu` programs) take the same ones.
@@ -18,16 +23,16 @@ use concord_isa::launch::{load_program, LaunchDescription};
 pub struct CompileFlags {
     /// General-register budget (4..=32); the core's `registers` by default.
     /// Values that do not fit are spilled to the per-thread stack.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(4..=MAX_REGS as i64))]
     pub regs: Option<u32>,
     /// Per-thread stack size in bytes, instead of the computed one (rounded
     /// up to a multiple of 8; ignored by kernels that need no stack; less
     /// than one pass down the deepest call chain is an error).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u32).range(1..=1 << 30))]
     pub stack_bytes: Option<u32>,
     /// Largest `__device__` function (IR instructions) that is inlined; 0
-    /// turns inlining off.
-    #[arg(long, value_name = "N")]
+    /// turns inlining off (at most the largest instruction memory, 65536).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=MAX_IMEM_WORDS as u64).map(|n| n as usize))]
     pub inline_threshold: Option<usize>,
     /// Merge inner loops with a data-dependent trip count into their outer
     /// loop (Bulavintsev); nests that do not qualify are listed with the
@@ -137,7 +142,22 @@ pub fn program_for_launch(
     }
 }
 
-pub fn run(args: CompileArgs) -> Result<(), String> {
+pub fn run(args: CompileArgs) -> Result<(), CliError> {
+    let extension = match args.emit {
+        Emit::Ir => "cir",
+        Emit::Asm => "s",
+        Emit::Bin => "cbin",
+    };
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.input.with_extension(extension));
+    let out = Output::open(&output)?;
+    let mut inputs = vec![("the kernel source", args.input.as_path())];
+    if let Some(config) = &args.config {
+        inputs.push(("the config", config.as_path()));
+    }
+    crate::output::check_distinct(&[("-o", &out)], &inputs)?;
     let config = match &args.config {
         Some(p) => CoreConfig::load(p).map_err(|e| e.to_string())?,
         None => CoreConfig::default(),
@@ -167,15 +187,6 @@ pub fn run(args: CompileArgs) -> Result<(), String> {
             ms(compiled.timings.backend)
         );
     }
-    let extension = match args.emit {
-        Emit::Ir => "cir",
-        Emit::Asm => "s",
-        Emit::Bin => "cbin",
-    };
-    let output = args
-        .output
-        .clone()
-        .unwrap_or_else(|| args.input.with_extension(extension));
     let bytes = match args.emit {
         Emit::Ir => compiled.module.to_string().into_bytes(),
         Emit::Asm => {
@@ -191,8 +202,9 @@ pub fn run(args: CompileArgs) -> Result<(), String> {
             k.compiled.kernel.to_bytes()
         }
     };
-    crate::write_atomically(&output, &bytes)?;
-    eprintln!("{}: written", output.display());
+    let label = out.label().to_string();
+    out.write_all_and_finish(&bytes)?;
+    crate::note(&format!("{label}: written"));
     Ok(())
 }
 

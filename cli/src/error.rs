@@ -3,13 +3,12 @@
 //!
 //! A command ends with exit 0, or with exactly one `error:` report on
 //! stderr (a rendered source diagnostic may add its own lines below it) and
-//! the exit code of its class. A panic (exit 101) is always a bug.
+//! the exit code of its class, or silently with 141 when the reader of its
+//! standard output went away. A panic (exit 101) is always a bug.
 
 use std::fmt;
 
 /// What kind of failure ended a command; each has its own exit code.
-// TODO(hardening): every class is constructed once the subcommands classify their errors.
-#[allow(dead_code)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorClass {
     /// A bad input: a file that cannot be read, is malformed or invalid
@@ -31,6 +30,11 @@ pub enum ErrorClass {
     /// An external tool (Verilator, the C++ compiler, Yosys, nextpnr) is
     /// missing or failed. Exit 5.
     Tool,
+    /// The reader of standard output (or of an output FIFO) closed it, as
+    /// `concord disasm k.cbin | head -1` does: the command stops at once
+    /// and prints nothing. Exit 141, what a shell reports for a program
+    /// that a closed pipe ended (128 + SIGPIPE), as `cat` in the same pipe.
+    ClosedPipe,
 }
 
 impl ErrorClass {
@@ -41,6 +45,7 @@ impl ErrorClass {
             ErrorClass::Trap => 3,
             ErrorClass::Mismatch => 4,
             ErrorClass::Tool => 5,
+            ErrorClass::ClosedPipe => 141,
         }
     }
 }
@@ -54,7 +59,6 @@ pub struct CliError {
     pub message: String,
 }
 
-#[allow(dead_code)]
 impl CliError {
     pub fn new(class: ErrorClass, message: impl Into<String>) -> Self {
         CliError {
@@ -74,6 +78,9 @@ impl CliError {
     pub fn tool(message: impl Into<String>) -> Self {
         CliError::new(ErrorClass::Tool, message)
     }
+    pub fn closed_pipe() -> Self {
+        CliError::new(ErrorClass::ClosedPipe, "")
+    }
 }
 
 /// Plain string errors are input errors, the common case.
@@ -92,5 +99,115 @@ impl From<&str> for CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
+    }
+}
+
+impl CliError {
+    /// The same failure with `context` (a file, a seed, a setting) put
+    /// before its message.
+    pub fn context(self, context: impl fmt::Display) -> Self {
+        CliError {
+            class: self.class,
+            message: format!("{context}: {}", self.message),
+        }
+    }
+}
+
+/// A kernel's trap: its report (block, warp, lanes, PC, cause).
+impl From<concord_isa::func::Trap> for CliError {
+    fn from(trap: concord_isa::func::Trap) -> Self {
+        CliError::trap(trap.to_string())
+    }
+}
+
+/// Lock-step co-simulation: a divergence or a final-state difference is a
+/// mismatch, the lock-step watchdog a trap, a core the cycle model cannot
+/// build a bad configuration.
+impl From<concord_testbench::cosim::CosimError> for CliError {
+    fn from(e: concord_testbench::cosim::CosimError) -> Self {
+        use concord_testbench::cosim::CosimError;
+        let class = match &e {
+            CosimError::Mismatch(_) | CosimError::Final(_) => ErrorClass::Mismatch,
+            CosimError::Watchdog { .. } => ErrorClass::Trap,
+            CosimError::Setup(_) => ErrorClass::Input,
+        };
+        // The mismatch table ends with a newline; the report is one block.
+        CliError::new(class, e.to_string().trim_end())
+    }
+}
+
+/// The Verilator harness: building or loading the model is the tool's
+/// failure; a VCD that cannot be opened is an unwritable output; a state
+/// code the RTL should never drive is the RTL disagreeing with the spec.
+impl From<concord_testbench::verilator::HarnessError> for CliError {
+    fn from(e: concord_testbench::verilator::HarnessError) -> Self {
+        use concord_testbench::verilator::HarnessError;
+        let class = match &e {
+            HarnessError::Vcd(_) => ErrorClass::Input,
+            HarnessError::BadState { .. } => ErrorClass::Mismatch,
+            _ => ErrorClass::Tool,
+        };
+        CliError::new(class, e.to_string().trim_end())
+    }
+}
+
+/// Yosys and nextpnr: missing, failed, or printing what cannot be read.
+impl From<concord_fpga::FlowError> for CliError {
+    fn from(e: concord_fpga::FlowError) -> Self {
+        CliError::tool(e.to_string().trim_end())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_are_the_documented_ones() {
+        let codes: Vec<u8> = [
+            ErrorClass::Input,
+            ErrorClass::Usage,
+            ErrorClass::Trap,
+            ErrorClass::Mismatch,
+            ErrorClass::Tool,
+            ErrorClass::ClosedPipe,
+        ]
+        .map(ErrorClass::exit_code)
+        .into();
+        assert_eq!(codes, [1, 2, 3, 4, 5, 141]);
+    }
+
+    #[test]
+    fn cosim_failures_are_classified_by_their_type() {
+        use concord_testbench::cosim::CosimError;
+        let final_state = CliError::from(CosimError::Final("global memory".into()));
+        assert_eq!(final_state.class, ErrorClass::Mismatch);
+        let watchdog = CliError::from(CosimError::Watchdog {
+            cycles: 10,
+            where_: "warp 0 pc 3".into(),
+        });
+        assert_eq!(watchdog.class, ErrorClass::Trap);
+        let setup = CliError::from(CosimError::Setup("config field `lanes`".into()));
+        assert_eq!(setup.class, ErrorClass::Input);
+    }
+
+    #[test]
+    fn harness_failures_are_tool_failures_except_the_vcd_file() {
+        use concord_testbench::verilator::HarnessError;
+        assert_eq!(
+            CliError::from(HarnessError::VerilatorNotFound).class,
+            ErrorClass::Tool
+        );
+        assert_eq!(
+            CliError::from(HarnessError::Vcd("x.vcd".into())).class,
+            ErrorClass::Input
+        );
+    }
+
+    #[test]
+    fn context_keeps_the_class() {
+        let e = CliError::trap("watchdog").context("seed 7");
+        assert_eq!(e.class, ErrorClass::Trap);
+        assert_eq!(e.message, "seed 7: watchdog");
     }
 }

@@ -4,35 +4,58 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser as _;
 use clap::Args;
 
 use concord_isa::func::{self, Launch, Options};
 use concord_testbench::gen::{generate, GenConfig};
 
+use crate::error::CliError;
+use crate::output::outln;
+
+/// The largest `--size`: the size the generator's own tests check to finish
+/// within the watchdog below (larger programs run long enough to reach it:
+/// at 1000, some seeds take more than 50 million cycles).
+const MAX_SIZE: u64 = 400;
+
+/// The cycles each generated program may take.
+const WATCHDOG_CYCLES: u64 = 50_000_000;
+
 #[derive(Args)]
 pub struct FuzzArgs {
-    /// Number of programs.
-    #[arg(long, default_value_t = 100)]
+    /// Number of programs (1..=1000000).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     programs: u64,
     /// Core configuration (lanes, warps, memories, latency); the default core otherwise.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// First seed; program i uses seed + i.
+    /// First seed; program i uses seed + i (seed + programs - 1 must not
+    /// pass 2^64 - 1).
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Check on the cycle model only, without building the RTL.
     #[arg(long)]
     cycle_only: bool,
-    /// Rough statements per program.
-    #[arg(long, default_value_t = 60)]
+    /// Rough statements per program (1..=400).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=MAX_SIZE).map(|n| n as usize))]
     size: usize,
 }
 
-pub fn run(args: FuzzArgs) -> Result<(), String> {
+pub fn run(args: FuzzArgs) -> Result<(), CliError> {
+    let last_seed = args.seed.checked_add(args.programs - 1).ok_or_else(|| {
+        CliError::usage(format!(
+            "--seed {} with --programs {}: the last seed would pass {}",
+            args.seed,
+            args.programs,
+            u64::MAX
+        ))
+    })?;
     let base = crate::hw::load_config(&args.config)?;
-    if args.programs == 0 {
-        return Err("--programs must be at least 1".into());
-    }
+    // The timed models build only what the hardware can (powers of two).
+    concord_testbench::cycle::CycleModel::new(&base).map_err(|e| match &args.config {
+        Some(p) => format!("{}: {e}", p.display()),
+        None => e,
+    })?;
     // Generate first, so the core is built once, with memories and call
     // depth large enough for every program of the run.
     let programs: Vec<_> = (0..args.programs)
@@ -54,7 +77,7 @@ pub fn run(args: FuzzArgs) -> Result<(), String> {
     let mut rtl = if args.cycle_only {
         None
     } else {
-        Some(crate::rtl::build(&config, false)?)
+        Some(crate::rtl::build(&config, false).map_err(CliError::tool)?)
     };
     let mut cycles = 0u64;
     for program in &programs {
@@ -70,20 +93,23 @@ pub fn run(args: FuzzArgs) -> Result<(), String> {
         };
         let mut global = program.global_init.clone();
         global.resize(config.global_memory_bytes as usize, 0);
-        let watchdog = 50_000_000;
+        let watchdog = WATCHDOG_CYCLES;
         let counters = match rtl.as_mut() {
             Some(rtl) => {
                 let o =
                     concord_testbench::cosim::run(&config, &launch, &global, rtl, watchdog, None)
-                        .map_err(|e| format!("seed {seed}: {e}"))?;
-                o.result
-                    .map_err(|t| format!("seed {seed}: generated program trapped: {t}"))?;
+                        .map_err(|e| CliError::from(e).context(format!("seed {seed}")))?;
+                o.result.map_err(|t| {
+                    CliError::from(t).context(format!("seed {seed}: generated program trapped"))
+                })?;
                 o.counters
             }
             None => {
                 let mut timed = global.clone();
                 let c = concord_testbench::cycle::run(&config, &launch, &mut timed, watchdog, None)
-                    .map_err(|t| format!("seed {seed}: cycle model trapped: {t}"))?;
+                    .map_err(|t| {
+                        CliError::from(t).context(format!("seed {seed}: cycle model trapped"))
+                    })?;
                 let mut oracle = global;
                 func::run(
                     &config,
@@ -94,22 +120,24 @@ pub fn run(args: FuzzArgs) -> Result<(), String> {
                     },
                     None,
                 )
-                .map_err(|t| format!("seed {seed}: functional model trapped: {t}"))?;
+                .map_err(|t| {
+                    CliError::from(t).context(format!("seed {seed}: functional model trapped"))
+                })?;
                 if oracle != timed {
-                    return Err(format!(
+                    return Err(CliError::mismatch(format!(
                         "seed {seed}: final global memory differs between the functional and cycle models"
-                    ));
+                    )));
                 }
                 c
             }
         };
         cycles += counters.cycles;
     }
-    println!(
+    outln!(
         "{} programs (seeds {}..={}) on {} lanes x {} warps: 0 mismatches, {} simulated cycles{}",
         args.programs,
         args.seed,
-        args.seed + args.programs - 1,
+        last_seed,
         config.lanes,
         config.warps,
         cycles,
@@ -118,6 +146,6 @@ pub fn run(args: FuzzArgs) -> Result<(), String> {
         } else {
             " (RTL and cycle model in lock-step, vs functional model)"
         }
-    );
+    )?;
     Ok(())
 }

@@ -7,7 +7,8 @@ use clap::Args;
 
 use concord_isa::config::CoreConfig;
 
-use crate::write_atomically;
+use crate::error::CliError;
+use crate::output::{self, Output};
 
 #[derive(Args)]
 pub struct VerilogArgs {
@@ -44,18 +45,31 @@ fn verilog_for(path: &Option<PathBuf>) -> Result<String, String> {
     })
 }
 
-pub fn verilog(args: VerilogArgs) -> Result<(), String> {
+/// Opens the output of `verilog` or `synth-report` before the work, and
+/// refuses it if it is the config.
+fn open_output(path: &std::path::Path, config: &Option<PathBuf>) -> Result<Output, CliError> {
+    let out = Output::open(path)?;
+    let inputs: Vec<(&str, &std::path::Path)> =
+        config.iter().map(|c| ("the config", c.as_path())).collect();
+    output::check_distinct(&[("-o", &out)], &inputs)?;
+    Ok(out)
+}
+
+pub fn verilog(args: VerilogArgs) -> Result<(), CliError> {
+    let out = open_output(&args.output, &args.config)?;
     let text = verilog_for(&args.config)?;
-    write_atomically(&args.output, text.as_bytes())?;
-    eprintln!(
+    let summary = format!(
         "{}: {} lines of Verilog, top module `concord_core`",
-        args.output.display(),
+        out.label(),
         text.lines().count()
     );
+    out.write_all_and_finish(text.as_bytes())?;
+    crate::note(&summary);
     Ok(())
 }
 
-pub fn synth_report(args: SynthReportArgs) -> Result<(), String> {
+pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
+    let out = open_output(&args.output, &args.config)?;
     let text = verilog_for(&args.config)?;
     let title = format!(
         "Concord core area ({})",
@@ -69,10 +83,12 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), String> {
         &text,
         "concord_core",
         &[concord_hdl::ARBITER_MODULE],
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let md = report.to_markdown();
-    write_atomically(&args.output, md.as_bytes())?;
-    print!("{md}");
+    let to_stdout = out.kind() == output::Kind::Stdout;
+    out.write_all_and_finish(md.as_bytes())?;
+    if !to_stdout {
+        output::write_stdout(md.as_bytes())?;
+    }
     Ok(())
 }

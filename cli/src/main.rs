@@ -4,7 +4,8 @@
 //! `concord_isa::asm`/`disasm`, `run` over launch descriptions and the
 //! functional model, `config check` over `CoreConfig`, `bench` over
 //! [`bench`]. Every failure is one `error:` line on stderr (assembly errors
-//! add the source line and a caret) and a non-zero exit.
+//! add the source line and a caret) and the exit code of its class
+//! ([`error`], `docs/errors.md`); results are written through [`output`].
 
 mod bench;
 mod bench_compiler;
@@ -13,10 +14,12 @@ mod compile;
 mod error;
 mod fuzz;
 mod hw;
+mod output;
 mod rtl;
 mod run;
 mod study;
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -26,6 +29,7 @@ use concord_isa::config::CoreConfig;
 use concord_isa::container::Kernel;
 
 use error::CliError;
+use output::{outln, Output};
 
 #[derive(Parser)]
 #[command(
@@ -120,16 +124,50 @@ enum ConfigCommand {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match dispatch(cli.command) {
+    output::install_signal_cleanup();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(e),
+    };
+    match dispatch(cli.command).and_then(|()| output::flush_stdout()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             let message = &error.message;
-            // Source diagnostics arrive rendered, with their own headers.
-            if message.starts_with("error") || message.starts_with("warning") {
-                eprintln!("{message}");
-            } else {
-                eprintln!("error: {message}");
+            // Nothing to say when the reader of our output went away; and
+            // if stderr itself is gone, the exit code is all that is left.
+            if error.class != error::ErrorClass::ClosedPipe {
+                let mut stderr = std::io::stderr().lock();
+                // Source diagnostics arrive rendered, with their own headers.
+                let _ = if message.starts_with("error") || message.starts_with("warning") {
+                    writeln!(stderr, "{message}")
+                } else {
+                    writeln!(stderr, "error: {message}")
+                };
+            }
+            ExitCode::from(error.class.exit_code())
+        }
+    }
+}
+
+/// Help and version on stdout (exit 0, or 141 if its reader went away),
+/// usage errors on stderr (exit 2), without clap's panics on a closed
+/// stream.
+fn clap_exit(e: clap::Error) -> ExitCode {
+    if e.use_stderr() {
+        let _ = e.print();
+        return ExitCode::from(error::ErrorClass::Usage.exit_code());
+    }
+    // Styled as clap would print it: on a terminal only.
+    let text = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        e.render().ansi().to_string()
+    } else {
+        e.render().to_string()
+    };
+    match output::write_stdout(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            if error.class != error::ErrorClass::ClosedPipe {
+                let _ = writeln!(std::io::stderr(), "error: {}", error.message);
             }
             ExitCode::from(error.class.exit_code())
         }
@@ -139,12 +177,13 @@ fn main() -> ExitCode {
 fn dispatch(command: Command) -> Result<(), CliError> {
     match command {
         Command::Asm { input, output } => {
+            let path = output.unwrap_or_else(|| input.with_extension("cbin"));
+            let out = Output::open(&path)?;
+            output::check_distinct(&[("-o", &out)], &[("the assembly source", &input)])?;
             let kernel = load_assembly(&input)?;
-            let output = output.unwrap_or_else(|| input.with_extension("cbin"));
-            write_atomically(&output, &kernel.to_bytes())?;
-            eprintln!(
+            let summary = format!(
                 "{}: {} words, {} entr{}, {} registers, {} predicates",
-                output.display(),
+                out.label(),
                 kernel.code.len(),
                 kernel.entries.len(),
                 if kernel.entries.len() == 1 {
@@ -155,30 +194,31 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 kernel.regs_used,
                 kernel.preds_used
             );
+            out.write_all_and_finish(&kernel.to_bytes())?;
+            note(&summary);
             Ok(())
         }
         Command::Disasm { input, output } => {
+            let out = match &output {
+                Some(path) => Output::open(path)?,
+                None => Output::open(Path::new("-"))?,
+            };
+            output::check_distinct(&[("-o", &out)], &[("the container", &input)])?;
             let bytes = std::fs::read(&input).map_err(|e| format!("{}: {e}", input.display()))?;
             let kernel =
                 Kernel::from_bytes(&bytes).map_err(|e| format!("{}: {e}", input.display()))?;
             let text = concord_isa::disasm::disassemble(&kernel);
-            match output {
-                Some(path) => Ok(write_atomically(&path, text.as_bytes())?),
-                None => {
-                    print!("{text}");
-                    Ok(())
-                }
-            }
+            out.write_all_and_finish(text.as_bytes())
         }
-        Command::Run(args) => Ok(run::run(args)?),
-        Command::Compile(args) => Ok(compile::run(args)?),
-        Command::Study(study) => Ok(study::run(study)?),
+        Command::Run(args) => run::run(args),
+        Command::Compile(args) => compile::run(args),
+        Command::Study(study) => study::run(study),
         Command::Config {
             command: ConfigCommand::Check { files },
         } => {
             for file in files {
                 let c = CoreConfig::load(&file).map_err(|e| e.to_string())?;
-                println!(
+                outln!(
                     "{}: ok: {} lanes x {} warps, {} registers, {} predicates, {} B shared in {} banks, {} imem words, call depth {} bits, {} B global (latency {}, {} B lines), {}",
                     file.display(),
                     c.lanes,
@@ -193,48 +233,29 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                     c.global_latency,
                     c.global_line_bytes,
                     c.arbitration.name()
-                );
+                )?;
             }
             Ok(())
         }
         Command::Config {
             command: ConfigCommand::Default,
-        } => {
-            print!("{}", CoreConfig::default().to_yaml());
-            Ok(())
-        }
-        Command::Bench(args) => Ok(bench::run(args)?),
-        Command::Cosim(args) => Ok(run::run(args.into_run())?),
-        Command::Verilog(args) => Ok(hw::verilog(args)?),
-        Command::SynthReport(args) => Ok(hw::synth_report(args)?),
-        Command::FuzzCore(args) => Ok(fuzz::run(args)?),
+        } => output::write_stdout(CoreConfig::default().to_yaml().as_bytes()),
+        Command::Bench(args) => bench::run(args),
+        Command::Cosim(args) => run::run(args.into_run()),
+        Command::Verilog(args) => hw::verilog(args),
+        Command::SynthReport(args) => hw::synth_report(args),
+        Command::FuzzCore(args) => fuzz::run(args),
         Command::Cache(command) => cache::run(command),
     }
+}
+
+/// A progress or summary line on stderr; a closed stderr is not worth
+/// failing the command for.
+pub fn note(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 fn load_assembly(path: &Path) -> Result<Kernel, String> {
     let source = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     concord_isa::asm::assemble(&source, &path.display().to_string()).map_err(|e| e.to_string())
-}
-
-/// Writes through a temporary file in the same directory and renames it, so
-/// that a failure never leaves a half-written output behind.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| format!("{}: not a file path", path.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("{}: {e}", path.display())
-    })
 }

@@ -1,8 +1,14 @@
 //! `concord run`: a launch description on the functional model, the cycle
 //! model, or the RTL (through Verilator, in lock-step with the cycle model
 //! by default).
+//!
+//! Its outputs (`--trace`, `--vcd`) are opened and checked against its
+//! inputs before the work starts, have a size limit (`--trace-limit`,
+//! `--vcd-limit`) that stops the run at a clean record boundary, and are
+//! kept, complete up to where the run stopped, when it traps.
 
-use std::io::Write;
+use std::fs::{self, File};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -13,6 +19,17 @@ use concord_isa::func::{self, Issue, Observer, Options, Stats};
 use concord_isa::launch::{LaunchDescription, PreparedLaunch};
 use concord_isa::mask::LaneMask;
 use concord_testbench::trace::{Counters, TracePort};
+
+use crate::error::CliError;
+use crate::output::{self, outln, Output, Pending};
+
+/// `--trace-limit` by default: 256 MiB, some 2.5 million trace records.
+const DEFAULT_TRACE_LIMIT: &str = "256M";
+/// `--vcd-limit` by default: 1 GiB, about a million cycles of the default
+/// core (a VCD takes some 1 KB per cycle).
+const DEFAULT_VCD_LIMIT: &str = "1G";
+/// Cycles between two looks at the VCD's size.
+const VCD_POLL_CYCLES: u64 = 1024;
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -36,6 +53,16 @@ pub struct RunArgs {
     /// With `--model rtl`: write a waveform of the RTL run (GTKWave opens it).
     #[arg(long, value_name = "FILE")]
     vcd: Option<PathBuf>,
+    /// The largest `--trace` file (bytes; K, M, G, T: powers of 1024). A run
+    /// that would write more stops there with an error; the file keeps
+    /// every whole record before the limit.
+    #[arg(long, value_name = "BYTES", default_value = DEFAULT_TRACE_LIMIT, value_parser = output::parse_size)]
+    trace_limit: u64,
+    /// The largest `--vcd` file (bytes; K, M, G, T). A run that would write
+    /// more stops there with an error; the file keeps every whole time step
+    /// before the limit.
+    #[arg(long, value_name = "BYTES", default_value = DEFAULT_VCD_LIMIT, value_parser = output::parse_size)]
+    vcd_limit: u64,
     /// How a `.cu` program is compiled.
     #[command(flatten)]
     compile: crate::compile::CompileFlags,
@@ -54,6 +81,12 @@ pub struct CosimArgs {
     /// Write a waveform of the RTL run.
     #[arg(long, value_name = "FILE")]
     vcd: Option<PathBuf>,
+    /// The largest `--trace` file (bytes; K, M, G, T).
+    #[arg(long, value_name = "BYTES", default_value = DEFAULT_TRACE_LIMIT, value_parser = output::parse_size)]
+    trace_limit: u64,
+    /// The largest `--vcd` file (bytes; K, M, G, T).
+    #[arg(long, value_name = "BYTES", default_value = DEFAULT_VCD_LIMIT, value_parser = output::parse_size)]
+    vcd_limit: u64,
     #[command(flatten)]
     compile: crate::compile::CompileFlags,
 }
@@ -68,6 +101,8 @@ impl CosimArgs {
             model: Model::Rtl,
             no_lockstep: false,
             vcd: self.vcd,
+            trace_limit: self.trace_limit,
+            vcd_limit: self.vcd_limit,
             compile: self.compile,
         }
     }
@@ -93,30 +128,202 @@ impl Model {
     }
 }
 
-/// Writes the per-issue trace as JSON Lines.
+/// A JSON Lines trace with a size limit.
+struct TraceOut {
+    out: Output,
+    limit: u64,
+    written: u64,
+    records: u64,
+    line: Vec<u8>,
+    /// The write that failed; the run was stopped there.
+    error: Option<io::Error>,
+    /// Whether the run was stopped because the next record would have
+    /// passed `limit`.
+    full: bool,
+}
+
+impl TraceOut {
+    fn new(out: Output, limit: u64) -> TraceOut {
+        TraceOut {
+            out,
+            limit,
+            written: 0,
+            records: 0,
+            line: Vec::new(),
+            error: None,
+            full: false,
+        }
+    }
+
+    /// Appends one record. A record that would pass the limit, or a write
+    /// that fails, stops the run ([`output::stop_run`]): the file then ends
+    /// with the last whole record.
+    fn record(&mut self, value: &serde_json::Value) {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, value).expect("a JSON value serializes");
+        self.line.push(b'\n');
+        if self.written + self.line.len() as u64 > self.limit {
+            self.full = true;
+            output::stop_run();
+        }
+        if let Err(e) = self.out.write_all(&self.line) {
+            self.error = Some(e);
+            output::stop_run();
+        }
+        self.written += self.line.len() as u64;
+        self.records += 1;
+    }
+
+    /// Finishes the file (renamed into place), then reports a failed write
+    /// or the limit.
+    fn finish(self) -> Result<(), CliError> {
+        if let Some(e) = self.error {
+            // Dropping the output removes its temporary file.
+            return Err(self.out.error(e));
+        }
+        let label = self.out.label().to_string();
+        self.out.finish()?;
+        if self.full {
+            return Err(CliError::from(format!(
+                "{label}: the trace reached --trace-limit ({} bytes): the run was stopped after {} records, which the file holds; raise --trace-limit to trace further",
+                self.limit, self.records
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Writes the per-issue trace of the functional model.
 struct TraceWriter {
-    out: std::io::BufWriter<std::fs::File>,
+    out: TraceOut,
     lanes: usize,
-    error: Option<std::io::Error>,
 }
 
 impl Observer for TraceWriter {
     fn issue(&mut self, i: &Issue) {
-        if self.error.is_some() {
-            return;
-        }
-        let line = json!({
+        self.out.record(&json!({
             "issue": i.index,
             "block": i.block,
             "warp": i.warp,
             "pc": i.pc,
             "mask": LaneMask::new(i.active, self.lanes).to_string(),
             "exec": LaneMask::new(i.executing, self.lanes).to_string(),
-        });
-        if let Err(e) = writeln!(self.out, "{line}") {
-            self.error = Some(e);
+        }));
+    }
+}
+
+/// The `--vcd` waveform: Verilator writes it, by name, to the output's
+/// temporary file (or, for a device, FIFO or standard output, to a scratch
+/// file copied there at the end); its size is watched every
+/// [`VCD_POLL_CYCLES`] cycles and the run stopped past the limit.
+struct Vcd {
+    out: Output,
+    scratch: Option<(tempfile::NamedTempFile, Pending)>,
+    limit: u64,
+    /// The cycle at which the file was seen past the limit.
+    full_at: Option<u64>,
+}
+
+impl Vcd {
+    fn new(out: Output, limit: u64) -> Result<Vcd, CliError> {
+        let scratch = match out.temp_path() {
+            Some(_) => None,
+            None => Some(
+                output::scratch_file()
+                    .map_err(|e| format!("a scratch file for the waveform: {e}"))?,
+            ),
+        };
+        Ok(Vcd {
+            out,
+            scratch,
+            limit,
+            full_at: None,
+        })
+    }
+
+    /// The file Verilator writes.
+    fn path(&self) -> &Path {
+        match &self.scratch {
+            Some((file, _)) => file.path(),
+            None => self
+                .out
+                .temp_path()
+                .expect("a regular file has a temporary"),
         }
     }
+
+    fn watch(&mut self, cycle: u64) {
+        if cycle % VCD_POLL_CYCLES == 0 && self.size() > self.limit {
+            self.full_at = Some(cycle);
+            output::stop_run();
+        }
+    }
+
+    fn size(&self) -> u64 {
+        fs::metadata(self.path()).map_or(0, |m| m.len())
+    }
+
+    /// After Verilator closed the file: cuts it at the last time step that
+    /// fits the limit, puts it in place, and reports the limit.
+    fn finish(mut self) -> Result<(), CliError> {
+        let label = self.out.label().to_string();
+        let err = |e: io::Error| CliError::from(format!("{label}: {e}"));
+        let full = self.full_at.is_some() || self.size() > self.limit;
+        if full {
+            let keep = vcd_cut(self.path(), self.limit).map_err(err)?;
+            fs::OpenOptions::new()
+                .write(true)
+                .open(self.path())
+                .and_then(|f| f.set_len(keep))
+                .map_err(err)?;
+        }
+        if let Some((scratch, _pending)) = self.scratch.take() {
+            let mut file = scratch.reopen().map_err(err)?;
+            io::copy(&mut file, &mut self.out).map_err(|e| self.out.error(e))?;
+        }
+        self.out.finish()?;
+        if full {
+            return Err(CliError::from(match self.full_at {
+                Some(cycle) => format!(
+                    "{label}: the waveform reached --vcd-limit ({} bytes) by cycle {cycle}: the run was stopped there; the file holds the whole time steps that fit; raise --vcd-limit to record further",
+                    self.limit
+                ),
+                None => format!(
+                    "{label}: the waveform passed --vcd-limit ({} bytes) in its last cycles: the file holds the whole time steps that fit; raise --vcd-limit to record further",
+                    self.limit
+                ),
+            }));
+        }
+        Ok(())
+    }
+}
+
+/// The length of the longest prefix of the VCD at `path` that is at most
+/// `limit` bytes and ends before a time step (`#<time>` at a line start):
+/// the header and whole time steps only.
+fn vcd_cut(path: &Path, limit: u64) -> io::Result<u64> {
+    const CHUNK: u64 = 1 << 16;
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
+    // A `#` at offset `limit` still allows keeping `limit` bytes.
+    let mut hi = len.min(limit.saturating_add(1));
+    let mut buf = Vec::new();
+    while hi > 0 {
+        // One byte before the chunk, to see whether a `#` starts a line.
+        let lo = hi.saturating_sub(CHUNK);
+        let from = lo.saturating_sub(1);
+        buf.resize((hi - from) as usize, 0);
+        file.seek(SeekFrom::Start(from))?;
+        file.read_exact(&mut buf)?;
+        for at in (lo..hi).rev() {
+            let i = (at - from) as usize;
+            if buf[i] == b'#' && (at == 0 || buf[i - 1] == b'\n') {
+                return Ok(at);
+            }
+        }
+        hi = lo;
+    }
+    Ok(0)
 }
 
 /// Statistics of a run, whichever model produced them.
@@ -149,16 +356,50 @@ impl RunStats {
     }
 }
 
-pub fn run(args: RunArgs) -> Result<(), String> {
+/// The outputs a run writes, opened before the run.
+struct RunOutputs {
+    trace: Option<TraceOut>,
+    vcd: Option<Vcd>,
+}
+
+pub fn run(args: RunArgs) -> Result<(), CliError> {
     if args.model != Model::Rtl && (args.vcd.is_some() || args.no_lockstep) {
-        return Err("--vcd and --no-lockstep need --model rtl".into());
+        return Err(CliError::usage("--vcd and --no-lockstep need --model rtl"));
     }
+    // The outputs first: a path that cannot be written fails before any
+    // work (a Verilator build takes a minute).
+    let trace = args.trace.as_deref().map(Output::open).transpose()?;
+    let vcd = args.vcd.as_deref().map(Output::open).transpose()?;
     let desc = LaunchDescription::load(&args.launch).map_err(|e| e.to_string())?;
     let config_path = args.config.clone().or_else(|| desc.config.clone());
+    let mut inputs = vec![
+        ("the launch description", args.launch.as_path()),
+        ("the launch's program", desc.program.as_path()),
+    ];
+    if let Some(c) = &config_path {
+        inputs.push(("the config", c.as_path()));
+    }
+    let outputs: Vec<(&str, &Output)> = trace
+        .iter()
+        .map(|t| ("--trace", t))
+        .chain(vcd.iter().map(|v| ("--vcd", v)))
+        .collect();
+    output::check_distinct(&outputs, &inputs)?;
     let config = match &config_path {
         Some(p) => CoreConfig::load(p).map_err(|e| e.to_string())?,
         None => CoreConfig::default(),
     };
+    if args.model != Model::Functional {
+        // The timed models build only what the hardware can (powers of two).
+        let buildable = match args.model {
+            Model::Rtl => concord_hdl::check_config(&config).map_err(|e| e.to_string()),
+            _ => concord_testbench::cycle::CycleModel::new(&config).map(drop),
+        };
+        buildable.map_err(|e| match &config_path {
+            Some(p) => format!("{}: {e}", p.display()),
+            None => e,
+        })?;
+    }
     let kernel = crate::compile::program_for_launch(&desc, &config, &args.compile)?;
     let prepared = desc.prepare(&kernel, &config).map_err(|e| e.to_string())?;
     let launch = func::Launch {
@@ -168,54 +409,52 @@ pub fn run(args: RunArgs) -> Result<(), String> {
         block: prepared.block,
         params: &prepared.params,
     };
-    let (global, stats) = match args.model {
-        Model::Functional => run_functional(&args, &config, &launch, &prepared)?,
-        Model::Cycle | Model::Rtl => run_timed(&args, &config, &launch, &prepared)?,
+    let outputs = RunOutputs {
+        trace: trace.map(|t| TraceOut::new(t, args.trace_limit)),
+        vcd: vcd.map(|v| Vcd::new(v, args.vcd_limit)).transpose()?,
     };
-    report(&args, &desc, &config, &prepared, &global, &stats);
-    Ok(())
-}
-
-fn create_trace(path: &Path) -> Result<std::io::BufWriter<std::fs::File>, String> {
-    Ok(std::io::BufWriter::new(
-        std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?,
-    ))
+    let (global, stats) = match args.model {
+        Model::Functional => run_functional(&config, &launch, &prepared, outputs)?,
+        Model::Cycle | Model::Rtl => run_timed(&args, &config, &launch, &prepared, outputs)?,
+    };
+    report(&args, &desc, &config, &prepared, &global, &stats)
 }
 
 fn run_functional(
-    args: &RunArgs,
     config: &CoreConfig,
     launch: &func::Launch<'_>,
     prepared: &PreparedLaunch,
-) -> Result<(Vec<u8>, RunStats), String> {
+    outputs: RunOutputs,
+) -> Result<(Vec<u8>, RunStats), CliError> {
     let mut global = prepared.global.clone();
     let options = Options {
         watchdog: prepared.watchdog,
     };
-    let mut tracer = match &args.trace {
-        Some(path) => Some(TraceWriter {
-            out: create_trace(path)?,
-            lanes: config.lanes as usize,
-            error: None,
-        }),
-        None => None,
-    };
-    let result = func::run(
-        config,
-        launch,
-        &mut global,
-        options,
-        tracer.as_mut().map(|t| t as &mut dyn Observer),
-    );
-    if let (Some(t), Some(path)) = (tracer.as_mut(), &args.trace) {
-        let flushed = t.out.flush();
-        if let Some(e) = t.error.take().or(flushed.err()) {
-            return Err(format!("{}: {e}", path.display()));
-        }
+    let mut tracer = outputs.trace.map(|out| TraceWriter {
+        out,
+        lanes: config.lanes as usize,
+    });
+    let result = output::catch_stop(|| {
+        func::run(
+            config,
+            launch,
+            &mut global,
+            options,
+            tracer.as_mut().map(|t| t as &mut dyn Observer),
+        )
+    });
+    // The trace is kept whatever the run ended with: up to a trap, it
+    // shows how the kernel got there.
+    if let Some(t) = tracer {
+        t.out.finish()?;
     }
-    let stats = result.map_err(|trap| trap.to_string())?;
+    let stats = result.ok_or(STOPPED)??;
     Ok((global, RunStats::Functional(stats)))
 }
+
+/// Only an output's limit or failed write stops a run, and that output's
+/// `finish` reports it first.
+const STOPPED: &str = "the run was stopped";
 
 /// The timed models: the cycle model alone, the RTL alone, or both in lock-step.
 fn run_timed(
@@ -223,85 +462,88 @@ fn run_timed(
     config: &CoreConfig,
     launch: &func::Launch<'_>,
     prepared: &PreparedLaunch,
-) -> Result<(Vec<u8>, RunStats), String> {
-    let mut trace_out = match &args.trace {
-        Some(path) => Some(create_trace(path)?),
-        None => None,
-    };
-    let mut trace_error = None;
+    outputs: RunOutputs,
+) -> Result<(Vec<u8>, RunStats), CliError> {
+    let RunOutputs { mut trace, mut vcd } = outputs;
+    let hooked = trace.is_some() || vcd.is_some();
+    let vcd_path = vcd.as_ref().map(|v| v.path().to_path_buf());
+    let vcd_label = vcd.as_ref().map(|v| v.out.label().to_string());
     let mut on_cycle = |cycle: u64, t: &TracePort| {
-        if let (Some(out), None) = (trace_out.as_mut(), &trace_error) {
+        if let Some(out) = trace.as_mut() {
             let mut v = serde_json::to_value(t).expect("trace serializes");
             v["cycle"] = json!(cycle);
             v["mask"] = json!(LaneMask::new(t.active, config.lanes as usize).to_string());
-            if let Err(e) = writeln!(out, "{v}") {
-                trace_error = Some(e);
-            }
+            out.record(&v);
+        }
+        if let Some(vcd) = vcd.as_mut() {
+            vcd.watch(cycle);
         }
     };
-    let hook: Option<concord_testbench::cosim::OnCycle<'_>> = if args.trace.is_some() {
-        Some(&mut on_cycle)
-    } else {
-        None
-    };
+    let hook: Option<concord_testbench::cosim::OnCycle<'_>> =
+        if hooked { Some(&mut on_cycle) } else { None };
     let watchdog = prepared.watchdog;
     let lockstep = args.model == Model::Rtl && !args.no_lockstep;
-    let (global, result) = match args.model {
+    let result: Option<Result<(Vec<u8>, Counters), CliError>> = match args.model {
         Model::Cycle => {
             let mut global = prepared.global.clone();
-            let r = concord_testbench::cycle::run(config, launch, &mut global, watchdog, hook);
-            (global, r.map_err(|t| t.to_string()))
+            output::catch_stop(|| {
+                concord_testbench::cycle::run(config, launch, &mut global, watchdog, hook)
+            })
+            .map(|r| r.map(|c| (global, c)).map_err(CliError::from))
         }
         _ => {
-            let mut rtl = crate::rtl::build(config, args.vcd.is_some())?;
-            if let Some(path) = &args.vcd {
-                rtl.open_vcd(path)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
+            let mut rtl = crate::rtl::build(config, vcd_path.is_some()).map_err(CliError::tool)?;
+            if let (Some(path), Some(label)) = (&vcd_path, &vcd_label) {
+                rtl.open_vcd(path).map_err(|e| match e {
+                    // The harness names the temporary file, not the user's.
+                    concord_testbench::verilator::HarnessError::Vcd(_) => {
+                        CliError::from(format!("{label}: cannot open it for the waveform"))
+                    }
+                    other => CliError::from(other),
+                })?;
             }
-            let r = if lockstep {
-                concord_testbench::cosim::run(
-                    config,
-                    launch,
-                    &prepared.global,
-                    &mut rtl,
-                    watchdog,
-                    hook,
-                )
-                .map_err(|e| e.to_string())
-                .and_then(|o| {
-                    let counters = o.counters;
-                    o.result.map_err(|t| t.to_string())?;
-                    Ok((o.global, counters))
-                })
-            } else {
-                let mut global = prepared.global.clone();
-                concord_testbench::verilator::run(
-                    &mut rtl,
-                    config,
-                    launch,
-                    &mut global,
-                    watchdog,
-                    hook,
-                )
-                .map(|c| (global, c))
-                .map_err(|t| t.to_string())
-            };
-            if args.vcd.is_some() {
+            let r = output::catch_stop(|| {
+                if lockstep {
+                    concord_testbench::cosim::run(
+                        config,
+                        launch,
+                        &prepared.global,
+                        &mut rtl,
+                        watchdog,
+                        hook,
+                    )
+                    .map_err(CliError::from)
+                    .and_then(|o| {
+                        o.result?;
+                        Ok((o.global, o.counters))
+                    })
+                } else {
+                    let mut global = prepared.global.clone();
+                    concord_testbench::verilator::run(
+                        &mut rtl,
+                        config,
+                        launch,
+                        &mut global,
+                        watchdog,
+                        hook,
+                    )
+                    .map(|c| (global, c))
+                    .map_err(CliError::from)
+                }
+            });
+            if vcd_path.is_some() {
                 rtl.close_vcd();
             }
-            match r {
-                Ok((global, counters)) => (global, Ok(counters)),
-                Err(e) => (Vec::new(), Err(e)),
-            }
+            r
         }
     };
-    if let (Some(out), Some(path)) = (trace_out.as_mut(), &args.trace) {
-        let flushed = out.flush();
-        if let Some(e) = trace_error.take().or(flushed.err()) {
-            return Err(format!("{}: {e}", path.display()));
-        }
-    }
-    let counters = result?;
+    // Both outputs are kept whatever the run ended with, and their own
+    // failures come first: they may be why the run stopped.
+    let trace_done = trace.map_or(Ok(()), TraceOut::finish);
+    let vcd_done = vcd.map_or(Ok(()), Vcd::finish);
+    trace_done?;
+    vcd_done?;
+    let (global, counters) = result.ok_or(STOPPED)??;
     Ok((
         global,
         RunStats::Timed {
@@ -319,29 +561,18 @@ fn report(
     prepared: &PreparedLaunch,
     global: &[u8],
     stats: &RunStats,
-) {
-    let outputs = prepared.read_outputs(global);
+) -> Result<(), CliError> {
+    let mut outputs = prepared.read_outputs(global);
+    if args.json {
+        return json_report(args.model, &mut outputs, stats);
+    }
     let model = match stats {
         RunStats::Timed { lockstep: true, .. } => {
             "RTL in lock-step with the cycle model".to_string()
         }
         _ => args.model.name().to_string(),
     };
-    if args.json {
-        let mut out = serde_json::Map::new();
-        for (name, _, values) in &outputs {
-            out.insert(name.clone(), json!(values));
-        }
-        let model_key = match args.model {
-            Model::Functional => "functional",
-            Model::Cycle => "cycle",
-            Model::Rtl => "rtl",
-        };
-        let doc = json!({ "model": model_key, "outputs": out, "stats": stats.to_json() });
-        println!("{doc}");
-        return;
-    }
-    println!(
+    outln!(
         "{} on the {model}: {} lanes x {} warps, {} arbitration; grid {:?}, block {:?}",
         desc.program.display(),
         config.lanes,
@@ -349,7 +580,7 @@ fn report(
         config.arbitration.name(),
         prepared.grid,
         prepared.block
-    );
+    )?;
     for (name, elem, values) in &outputs {
         const SHOWN: usize = 16;
         let head: Vec<String> = values.iter().take(SHOWN).map(|v| v.to_string()).collect();
@@ -358,34 +589,34 @@ fn report(
         } else {
             String::new()
         };
-        println!(
+        outln!(
             "  {name}: {}[{}] = [{}{}]",
             elem.name(),
             values.len(),
             head.join(", "),
             more
-        );
+        )?;
     }
     match stats {
         RunStats::Functional(stats) => {
-            println!(
+            outln!(
                 "  issued {} warp-instructions, {} active lane-slots, SIMD efficiency {:.1}%",
                 stats.issued,
                 stats.active_lane_slots,
                 100.0 * stats.simd_efficiency()
-            );
-            println!(
+            )?;
+            outln!(
                 "  divergent branches {}, consensual branches taken {} / not taken {}, barriers {}",
                 stats.divergent_branches,
                 stats.consensual_taken,
                 stats.consensual_not_taken,
                 stats.barriers
-            );
+            )?;
         }
         RunStats::Timed {
             counters: c, lanes, ..
         } => {
-            println!(
+            outln!(
                 "  {} cycles, issued {} ({} replays), {} active lane-slots, SIMD efficiency {:.1}%, IPC {:.3}",
                 c.cycles,
                 c.issued,
@@ -393,11 +624,55 @@ fn report(
                 c.active_lane_slots,
                 100.0 * c.simd_efficiency(*lanes),
                 c.issued as f64 / c.cycles.max(1) as f64
-            );
-            println!(
+            )?;
+            outln!(
                 "  divergent branches {}, consensual branches taken {} / not taken {}, barriers {}",
-                c.divergent_branches, c.consensual_taken, c.consensual_not_taken, c.barriers
-            );
+                c.divergent_branches,
+                c.consensual_taken,
+                c.consensual_not_taken,
+                c.barriers
+            )?;
         }
     }
+    Ok(())
+}
+
+/// `--json`: one object `{"model", "outputs", "stats"}`, written value by
+/// value instead of built in memory (an output buffer may hold millions of
+/// values). Output names in sorted order, each once, as a JSON map has them.
+fn json_report(
+    model: Model,
+    outputs: &mut Vec<(String, concord_isa::launch::ElemType, Vec<i64>)>,
+    stats: &RunStats,
+) -> Result<(), CliError> {
+    outputs.sort_by(|a, b| a.0.cmp(&b.0));
+    outputs.dedup_by(|a, b| a.0 == b.0);
+    let model_key = match model {
+        Model::Functional => "functional",
+        Model::Cycle => "cycle",
+        Model::Rtl => "rtl",
+    };
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut write = || -> io::Result<()> {
+        write!(out, "{{\"model\":\"{model_key}\",\"outputs\":{{")?;
+        for (i, (name, _, values)) in outputs.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut out, name)?;
+            out.write_all(b":[")?;
+            for (j, v) in values.iter().enumerate() {
+                if j > 0 {
+                    out.write_all(b",")?;
+                }
+                write!(out, "{v}")?;
+            }
+            out.write_all(b"]")?;
+        }
+        out.write_all(b"},\"stats\":")?;
+        serde_json::to_writer(&mut out, &stats.to_json())?;
+        out.write_all(b"}\n")?;
+        out.flush()
+    };
+    write().map_err(|e| output::write_error("standard output", e))
 }

@@ -31,7 +31,7 @@ pub enum Study {
     Divergence(divergence::DivergenceStudyArgs),
 }
 
-pub fn run(study: Study) -> Result<(), String> {
+pub fn run(study: Study) -> Result<(), crate::error::CliError> {
     match study {
         Study::Flatten(args) => flatten::run(&args),
         Study::Spill(args) => spill::run(&args),

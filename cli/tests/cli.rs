@@ -8,10 +8,17 @@ use std::path::PathBuf;
 
 use common::{concord, failing, ok, repo};
 
-/// Runs and expects failure with exit code 1; returns stderr.
+/// Runs and expects failure with exit code 1 (bad input); returns stderr.
 fn fails(args: &[&str]) -> String {
     let (code, stderr) = failing(args);
     assert_eq!(code, Some(1), "{stderr}");
+    stderr
+}
+
+/// Runs and expects a usage error (exit code 2); returns stderr.
+fn usage(args: &[&str]) -> String {
+    let (code, stderr) = failing(args);
+    assert_eq!(code, Some(2), "{stderr}");
     stderr
 }
 
@@ -219,7 +226,8 @@ fn traps_exit_non_zero_with_a_report() {
     )
     .unwrap();
     std::fs::write(dir.join("l.yaml"), "program: k.s\ngrid: [1]\nblock: [4]\n").unwrap();
-    let err = fails(&["run", dir.join("l.yaml").to_str().unwrap()]);
+    let (code, err) = failing(&["run", dir.join("l.yaml").to_str().unwrap()]);
+    assert_eq!(code, Some(3), "a trap: {err}");
     assert!(
         err.contains("trap in block (0,0,0) warp 0 lane(s) 1-3 at pc 2"),
         "{err}"
@@ -367,18 +375,18 @@ fn flatten_study_prints_a_checked_table_with_crossovers() {
     assert_eq!(rows, 4, "{out}");
     assert_eq!(out.lines().filter(|l| l.starts_with("| 10/1 |")).count(), 4);
     assert!(out.contains("1/100: flattening"), "{out}");
-    let e = fails(&["study", "flatten", "--ratios", "3"]);
+    let e = usage(&["study", "flatten", "--ratios", "3"]);
     assert!(e.contains("`3` is not OUTER/INNER"), "{e}");
 }
 
 #[test]
 fn bad_compile_flags_are_errors() {
-    let e = fails(&["compile", "kernels/suite/reduce.cu", "--regs", "3"]);
-    assert!(e.contains("register budget of 3 is outside 4..=32"), "{e}");
+    let e = usage(&["compile", "kernels/suite/reduce.cu", "--regs", "3"]);
+    assert!(e.contains("--regs <N>': 3 is not in 4..=32"), "{e}");
     let e = fails(&["compile", "kernels/suite/nqueens.cu", "--stack-bytes", "8"]);
     assert!(e.contains("smaller than the"), "{e}");
-    let e = fails(&["bench", "--compiler", "--repeat", "0"]);
-    assert!(e.contains("--repeat must be at least 1"), "{e}");
-    let e = fails(&["study", "flatten", "--lanes", "3"]);
+    let e = usage(&["bench", "--compiler", "--repeat", "0"]);
+    assert!(e.contains("--repeat <REPEAT>': 0 is not in 1..=100"), "{e}");
+    let e = usage(&["study", "flatten", "--lanes", "3"]);
     assert!(e.contains("power of two"), "{e}");
 }

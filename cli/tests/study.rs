@@ -36,11 +36,14 @@ fn bad_divergence_values_are_errors() {
             "{e}"
         );
     }
-    let e = fails(&["study", "spill", "--regs", "3"]);
-    assert!(e.contains("register budget of 3 is outside 4..=32"), "{e}");
-    let e = fails(&["study", "divergence", "--regs", "40"]);
-    assert!(e.contains("register budget of 40 is outside 4..=32"), "{e}");
-    let e = fails(&["study", "divergence", "--launches", "nosuch"]);
+    let (code, e) = failing(&["study", "spill", "--regs", "3"]);
+    assert_eq!(code, Some(2), "{e}");
+    assert!(e.contains("--regs <N,...>': 3 is not in 4..=32"), "{e}");
+    let (code, e) = failing(&["study", "divergence", "--regs", "40"]);
+    assert_eq!(code, Some(2), "{e}");
+    assert!(e.contains("--regs <N>': 40 is not in 4..=32"), "{e}");
+    let (code, e) = failing(&["study", "divergence", "--launches", "nosuch"]);
+    assert_eq!(code, Some(2), "{e}");
     assert!(
         e.contains("`nosuch` is neither a suite kernel nor a suite launch"),
         "{e}"

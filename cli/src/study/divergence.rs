@@ -17,6 +17,9 @@ use concord_compiler::backend::DivergenceStrategy;
 use concord_compiler::driver::CompileOptions;
 use concord_isa::instr::MAX_REGS;
 
+use crate::error::CliError;
+use crate::output::outln;
+
 use super::measure::{measure, select, Measurement};
 
 /// How much slower than the better fixed strategy `auto` may be before the
@@ -26,7 +29,7 @@ const AUTO_TOLERANCE: f64 = 1.03;
 #[derive(Args)]
 pub struct DivergenceStudyArgs {
     /// General-register budget (4..=32); each launch's core's by default.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(4..=MAX_REGS as i64))]
     regs: Option<u32>,
     /// Suite kernels (each stands for its main launch `<kernel>.yaml`) or
     /// suite launch names such as `reduce-wide`; every kernel's main launch
@@ -35,24 +38,19 @@ pub struct DivergenceStudyArgs {
     launches: Vec<String>,
 }
 
-pub fn run(args: &DivergenceStudyArgs) -> Result<(), String> {
-    if let Some(r) = args.regs.filter(|r| !(4..=MAX_REGS as u32).contains(r)) {
-        return Err(format!(
-            "--regs: a register budget of {r} is outside 4..={MAX_REGS}"
-        ));
-    }
+pub fn run(args: &DivergenceStudyArgs) -> Result<(), CliError> {
     let launches = select(&args.launches)?;
     let budget = match args.regs {
         Some(r) => format!("{r} registers"),
         None => "the core's registers".to_string(),
     };
-    println!(
+    outln!(
         "divergent branches kept (branch), if-converted (predicate) or chosen per region (auto); {budget}, cycle model, results host-checked"
-    );
-    println!(
+    )?;
+    outln!(
         "| kernel | cycles branch | cycles predicate | cycles auto | SIMD eff. branch | SIMD eff. predicate | SIMD eff. auto | if-converted predicate/auto | auto/best |"
-    );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    )?;
+    outln!("|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
     let mut worse = Vec::new();
     for launch in &launches {
         let [branch, predicate, auto] = [
@@ -73,7 +71,7 @@ pub fn run(args: &DivergenceStudyArgs) -> Result<(), String> {
             worse.push(format!("{} ({ratio:.3})", launch.name));
         }
         let eff = |m: &Measurement| format!("{:.1}%", 100.0 * m.simd_efficiency());
-        println!(
+        outln!(
             "| {} | {} | {} | {} | {} | {} | {} | {}/{} | {ratio:.3} |",
             launch.name,
             branch.counters.cycles,
@@ -84,10 +82,10 @@ pub fn run(args: &DivergenceStudyArgs) -> Result<(), String> {
             eff(&auto),
             predicate.stats.branches.predicated,
             auto.stats.branches.predicated,
-        );
+        )?;
     }
-    println!();
-    println!("{}", auto_verdict(&worse, launches.len()));
+    outln!()?;
+    outln!("{}", auto_verdict(&worse, launches.len()))?;
     Ok(())
 }
 

@@ -10,6 +10,8 @@ use concord_kernels::harness::{func_launch, LoadedLaunch};
 use concord_kernels::SuiteKernel;
 use concord_testbench::trace::Counters;
 
+use crate::error::CliError;
+
 /// One suite launch a study runs.
 pub struct StudyLaunch {
     pub kernel: &'static SuiteKernel,
@@ -27,7 +29,7 @@ fn launch_stem(path: &str) -> &str {
 /// its main launch (`<kernel>.yaml`, on the core that file names), any
 /// other name must be the stem of one of the suite's launch files
 /// (`reduce-wide`). No names: every kernel's main launch, in suite order.
-pub fn select(names: &[String]) -> Result<Vec<StudyLaunch>, String> {
+pub fn select(names: &[String]) -> Result<Vec<StudyLaunch>, CliError> {
     let suite = concord_kernels::suite();
     let chosen: Vec<(&'static SuiteKernel, &'static str)> = if names.is_empty() {
         suite
@@ -44,7 +46,7 @@ pub fn select(names: &[String]) -> Result<Vec<StudyLaunch>, String> {
                         .launches
                         .first()
                         .map(|l| (k, *l))
-                        .ok_or_else(|| format!("suite kernel `{name}` has no launch"));
+                        .ok_or_else(|| CliError::from(format!("suite kernel `{name}` has no launch")));
                 }
                 suite
                     .iter()
@@ -56,10 +58,10 @@ pub fn select(names: &[String]) -> Result<Vec<StudyLaunch>, String> {
                     })
                     .ok_or_else(|| {
                         let kernels: Vec<&str> = suite.iter().map(|k| k.name).collect();
-                        format!(
+                        CliError::usage(format!(
                             "--launches: `{name}` is neither a suite kernel nor a suite launch (kernels: {})",
                             kernels.join(", ")
-                        )
+                        ))
                     })
             })
             .collect::<Result<_, _>>()?
@@ -67,7 +69,7 @@ pub fn select(names: &[String]) -> Result<Vec<StudyLaunch>, String> {
     chosen
         .into_iter()
         .map(|(kernel, launch)| {
-            Ok(StudyLaunch {
+            Ok::<_, CliError>(StudyLaunch {
                 kernel,
                 name: launch_stem(launch).to_string(),
                 loaded: LoadedLaunch::load(launch)?,
@@ -98,7 +100,7 @@ pub fn measure(
     launch: &StudyLaunch,
     options: &CompileOptions,
     what: &str,
-) -> Result<Measurement, String> {
+) -> Result<Measurement, CliError> {
     let l = &launch.loaded;
     let context = |e: String| format!("{} ({what}): {e}", launch.name);
     let compiled = driver::compile(&l.source, &l.file, options)
@@ -114,11 +116,11 @@ pub fn measure(
         prepared.watchdog,
         None,
     )
-    .map_err(|t| context(format!("the cycle model trapped: {t}")))?;
+    .map_err(|t| CliError::trap(context(format!("the cycle model trapped: {t}"))))?;
     launch
         .kernel
         .check_memory(&prepared, &memory)
-        .map_err(|e| context(format!("wrong result: {e}")))?;
+        .map_err(|e| CliError::mismatch(context(format!("wrong result: {e}"))))?;
     Ok(Measurement {
         stats: out.compiled.stats,
         counters,
@@ -158,6 +160,7 @@ mod tests {
         assert_eq!(some[1].kernel.name, "vecadd");
         assert_eq!(some[1].loaded.config.lanes, 32);
         let e = select(&["nosuch".into()]).err().unwrap();
-        assert!(e.contains("`nosuch` is neither"), "{e}");
+        assert_eq!(e.class, crate::error::ErrorClass::Usage);
+        assert!(e.message.contains("`nosuch` is neither"), "{}", e.message);
     }
 }

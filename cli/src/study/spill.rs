@@ -15,6 +15,9 @@ use concord_compiler::backend::{BackendStats, SpillMode};
 use concord_compiler::driver::CompileOptions;
 use concord_isa::instr::MAX_REGS;
 
+use crate::error::CliError;
+use crate::output::outln;
+
 use super::measure::{geometric_mean, measure, select};
 
 /// The geometric-mean speedup Sampaio et al. report for divergence-aware
@@ -28,7 +31,8 @@ pub struct SpillStudyArgs {
         long,
         value_name = "N,...",
         value_delimiter = ',',
-        default_value = "8,12"
+        default_value = "8,12",
+        value_parser = clap::value_parser!(u32).range(4..=MAX_REGS as i64)
     )]
     regs: Vec<u32>,
     /// Suite kernels (each stands for its main launch `<kernel>.yaml`) or
@@ -58,30 +62,21 @@ struct BudgetSummary {
     excluded: Vec<String>,
 }
 
-pub fn run(args: &SpillStudyArgs) -> Result<(), String> {
+pub fn run(args: &SpillStudyArgs) -> Result<(), CliError> {
     if args.regs.is_empty() {
-        return Err("--regs needs at least one budget".into());
-    }
-    if let Some(r) = args
-        .regs
-        .iter()
-        .find(|r| !(4..=MAX_REGS as u32).contains(r))
-    {
-        return Err(format!(
-            "--regs: a register budget of {r} is outside 4..={MAX_REGS}"
-        ));
+        return Err(CliError::usage("--regs needs at least one budget"));
     }
     let launches = select(&args.launches)?;
-    println!(
+    outln!(
         "divergence-aware spilling (Sampaio ch. 4) against plain spilling, cycle model, results host-checked"
-    );
-    println!(
+    )?;
+    outln!(
         "evicted values of the divergence-aware build: per lane (stack slots), per warp (uniform values and affine uniform parts in shared slots), remat (constants and c1*tid+c0 rebuilt)"
-    );
-    println!(
+    )?;
+    outln!(
         "| kernel | regs | plain per lane | per lane | per warp | remat | cycles plain | cycles div-aware | speedup |"
-    );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    )?;
+    outln!("|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
     let mut summaries: Vec<BudgetSummary> = args.regs.iter().map(|_| Default::default()).collect();
     for launch in &launches {
         for (&regs, summary) in args.regs.iter().zip(&mut summaries) {
@@ -108,7 +103,7 @@ pub fn run(args: &SpillStudyArgs) -> Result<(), String> {
             } else {
                 summary.excluded.push(launch.name.clone());
             }
-            println!(
+            outln!(
                 "| {} | {regs} | {} | {} | {} | {} | {} | {} | {speedup:.3} |",
                 launch.name,
                 p.per_lane,
@@ -117,48 +112,48 @@ pub fn run(args: &SpillStudyArgs) -> Result<(), String> {
                 a.remat_constant + a.remat_affine_constant,
                 plain.counters.cycles,
                 aware.counters.cycles,
-            );
+            )?;
         }
     }
-    println!();
-    println!("geometric-mean speedup of divergence-aware over plain spilling, over the rows where the budget forced spills:");
+    outln!()?;
+    outln!("geometric-mean speedup of divergence-aware over plain spilling, over the rows where the budget forced spills:")?;
     let mut all = Vec::new();
     for (regs, summary) in args.regs.iter().zip(&summaries) {
         match geometric_mean(&summary.speedups) {
-            Some(g) => println!(
+            Some(g) => outln!(
                 "  {regs} registers: {g:.3}x ({:+.1}%) over {} of {} launches",
                 100.0 * (g - 1.0),
                 summary.speedups.len(),
                 launches.len()
-            ),
-            None => println!("  {regs} registers: no launch spilled"),
+            )?,
+            None => outln!("  {regs} registers: no launch spilled")?,
         }
         if !summary.excluded.is_empty() {
-            println!(
+            outln!(
                 "    excluded, nothing spilled: {}",
                 summary.excluded.join(", ")
-            );
+            )?;
         }
         all.extend_from_slice(&summary.speedups);
     }
     let overall = geometric_mean(&all);
     if args.regs.len() > 1 {
         if let Some(g) = overall {
-            println!(
+            outln!(
                 "  all budgets: {g:.3}x ({:+.1}%) over {} rows",
                 100.0 * (g - 1.0),
                 all.len()
-            );
+            )?;
         }
     }
     match overall {
-        Some(g) => println!(
+        Some(g) => outln!(
             "Sampaio et al. report a {SAMPAIO_SPEEDUP_PERCENT}% geometric-mean speedup; ours: {:+.1}%",
             100.0 * (g - 1.0)
-        ),
-        None => println!(
+        )?,
+        None => outln!(
             "Sampaio et al. report a {SAMPAIO_SPEEDUP_PERCENT}% geometric-mean speedup; ours: none measured (nothing spilled)"
-        ),
+        )?,
     }
     Ok(())
 }
