@@ -143,7 +143,10 @@ impl From<concord_testbench::verilator::HarnessError> for CliError {
     fn from(e: concord_testbench::verilator::HarnessError) -> Self {
         use concord_testbench::verilator::HarnessError;
         let class = match &e {
-            HarnessError::Vcd(_) => ErrorClass::Input,
+            HarnessError::Vcd(_)
+            | HarnessError::CacheDir { .. }
+            | HarnessError::NoCacheDir
+            | HarnessError::Io { .. } => ErrorClass::Input,
             HarnessError::BadState { .. } => ErrorClass::Mismatch,
             _ => ErrorClass::Tool,
         };

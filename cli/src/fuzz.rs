@@ -77,7 +77,7 @@ pub fn run(args: FuzzArgs) -> Result<(), CliError> {
     let mut rtl = if args.cycle_only {
         None
     } else {
-        Some(crate::rtl::build(&config, false).map_err(CliError::tool)?)
+        Some(crate::rtl::build(&config, false)?)
     };
     let mut cycles = 0u64;
     for program in &programs {

@@ -5,8 +5,13 @@
 use concord_isa::config::CoreConfig;
 use concord_testbench::verilator::{BuildOptions, Rtl};
 
-/// The Verilated core for `config` (cached by a hash of its Verilog).
-pub fn build(config: &CoreConfig, waveforms: bool) -> Result<Rtl, String> {
+use crate::error::CliError;
+
+/// The Verilated core for `config` (cached by a hash of its Verilog). A
+/// configuration the generator refuses is an input error; the harness's
+/// errors keep their own classes (a tool failure, or a cache directory that
+/// cannot be written).
+pub fn build(config: &CoreConfig, waveforms: bool) -> Result<Rtl, CliError> {
     let verilog = concord_hdl::generate_verilog(config).map_err(|e| e.to_string())?;
     Rtl::build(
         &verilog,
@@ -16,7 +21,7 @@ pub fn build(config: &CoreConfig, waveforms: bool) -> Result<Rtl, String> {
             ..BuildOptions::default()
         },
     )
-    .map_err(|e| e.to_string())
+    .map_err(CliError::from)
 }
 
 /// A configuration in a few words, for the progress line and `concord

@@ -492,7 +492,7 @@ fn run_timed(
             .map(|r| r.map(|c| (global, c)).map_err(CliError::from))
         }
         _ => {
-            let mut rtl = crate::rtl::build(config, vcd_path.is_some()).map_err(CliError::tool)?;
+            let mut rtl = crate::rtl::build(config, vcd_path.is_some())?;
             if let (Some(path), Some(label)) = (&vcd_path, &vcd_label) {
                 rtl.open_vcd(path).map_err(|e| match e {
                     // The harness names the temporary file, not the user's.
