@@ -95,7 +95,9 @@ impl Run {
         let mut g = self.global();
         results.push(cycle::run(&config, &launch, &mut g, self.watchdog, None).map(|_| out(&g)));
 
-        let mut rtl = rtl().lock().unwrap();
+        // A failed test must not poison the core for the others (each run
+        // resets it).
+        let mut rtl = rtl().lock().unwrap_or_else(|e| e.into_inner());
         let g = self.global();
         results.push(
             match cosim::run_with(
