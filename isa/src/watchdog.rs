@@ -359,6 +359,7 @@ fn list(groups: &[Group]) -> String {
 /// and PC of the group that explains it best (the threads at a barrier,
 /// else the lanes that never issued, else the first running lanes).
 pub fn report(limit: u64, obs: &Observation) -> Trap {
+    // The cause's `Display` already says how many warp-instructions issued.
     let groups = groups(obs);
     let waits = groups.iter().any(|g| matches!(g.doing, Doing::Barrier(_)));
     let idle: Vec<&Group> = groups
@@ -422,7 +423,7 @@ pub fn report(limit: u64, obs: &Observation) -> Trap {
                 n => format!("over the next {n}"),
             };
             format!(
-                "still running after {limit} warp-instructions; {when}: {shown}; {then}; raise `watchdog:` in the launch description if this is a long computation"
+                "still running: {when}, {shown}; {then}; raise `watchdog:` in the launch description if this is a long computation"
             )
         }
     };
@@ -521,7 +522,7 @@ mod tests {
         };
         assert_eq!(
             diagnosis,
-            format!("still running after 7 warp-instructions; over the next {SPAN}: warp 0 lanes 1-7 wait at pc 29; warps 1-2 lanes 0-1 wait at pc 40; warp 0 lane 0 runs at pcs 13..=108; no state repeated in the {WINDOW} warp-instructions after the watchdog; raise `watchdog:` in the launch description if this is a long computation")
+            format!("still running: over the next {SPAN}, warp 0 lanes 1-7 wait at pc 29; warps 1-2 lanes 0-1 wait at pc 40; warp 0 lane 0 runs at pcs 13..=108; no state repeated in the {WINDOW} warp-instructions after the watchdog; raise `watchdog:` in the launch description if this is a long computation")
         );
     }
 }

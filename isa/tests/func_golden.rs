@@ -603,7 +603,7 @@ fn a_long_divergent_loop_is_still_running_not_a_livelock() {
     assert_eq!((warp, lanes, pc), (0, 0b1110, 8));
     assert_eq!(
         diagnosis,
-        "still running after 1000 warp-instructions; over the next 4096: warp 0 lanes 1-3 wait at pc 8; warp 0 lane 0 runs at pcs 5..=7; the block finishes 89006 warp-instructions after the watchdog; raise `watchdog:` in the launch description if this is a long computation"
+        "still running: over the next 4096, warp 0 lanes 1-3 wait at pc 8; warp 0 lane 0 runs at pcs 5..=7; the block finishes 89006 warp-instructions after the watchdog; raise `watchdog:` in the launch description if this is a long computation"
     );
     let full = run_asm(
         src,
@@ -651,6 +651,6 @@ fn a_loop_that_reads_the_clock_gets_no_verdict() {
     assert_eq!((lanes, pc), (0b1111, 0));
     assert_eq!(
         diagnosis,
-        "still running after 50 warp-instructions; over the next 4096: warp 0 lanes 0-3 run at pcs 0..=2; no state repeated in the 131072 warp-instructions after the watchdog (the kernel reads the clock, so none was looked for); raise `watchdog:` in the launch description if this is a long computation"
+        "still running: over the next 4096, warp 0 lanes 0-3 run at pcs 0..=2; no state repeated in the 131072 warp-instructions after the watchdog (the kernel reads the clock, so none was looked for); raise `watchdog:` in the launch description if this is a long computation"
     );
 }

@@ -234,7 +234,7 @@ fn a_long_divergent_loop_over_the_watchdog_is_still_running_not_a_livelock() {
         watchdog: 100_000,
     };
     let expected = format!(
-        "still running after 100000 warp-instructions; over the next {SPAN}: warp 0 lanes 1-7 wait at pc 29; warp 0 lane 0 runs at pcs 13..=108; no state repeated in the {WINDOW} warp-instructions after the watchdog; raise `watchdog:` in the launch description if this is a long computation"
+        "still running: over the next {SPAN}, warp 0 lanes 1-7 wait at pc 29; warp 0 lane 0 runs at pcs 13..=108; no state repeated in the {WINDOW} warp-instructions after the watchdog; raise `watchdog:` in the launch description if this is a long computation"
     );
     for (model, r) in MODELS.iter().zip(run.everywhere()) {
         let (t, diagnosis) = watchdog_of(model, &r);
@@ -367,7 +367,7 @@ fn a_block_that_finishes_within_the_window_is_reported_alike() {
         watchdog: 1000,
     };
     let expected = format!(
-        "still running after 1000 warp-instructions; over the next {SPAN}: warp 0 lanes 1-3 wait at pc 8; warp 0 lane 0 runs at pcs 5..=7; the block finishes 89006 warp-instructions after the watchdog; raise `watchdog:` in the launch description if this is a long computation"
+        "still running: over the next {SPAN}, warp 0 lanes 1-3 wait at pc 8; warp 0 lane 0 runs at pcs 5..=7; the block finishes 89006 warp-instructions after the watchdog; raise `watchdog:` in the launch description if this is a long computation"
     );
     for (model, r) in MODELS.iter().zip(run.everywhere()) {
         let (t, diagnosis) = watchdog_of(model, &r);
