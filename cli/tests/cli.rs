@@ -172,6 +172,39 @@ fn malformed_binaries_name_the_byte_offset() {
     assert!(err.contains("byte 4"), "{err}");
 }
 
+/// A container whose header declares fewer registers and predicates than
+/// its code uses (r28-r31, p7) used to pass the launch check on a small core
+/// and give a different wrong result on each model, with exit 0.
+#[test]
+fn a_container_that_understates_its_registers_is_rejected_at_the_instruction() {
+    let dir = scratch("lyingbin");
+    let src = "ldparam r28, 0\ns2r r29, %tid\nshl r30, r29, 2\nadd r28, r28, r30\nsetp.lt p7, r29, 4\nmovi r31, 7\n@p7 movi r31, 9\nst.global [r28], r31\nexit\n";
+    let mut k = concord_isa::asm::assemble(src, "lie.s").unwrap();
+    k.regs_used = 1;
+    k.preds_used = 1;
+    std::fs::write(dir.join("lie.cbin"), k.to_bytes()).unwrap();
+    std::fs::write(
+        dir.join("l.yaml"),
+        "program: lie.cbin\ngrid: [1]\nblock: [8]\nargs:\n  - { name: o, buffer: i32, len: 8 }\noutputs: [o]\n",
+    )
+    .unwrap();
+    let small = ok(&["config", "default"])
+        .replace("registers: 32", "registers: 4")
+        .replace("predicates: 8", "predicates: 2");
+    std::fs::write(dir.join("small.yaml"), small).unwrap();
+    let err = fails(&[
+        "run",
+        dir.join("l.yaml").to_str().unwrap(),
+        "--config",
+        dir.join("small.yaml").to_str().unwrap(),
+    ]);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("lie.cbin: byte 12: code[0]: `ldparam r28, 0` uses r28, but the header's regs_used is 1"),
+        "{err}"
+    );
+}
+
 #[test]
 fn configs_are_checked_field_by_field() {
     let out = ok(&[

@@ -16,6 +16,8 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
+use crate::asm::instr_resources;
+use crate::encoding::decode;
 use crate::instr::{MAX_IMEM_WORDS, MAX_PARAM_WORDS, MAX_PREDS, MAX_REGS};
 
 /// The four bytes every container starts with.
@@ -117,6 +119,8 @@ struct Layout {
 #[derive(Clone, Copy)]
 enum Loc {
     CodeCount,
+    /// Word `i` of the code.
+    Code(usize),
     EntryCount,
     EntryName(usize),
     EntryPc(usize),
@@ -132,6 +136,7 @@ impl Layout {
     fn offset(&self, loc: Loc) -> Option<usize> {
         match loc {
             Loc::CodeCount => Some(self.code_count),
+            Loc::Code(i) => Some(self.code_count + 4 + 4 * i),
             Loc::EntryCount => Some(self.entry_count),
             Loc::EntryName(i) => self.entries.get(i).map(|e| e.0),
             Loc::EntryPc(i) => self.entries.get(i).map(|e| e.1),
@@ -419,7 +424,9 @@ impl Kernel {
     /// [`MAX_IMEM_WORDS`] words, at least one entry point, entry names
     /// non-empty and unique, entry PCs inside the code, symbol PCs inside
     /// the code or just past its end, at most [`MAX_PARAM_WORDS`] uniquely
-    /// named parameters, `regs_used` ≤ [`MAX_REGS`], `preds_used` ≤ [`MAX_PREDS`].
+    /// named parameters, `regs_used` ≤ [`MAX_REGS`], `preds_used` ≤ [`MAX_PREDS`],
+    /// no instruction using a register or predicate (other than `pt`) past
+    /// `regs_used` or `preds_used`.
     pub fn validate(&self) -> Result<(), ContainerError> {
         self.check(None)
     }
@@ -531,6 +538,36 @@ impl Kernel {
                     self.preds_used
                 ),
             ));
+        }
+        // The launch checks `regs_used` and `preds_used` against the core,
+        // and the models size their register files by the core: code that
+        // reaches past the declared counts would run on a core too small for
+        // it, where the timed models and the RTL alias another warp's
+        // registers. Words that do not decode trap when executed and use
+        // nothing; `pt` exists on every core whatever `preds_used` says.
+        for (pc, &word) in self.code.iter().enumerate() {
+            let Ok(instr) = decode(word) else { continue };
+            let (reg, pred) = instr_resources(&instr);
+            if let Some(r) = reg.filter(|r| r.index() as u32 >= self.regs_used) {
+                return Err(fail(
+                    Loc::Code(pc),
+                    format!("code[{pc}]"),
+                    format!(
+                        "`{instr}` uses {r}, but the header's regs_used is {}",
+                        self.regs_used
+                    ),
+                ));
+            }
+            if let Some(p) = pred.filter(|p| !p.is_true() && p.index() as u32 >= self.preds_used) {
+                return Err(fail(
+                    Loc::Code(pc),
+                    format!("code[{pc}]"),
+                    format!(
+                        "`{instr}` uses {p}, but the header's preds_used is {}",
+                        self.preds_used
+                    ),
+                ));
+            }
         }
         for (i, (_, pc)) in self.symbols.iter().enumerate() {
             if *pc as usize > len {

@@ -31,6 +31,10 @@ use crate::encoding::decode;
 use crate::instr::*;
 use crate::mask::lane_list;
 use crate::semantics;
+use crate::watchdog::{
+    self, Checkpoints, IssueLog, Observation, WarpView, WindowEnd, WriteLog, DEFAULT_WATCHDOG,
+    SPAN, WINDOW,
+};
 
 const L: usize = MAX_LANES;
 
@@ -51,14 +55,15 @@ pub struct Launch<'a> {
 /// Limits of one run.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
-    /// Issued warp-instructions after which the run stops with a watchdog trap.
+    /// Issued warp-instructions after which the run stops with a watchdog
+    /// trap (the unit of every model: [`crate::watchdog`]).
     pub watchdog: u64,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
-            watchdog: 10_000_000,
+            watchdog: DEFAULT_WATCHDOG,
         }
     }
 }
@@ -384,6 +389,19 @@ impl Warp {
         self.alive & !self.waiting
     }
 
+    /// Every lane's PC, the cached group's included.
+    fn lane_pcs(&self) -> [u32; L] {
+        let mut pc = self.pc;
+        if self.group_valid {
+            for l in 0..L {
+                if self.group >> l & 1 == 1 {
+                    pc[l] = self.group_pc;
+                }
+            }
+        }
+        pc
+    }
+
     /// Writes the group's common PC back into the per-lane PCs.
     fn materialize(&mut self) {
         if self.group_valid {
@@ -473,6 +491,27 @@ impl Warp {
     }
 }
 
+/// The state the watchdog compares directly between two points of its
+/// window: everything but registers and memory, which it compares through a
+/// [`WriteLog`]. Two points with equal state continue identically forever.
+#[derive(PartialEq, Eq)]
+struct Control {
+    next: usize,
+    waiting: u32,
+    warps: Vec<WarpControl>,
+}
+
+#[derive(PartialEq, Eq)]
+struct WarpControl {
+    pc: [u32; L],
+    depth: [u32; L],
+    alive: u32,
+    waiting: u32,
+    preds: [u32; MAX_PREDS],
+    /// The cached group (0 when none is cached).
+    group: u32,
+}
+
 struct Block {
     warps: Vec<Warp>,
     shared: Vec<u8>,
@@ -558,10 +597,10 @@ impl Block {
                     },
                 ));
             };
-            next = (w + 1) % n;
             if ctx.stats.issued >= ctx.watchdog {
-                return Err(self.watchdog(ctx));
+                return Err(self.watchdog(ctx, w));
             }
+            next = (w + 1) % n;
             self.step(ctx, w)?;
         }
     }
@@ -587,84 +626,170 @@ impl Block {
         }
     }
 
-    /// Livelock diagnosis: keep running for a window and report lanes that
-    /// were ready all along but never issued, next to the lanes that did.
-    fn watchdog(&mut self, ctx: &mut Ctx<'_, '_>) -> Trap {
-        const WINDOW: u64 = 4096;
-        let n = self.warps.len();
-        let mut issued_lanes = vec![0u32; n];
-        let mut pcs: Vec<(u32, u32)> = vec![(u32::MAX, 0); n];
+    /// The watchdog fired with warp `next` about to issue: run the window
+    /// of [`crate::watchdog`], looking for a repeated state, and report.
+    fn watchdog(&mut self, ctx: &mut Ctx<'_, '_>, mut next: usize) -> Trap {
         let limit = ctx.stats.issued;
+        let n = self.warps.len();
         ctx.watchdog = u64::MAX;
         let saved_observer = ctx.observer.take();
-        let mut next = 0;
-        let mut window_end = None;
-        for _ in 0..WINDOW {
+        let at_watchdog = self.views();
+        let mut window = IssueLog::new(n);
+        let mut turn = IssueLog::new(n);
+        let mut writes = WriteLog::default();
+        let mut checkpoints = Checkpoints::default();
+        let mut checkpoint = self.control_state(next);
+        let mut clock = false;
+        let mut issued = 0;
+        let end = loop {
+            if issued >= WINDOW {
+                break WindowEnd::Exhausted { issued, clock };
+            }
             let Some(w) = (0..n)
                 .map(|i| (next + i) % n)
                 .find(|&w| self.warps[w].schedulable() != 0)
             else {
-                window_end = Some("every lane finished or waits");
-                break;
+                if self.waiting == 0 {
+                    break WindowEnd::Finished { after: issued };
+                }
+                let first_waiting = self.warps.iter().position(|w| w.waiting != 0).unwrap_or(0);
+                let cause = TrapCause::BarrierNeverCompletes {
+                    waiting: self.waiting,
+                    exited: self.exited,
+                    threads: self.threads,
+                };
+                let trap = self.trap_here(ctx, first_waiting, cause).to_string();
+                break WindowEnd::Trapped {
+                    after: issued,
+                    trap,
+                };
             };
             next = (w + 1) % n;
             let warp = &mut self.warps[w];
             if !warp.group_valid {
                 warp.arbitrate(self.policy, self.max_depth);
             }
-            issued_lanes[w] |= warp.group;
-            let pc = warp.group_pc;
-            pcs[w] = (pcs[w].0.min(pc), pcs[w].1.max(pc));
-            if self.step(ctx, w).is_err() {
-                window_end = Some("the window ended in a trap");
-                break;
+            let (group, pc) = (warp.group, warp.group_pc);
+            if let Some(Ok(instr)) = ctx.program.instrs.get(pc as usize) {
+                clock |= self.log_writes(ctx, w, instr, &mut writes);
             }
-        }
-        ctx.observer = saved_observer;
-        let mut starved = Vec::new();
-        for (w, warp) in self.warps.iter_mut().enumerate() {
-            warp.materialize();
-            let idle = warp.schedulable() & !issued_lanes[w];
-            if idle != 0 && issued_lanes[w] != 0 {
-                let (lo, hi) = pcs[w];
-                let stuck_pc = warp.pc[idle.trailing_zeros() as usize];
-                starved.push((w, idle, issued_lanes[w], lo, hi, stuck_pc));
-            } else if idle != 0 {
-                let stuck_pc = warp.pc[idle.trailing_zeros() as usize];
-                starved.push((w, idle, 0, 0, 0, stuck_pc));
+            if issued < SPAN {
+                window.record(w, group, pc);
             }
-        }
-        let diagnosis = if let Some(&(w, idle, busy, lo, hi, stuck_pc)) = starved.first() {
-            if busy != 0 {
-                format!(
-                    "livelock: in warp {w}, lane(s) {} kept issuing at PCs {lo}..={hi} while lane(s) {} (at pc {stuck_pc}) never issued in the last {WINDOW} issues; a lane spinning at a lower PC starves the lanes it waits for",
-                    lane_list(busy),
-                    lane_list(idle)
+            turn.record(w, group, pc);
+            if let Err(t) = self.step(ctx, w) {
+                break WindowEnd::Trapped {
+                    after: issued,
+                    trap: t.to_string(),
+                };
+            }
+            issued += 1;
+            if clock {
+                continue;
+            }
+            if self.control_state(next) == checkpoint
+                && writes.unchanged(
+                    |w, r| self.warps[w].regs[r],
+                    |space, a| match space {
+                        Space::Shared => read_word(&self.shared, a),
+                        Space::Global => read_word(ctx.global, a),
+                    },
                 )
-            } else {
-                format!(
-                    "livelock: warp {w} lane(s) {} (at pc {stuck_pc}) never issued in the last {WINDOW} issues while other warps ran",
-                    lane_list(idle)
-                )
+            {
+                break WindowEnd::Repeats;
             }
-        } else {
-            format!(
-                "no lane is starved{}: the kernel may just run long; raise `watchdog` in the launch description",
-                window_end.map(|s| format!(" ({s})")).unwrap_or_default()
-            )
+            if checkpoints.advance() {
+                checkpoint = self.control_state(next);
+                writes.clear();
+                turn = IssueLog::new(n);
+            }
         };
-        let (w, lanes, pc) = starved
-            .first()
-            .map(|s| (s.0, s.1, s.5))
-            .unwrap_or((0, 0, 0));
-        Trap {
-            cause: TrapCause::Watchdog { limit, diagnosis },
-            block: ctx.block_id,
-            warp: w as u32,
-            lanes,
-            pc,
-            issued: limit,
+        ctx.observer = saved_observer;
+        let (warps, issues) = if end == WindowEnd::Repeats {
+            (self.views(), turn)
+        } else {
+            (at_watchdog, window)
+        };
+        watchdog::report(
+            limit,
+            &Observation {
+                block: ctx.block_id,
+                warps,
+                issues,
+                end,
+            },
+        )
+    }
+
+    /// Each warp's lanes as the watchdog report shows them.
+    fn views(&self) -> Vec<WarpView> {
+        self.warps
+            .iter()
+            .map(|w| WarpView {
+                alive: w.alive,
+                waiting: w.waiting,
+                pc: w.lane_pcs(),
+            })
+            .collect()
+    }
+
+    /// The part of the block's state the watchdog compares directly (see
+    /// [`Control`]); `next` is the round-robin position.
+    fn control_state(&self, next: usize) -> Control {
+        Control {
+            next,
+            waiting: self.waiting,
+            warps: self
+                .warps
+                .iter()
+                .map(|w| WarpControl {
+                    pc: w.lane_pcs(),
+                    depth: w.depth,
+                    alive: w.alive,
+                    waiting: w.waiting,
+                    preds: w.preds,
+                    group: if w.group_valid { w.group } else { 0 },
+                })
+                .collect(),
         }
+    }
+
+    /// Logs the registers and memory words the issue of `instr` by warp `w`
+    /// may write, before it writes them. Returns whether it reads the clock.
+    fn log_writes(&self, ctx: &Ctx<'_, '_>, w: usize, instr: &Instr, log: &mut WriteLog) -> bool {
+        let warp = &self.warps[w];
+        let exec = warp.group & warp.pred_mask(instr.guard);
+        if exec == 0 {
+            return false;
+        }
+        if let Some(rd) = instr.dest_reg() {
+            log.reg(w, rd.index(), || warp.regs[rd.index()]);
+        }
+        let (space, base, offset) = match instr.op {
+            Op::Store {
+                space,
+                base,
+                offset,
+                ..
+            } => (space, base, offset),
+            Op::Atom { space, addr, .. } => (space, addr, 0),
+            Op::S2R {
+                sreg: SpecialReg::ClockLo | SpecialReg::ClockHi,
+                ..
+            } => return true,
+            _ => return false,
+        };
+        let mem: &[u8] = match space {
+            Space::Shared => &self.shared,
+            Space::Global => ctx.global,
+        };
+        let addrs = lane_addresses(&warp.regs[base.index()], offset);
+        for l in 0..L {
+            if exec >> l & 1 == 1 {
+                log.word(space, addrs[l], |a| read_word(mem, a));
+            }
+        }
+        false
     }
 
     /// Issues one instruction of warp `w`.
@@ -1120,5 +1245,15 @@ fn write_le(mem: &mut [u8], addr: u32, bytes: u32, value: u32) {
     let a = addr as usize;
     for i in 0..bytes as usize {
         mem[a + i] = (value >> (8 * i)) as u8;
+    }
+}
+
+/// The word at `addr` (4-aligned) of `mem`, 0 outside it (an access there
+/// traps before anything is written).
+fn read_word(mem: &[u8], addr: u32) -> u32 {
+    let a = addr as usize;
+    match mem.get(a..a.saturating_add(4)) {
+        Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        None => 0,
     }
 }

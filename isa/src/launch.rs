@@ -24,8 +24,9 @@ use crate::instr::MAX_PARAM_WORDS;
 pub const BUFFER_BASE: u32 = 0x100;
 /// Every buffer starts at a multiple of this many bytes.
 pub const BUFFER_ALIGN: u32 = 256;
-/// Watchdog limit when the description gives none.
-pub const DEFAULT_WATCHDOG: u64 = 10_000_000;
+/// Watchdog limit when the description gives none, in issued
+/// warp-instructions on every model (`crate::watchdog`).
+pub use crate::watchdog::DEFAULT_WATCHDOG;
 
 /// Element type of a buffer, or type of a scalar argument.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Deserialize)]
@@ -250,7 +251,7 @@ pub struct LaunchDescription {
     pub args: Vec<Arg>,
     /// Names of the buffers reported after the run.
     pub outputs: Vec<String>,
-    /// Maximum issued warp-instructions (functional model) or cycles (timed models).
+    /// Maximum issued warp-instructions, on every model (`crate::watchdog`).
     pub watchdog: Option<u64>,
 }
 

@@ -14,6 +14,7 @@
 //! | [`container`] | the versioned kernel binary container |
 //! | [`launch`] | launch descriptions (YAML): program, grid, block, arguments, outputs |
 //! | [`func`] | the functional model: the architectural oracle for final state |
+//! | [`watchdog`] | the launch watchdog of every model: unit, default, diagnosis |
 //!
 //! Later stages (the RTL in `hdl/`, the cycle model in `testbench/`, the
 //! compiler in `firmware-compiler/`) depend on this crate and never restate
@@ -29,6 +30,7 @@ pub mod instr;
 pub mod launch;
 pub mod mask;
 pub mod semantics;
+pub mod watchdog;
 
 pub use encoding::{decode, encode, DecodeError, EncodeError};
 pub use instr::*;

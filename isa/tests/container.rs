@@ -1,6 +1,7 @@
 //! The kernel binary container: exact layout, round trips, every rejection
 //! with its message, and decoding arbitrary bytes without panicking.
 
+use concord_isa::asm::resources_used;
 use concord_isa::container::{ContainerError, Entry, Kernel, FORMAT_VERSION, MAGIC};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -332,6 +333,81 @@ fn too_many_registers_and_predicates() {
     k.validate().unwrap();
 }
 
+/// A header that declares fewer registers or predicates than the code uses
+/// passes the launch check on a core too small for the code, where each
+/// model then computes a different wrong result: the loader compares the
+/// header with every instruction. Offsets: code[i] is at byte 12 + 4i.
+#[test]
+fn the_header_must_cover_the_registers_and_predicates_the_code_uses() {
+    let src = "
+        ldparam r28, 0
+        s2r r29, %tid
+        shl r30, r29, 2
+        add r28, r28, r30
+        setp.lt p7, r29, 4
+        movi r31, 7
+        @p7 movi r31, 9
+        st.global [r28], r31
+        exit
+    ";
+    let honest = concord_isa::asm::assemble(src, "lie.s").unwrap();
+    assert_eq!((honest.regs_used, honest.preds_used), (32, 8));
+    let mut k = Kernel {
+        regs_used: 1,
+        preds_used: 1,
+        ..honest.clone()
+    };
+    assert_eq!(
+        both(&k),
+        (
+            "byte 12: code[0]: `ldparam r28, 0` uses r28, but the header's regs_used is 1".into(),
+            "code[0]: `ldparam r28, 0` uses r28, but the header's regs_used is 1".into()
+        )
+    );
+    // Registers are declared; the first predicate past the count is at pc 4.
+    k.regs_used = 32;
+    assert_eq!(
+        both(&k).0,
+        "byte 28: code[4]: `setp.lt p7, r29, 4` uses p7, but the header's preds_used is 1"
+    );
+    k.preds_used = 7;
+    assert_eq!(
+        both(&k).1,
+        "code[4]: `setp.lt p7, r29, 4` uses p7, but the header's preds_used is 7"
+    );
+    // Declaring more than the code uses is allowed.
+    k.preds_used = 8;
+    k.validate().unwrap();
+    // `r31` alone, after the first instruction that fits.
+    let k = Kernel {
+        code: vec![EXIT, honest.code[5]],
+        regs_used: 31,
+        preds_used: 0,
+        ..sample()
+    };
+    assert_eq!(
+        both(&k).0,
+        "byte 16: code[1]: `movi r31, 7` uses r31, but the header's regs_used is 31"
+    );
+    // `pt` exists on every core: code that only names `pt` needs no count,
+    // and a word that does not decode uses nothing (it traps if executed).
+    let bra_all_pt = concord_isa::asm::assemble(
+        "bra.all pt, 0
+",
+        "pt.s",
+    )
+    .unwrap();
+    let k = Kernel {
+        code: vec![bra_all_pt.code[0], 0xFFFF_FFFF, EXIT],
+        regs_used: 0,
+        preds_used: 0,
+        ..sample()
+    };
+    assert!(concord_isa::decode(0xFFFF_FFFF).is_err());
+    k.validate().unwrap();
+    assert_eq!(Kernel::from_bytes(&k.to_bytes()).unwrap(), k);
+}
+
 #[test]
 fn too_many_and_duplicate_params() {
     let mut k = sample();
@@ -463,13 +539,15 @@ prop_compose! {
             .enumerate()
             .map(|(i, name)| (name, pcs[6 + i] % (len + 1)))
             .collect();
+        // The header may declare more than the code uses, never less.
+        let (regs, preds) = resources_used(&code);
         Kernel {
             code,
             entries,
             params: params.into_iter().collect(),
             shared_bytes,
-            regs_used,
-            preds_used,
+            regs_used: regs_used.max(regs),
+            preds_used: preds_used.max(preds),
             symbols,
             stack_bytes: stack_words * 4,
         }

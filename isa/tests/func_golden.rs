@@ -179,9 +179,11 @@ fn naive_spin_lock_livelocks_and_the_watchdog_says_so() {
     // Lane 0 won the lock (atomics go in lane order) and waits at pc 5.
     assert_eq!(trap.lanes, 0b0001);
     assert_eq!(trap.pc, 5);
-    assert!(
-        diagnosis.contains("lane(s) 1-3 kept issuing at PCs 2..=4"),
-        "{diagnosis}"
+    // The losers' spin (pcs 2..=4) repeats the same state forever: lane 0
+    // can never be picked.
+    assert_eq!(
+        diagnosis,
+        "livelock: the state repeats, so the run can never end and the waiting lanes can never be picked: warp 0 lane 0 waits at pc 5; warp 0 lanes 1-3 run at pcs 2..=4; lanes looping at lower PCs starve the lanes they wait for"
     );
     let text = trap.to_string();
     assert!(
@@ -528,4 +530,127 @@ fn partial_last_warp_and_multiple_blocks() {
     // Per block: warp 0 full (8 issues x 4 lanes), warp 1 half (8 x 2).
     assert_eq!(s.issued, 3 * 16);
     assert_eq!(s.active_lane_slots, 3 * (8 * 4 + 8 * 2));
+}
+
+/// The diagnosis of a watchdog trap, with its warp, lanes and PC.
+fn watchdog_report(src: &str, setup: Setup) -> (u32, u32, u32, String) {
+    let run = run_asm(src, setup);
+    let trap = run.trap();
+    let TrapCause::Watchdog { diagnosis, .. } = &trap.cause else {
+        panic!("not a watchdog trap: {trap}")
+    };
+    (trap.warp, trap.lanes, trap.pc, diagnosis.clone())
+}
+
+/// Threads 0-1 wait at a barrier that threads 2-3 never reach: they spin on
+/// a word nobody writes. The state repeats every turn of the spin, so it is
+/// a deadlock, reported with both groups (it used to be "no lane is
+/// starved" at pc 0 with no lanes).
+#[test]
+fn barrier_waiting_for_spinning_threads_is_a_deadlock_naming_both_groups() {
+    let src = "
+        s2r r1, %tid             ; 0
+        setp.lt p1, r1, 2        ; 1
+        @!p1 bra spin            ; 2
+        bar.sync                 ; 3: threads 0-1 wait here
+        exit                     ; 4
+    spin:
+        ld.global r2, [r0]       ; 5: threads 2-3 spin on word 0
+        setp.eq p2, r2, 0        ; 6
+        @p2 bra spin             ; 7
+        exit                     ; 8
+    ";
+    let (warp, lanes, pc, diagnosis) = watchdog_report(
+        src,
+        Setup {
+            watchdog: 1000,
+            ..Setup::default()
+        },
+    );
+    assert_eq!((warp, lanes, pc), (0, 0b0011, 3));
+    assert_eq!(
+        diagnosis,
+        "deadlock: the state repeats, so the run can never end: warp 0 lanes 0-1 wait at the barrier at pc 3; warp 0 lanes 2-3 run at pcs 5..=7"
+    );
+}
+
+/// Lane 0 loops 30 000 times while lanes 1-3 wait at the loop exit: a
+/// long computation, not a livelock (the loop counter changes the state).
+/// Issues: pcs 0-4 once, 3 x 30 000 in the loop, the final `exit` once:
+/// 90 006, so the block ends 89 006 after a watchdog of 1000.
+#[test]
+fn a_long_divergent_loop_is_still_running_not_a_livelock() {
+    let src = "
+        s2r r1, %laneid          ; 0
+        movi r3, 30000           ; 1
+        movi r2, 0               ; 2
+        setp.ne p1, r1, 0        ; 3
+        @p1 bra done             ; 4
+    loop:
+        add r2, r2, 1            ; 5
+        setp.lt p2, r2, r3       ; 6
+        @p2 bra loop             ; 7
+    done:
+        exit                     ; 8
+    ";
+    let (warp, lanes, pc, diagnosis) = watchdog_report(
+        src,
+        Setup {
+            watchdog: 1000,
+            ..Setup::default()
+        },
+    );
+    assert_eq!((warp, lanes, pc), (0, 0b1110, 8));
+    assert_eq!(
+        diagnosis,
+        "still running: over the next 4096, warp 0 lanes 1-3 wait at pc 8; warp 0 lane 0 runs at pcs 5..=7; the block finishes 89006 warp-instructions after the watchdog; raise `watchdog:` in the launch description if this is a long computation"
+    );
+    let full = run_asm(
+        src,
+        Setup {
+            watchdog: 90_006,
+            ..Setup::default()
+        },
+    );
+    assert_eq!(full.issued(), 90_006);
+}
+
+#[test]
+fn a_loop_without_waiting_lanes_is_an_endless_loop() {
+    let (warp, lanes, pc, diagnosis) = watchdog_report(
+        "spin: bra spin\n",
+        Setup {
+            watchdog: 50,
+            ..Setup::default()
+        },
+    );
+    assert_eq!((warp, lanes, pc), (0, 0b1111, 0));
+    assert_eq!(
+        diagnosis,
+        "endless loop: the state repeats, so the run can never end: warp 0 lanes 0-3 run at pc 0"
+    );
+}
+
+/// A loop that reads the clock may behave differently on a later turn even
+/// when the rest of the state repeats: no verdict.
+#[test]
+fn a_loop_that_reads_the_clock_gets_no_verdict() {
+    let src = "
+    spin:
+        s2r r1, %clock           ; 0
+        and r1, r1, 0            ; 1
+        bra spin                 ; 2
+    ";
+    let (_, lanes, pc, diagnosis) = watchdog_report(
+        src,
+        Setup {
+            watchdog: 50,
+            ..Setup::default()
+        },
+    );
+    assert_eq!((lanes, pc), (0b1111, 0));
+    assert_eq!(
+        diagnosis,
+        "still running: over the next 4096, warp 0 lanes 0-3 run at pcs 0..=2; no state repeated in the 131072 warp-instructions after the watchdog (the kernel reads the clock, so none was looked for); raise `watchdog:` in the launch description if this is a long computation"
+    );
 }

@@ -24,7 +24,7 @@ args:                             # in parameter order; each is one 32-bit param
   - { name: r, buffer: i32, fill: { random: { seed: 7, min: -100, max: 100 } }, len: 128 }
   - { name: n, value: 128, type: i32 }                   # scalar
 outputs: [c]                      # buffers reported after the run
-watchdog: 10000000                # optional: max issued warp-instructions (functional model) / cycles (timed models)
+watchdog: 10000000                # optional: max issued warp-instructions, on every model
 ";
 
 /// A directory holding `kernels/example.s`, `kernels/other.cu` and

@@ -61,8 +61,11 @@ pub enum CosimError {
     Final(String),
     #[error("{0}")]
     Setup(String),
-    #[error("watchdog: {cycles} cycles without finishing; stuck at {where_}")]
-    Watchdog { cycles: u64, where_: String },
+    /// More than the watchdog's warp-instructions issued: the report of
+    /// `concord_isa::watchdog`, from the cycle model's state, which the RTL
+    /// matched on every cycle up to it and through the diagnosis window.
+    #[error("{trap}")]
+    Watchdog { trap: Box<Trap> },
 }
 
 /// What a co-simulated launch ended with (identical in both models).
@@ -114,13 +117,15 @@ pub enum Oracle {
 }
 
 /// Runs `launch` on the cycle model and on `rtl` in lock-step, then checks
-/// both against the functional model.
+/// both against the functional model. `watchdog` counts issued
+/// warp-instructions, replays not counted (`concord_isa::watchdog`); past
+/// it the run ends with [`CosimError::Watchdog`].
 pub fn run(
     config: &CoreConfig,
     launch: &Launch<'_>,
     global: &[u8],
     rtl: &mut Rtl,
-    watchdog_cycles: u64,
+    watchdog: u64,
     on_cycle: Option<OnCycle<'_>>,
 ) -> Result<Outcome, CosimError> {
     run_with(
@@ -128,7 +133,7 @@ pub fn run(
         launch,
         global,
         rtl,
-        watchdog_cycles,
+        watchdog,
         on_cycle,
         Oracle::Full,
     )
@@ -140,7 +145,7 @@ pub fn run_with(
     launch: &Launch<'_>,
     global: &[u8],
     rtl: &mut Rtl,
-    watchdog_cycles: u64,
+    watchdog: u64,
     mut on_cycle: Option<OnCycle<'_>>,
     oracle: Oracle,
 ) -> Result<Outcome, CosimError> {
@@ -184,11 +189,25 @@ pub fn run_with(
         }
         before.push_back((cycle, m));
         cycle += 1;
-        if cycle >= watchdog_cycles {
-            let t = &before.back().expect("at least one cycle").1;
+        if model.issued_instructions() > watchdog {
+            // The diagnosis window runs both cores on, still in lock-step.
+            let trap = crate::cycle::diagnose(&mut model, &mut model_mem, watchdog, |m| {
+                let r = rtl.cycle(&mut rtl_mem);
+                let at = cycle;
+                cycle += 1;
+                if *m == r {
+                    Ok(())
+                } else {
+                    Err(CosimError::Mismatch(Box::new(Mismatch {
+                        cycle: at,
+                        model: m.clone(),
+                        rtl: r,
+                        before: Vec::new(),
+                    })))
+                }
+            })?;
             return Err(CosimError::Watchdog {
-                cycles: cycle,
-                where_: format!("warp {} pc {}", t.warp, t.pc),
+                trap: Box::new(trap),
             });
         }
     }

@@ -150,6 +150,33 @@ impl TracePort {
     }
 }
 
+impl TracePort {
+    /// `h` with this cycle's record mixed in (FxHash's step: fast, not
+    /// cryptographic). The RTL harness folds every cycle of a run into one
+    /// value, so that a replay on the cycle model can show that it matched
+    /// the run on every cycle without keeping the trace. Register data of
+    /// lanes that do not write is left out (it is 0 on both sides anyway).
+    #[inline]
+    pub fn fold_hash(&self, h: u64) -> u64 {
+        let mix = |h: u64, v: u64| (h.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        let mut h = mix(
+            h,
+            self.state as u64 | (self.warp as u64) << 8 | (self.pc as u64) << 32,
+        );
+        h = mix(h, self.active as u64 | (self.exec as u64) << 32);
+        h = mix(h, self.rf_we as u64 | (self.rf_addr as u64) << 32);
+        h = mix(h, self.pred_we as u64 | (self.pred_addr as u64) << 32);
+        h = mix(h, self.pred_data as u64);
+        let mut m = self.rf_we;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            h = mix(h, self.rf_data[l] as u64);
+        }
+        h
+    }
+}
+
 impl fmt::Display for TracePort {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

@@ -19,8 +19,8 @@ use concord_testbench::cosim;
 use concord_testbench::cycle;
 use concord_testbench::verilator::{BuildOptions, Rtl};
 
-/// Cycles after which a run counts as hung (the longest suite launch takes
-/// a few million).
+/// Issued warp-instructions after which a run counts as hung (the longest
+/// suite launch takes a few million cycles, fewer warp-instructions).
 const WATCHDOG: u64 = 50_000_000;
 
 /// The compile options of a run: a strategy with the defaults, or a point

@@ -408,7 +408,7 @@ fn traps_come_back_as_the_functional_models_reports() {
 }
 
 #[test]
-fn the_watchdog_reports_cycles_and_stuck_pcs() {
+fn the_watchdog_counts_issues_and_reports_stuck_pcs() {
     let mut rtl = fixture();
     let mut global = vec![0u8; 256];
     let t = run(
@@ -423,13 +423,19 @@ fn the_watchdog_reports_cycles_and_stuck_pcs() {
     let TrapCause::Watchdog { limit, diagnosis } = &t.cause else {
         panic!("{t}");
     };
+    // The limit counts issues (the toy issues one every 4 cycles). The toy
+    // is not the real core, so the cycle model cannot replay it: the
+    // report falls back to what the trace port showed, and says why.
     assert_eq!(*limit, 1000);
-    assert!(diagnosis.contains("1000 cycles"), "{diagnosis}");
     assert!(
-        diagnosis.contains("warp 0:") && diagnosis.contains("pcs 0..=1"),
+        diagnosis.starts_with("the RTL neither finished nor trapped in 4005 cycles"),
         "{diagnosis}"
     );
-    assert!(t.issued > 100);
+    assert!(
+        diagnosis.contains("warp 0: 1001 issue(s) at pcs 0..=1, lanes 0-3; the cycle model, replaying the run, did not reproduce"),
+        "{diagnosis}"
+    );
+    assert_eq!(t.issued, 1001);
     assert_eq!(t.lanes, 0xf);
 }
 

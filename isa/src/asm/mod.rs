@@ -150,80 +150,95 @@ fn strip_comment(line: &str) -> &str {
 pub fn resources_used(code: &[u32]) -> (u32, u32) {
     let (mut regs, mut preds) = (0u32, 0u32);
     for instr in code.iter().filter_map(|w| decode(*w).ok()) {
-        let mut r = |x: Reg| regs = regs.max(x.index() as u32 + 1);
-        let mut p = |x: Pred| preds = preds.max(x.index() as u32 + 1);
-        if instr.guard != Guard::TRUE {
-            p(instr.guard.pred);
+        let (r, p) = instr_resources(&instr);
+        if let Some(r) = r {
+            regs = regs.max(r.index() as u32 + 1);
         }
-        match instr.op {
-            Op::Alu { rd, rs1, rs2, .. } => {
-                r(rd);
-                r(rs1);
-                r(rs2);
-            }
-            Op::AluImm { rd, rs1, .. } => {
-                r(rd);
-                r(rs1);
-            }
-            Op::MovI { rd, .. }
-            | Op::MovHi { rd, .. }
-            | Op::S2R { rd, .. }
-            | Op::LdParam { rd, .. }
-            | Op::Call { rd, .. } => r(rd),
-            Op::SetP { pd, rs1, rs2, .. } => {
-                p(pd);
-                r(rs1);
-                r(rs2);
-            }
-            Op::SetPImm { pd, rs1, .. } => {
-                p(pd);
-                r(rs1);
-            }
-            Op::PLogic { pd, a, b, .. } => {
-                p(pd);
-                p(a.pred);
-                p(b.pred);
-            }
-            Op::Sel {
-                rd,
-                p: ps,
-                rs1,
-                rs2,
-            } => {
-                r(rd);
-                p(ps.pred);
-                r(rs1);
-                r(rs2);
-            }
-            Op::Load { rd, base, .. } => {
-                r(rd);
-                r(base);
-            }
-            Op::Store { src, base, .. } => {
-                r(src);
-                r(base);
-            }
-            Op::Atom { rd, addr, src, .. } => {
-                r(rd);
-                r(addr);
-                r(src);
-            }
-            Op::BraCons { p: ps, .. } => p(ps.pred),
-            Op::Jmp { rs } | Op::Ret { rs } => r(rs),
-            Op::CallR { rd, rs } => {
-                r(rd);
-                r(rs);
-            }
-            Op::Vote { pd, p: ps, .. } => {
-                p(pd);
-                p(ps.pred);
-            }
-            Op::Ballot { rd, p: ps } => {
-                r(rd);
-                p(ps.pred);
-            }
-            Op::Bra { .. } | Op::Bar | Op::Exit | Op::Nop => {}
+        if let Some(p) = p {
+            preds = preds.max(p.index() as u32 + 1);
         }
+    }
+    (regs, preds)
+}
+
+/// The highest general register and the highest predicate one instruction
+/// references, counted as [`resources_used`] counts them (the container's
+/// loader checks each instruction against the declared counts with it).
+pub fn instr_resources(instr: &Instr) -> (Option<Reg>, Option<Pred>) {
+    let (mut regs, mut preds): (Option<Reg>, Option<Pred>) = (None, None);
+    let mut r = |x: Reg| regs = regs.max(Some(x));
+    let mut p = |x: Pred| preds = preds.max(Some(x));
+    if instr.guard != Guard::TRUE {
+        p(instr.guard.pred);
+    }
+    match instr.op {
+        Op::Alu { rd, rs1, rs2, .. } => {
+            r(rd);
+            r(rs1);
+            r(rs2);
+        }
+        Op::AluImm { rd, rs1, .. } => {
+            r(rd);
+            r(rs1);
+        }
+        Op::MovI { rd, .. }
+        | Op::MovHi { rd, .. }
+        | Op::S2R { rd, .. }
+        | Op::LdParam { rd, .. }
+        | Op::Call { rd, .. } => r(rd),
+        Op::SetP { pd, rs1, rs2, .. } => {
+            p(pd);
+            r(rs1);
+            r(rs2);
+        }
+        Op::SetPImm { pd, rs1, .. } => {
+            p(pd);
+            r(rs1);
+        }
+        Op::PLogic { pd, a, b, .. } => {
+            p(pd);
+            p(a.pred);
+            p(b.pred);
+        }
+        Op::Sel {
+            rd,
+            p: ps,
+            rs1,
+            rs2,
+        } => {
+            r(rd);
+            p(ps.pred);
+            r(rs1);
+            r(rs2);
+        }
+        Op::Load { rd, base, .. } => {
+            r(rd);
+            r(base);
+        }
+        Op::Store { src, base, .. } => {
+            r(src);
+            r(base);
+        }
+        Op::Atom { rd, addr, src, .. } => {
+            r(rd);
+            r(addr);
+            r(src);
+        }
+        Op::BraCons { p: ps, .. } => p(ps.pred),
+        Op::Jmp { rs } | Op::Ret { rs } => r(rs),
+        Op::CallR { rd, rs } => {
+            r(rd);
+            r(rs);
+        }
+        Op::Vote { pd, p: ps, .. } => {
+            p(pd);
+            p(ps.pred);
+        }
+        Op::Ballot { rd, p: ps } => {
+            r(rd);
+            p(ps.pred);
+        }
+        Op::Bra { .. } | Op::Bar | Op::Exit | Op::Nop => {}
     }
     (regs, preds)
 }

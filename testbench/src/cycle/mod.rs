@@ -7,7 +7,7 @@
 //! |---|---|
 //! | [`CycleModel`] | the core: FSM, per-lane PCs/depths, arbiter, register files, shared memory, host interface, trace port |
 //! | [`GlobalMemory`], [`GlobalRequest`] | the testbench memory behind the global port (§8), shared with the Verilator harness |
-//! | [`run`] | load a launch through host writes, run it to `DONE`/`TRAP` or a cycle watchdog |
+//! | [`run`] | load a launch through host writes, run it to `DONE`/`TRAP` or the watchdog (issued warp-instructions, as every model) |
 //!
 //! # One clock cycle
 //!
@@ -86,6 +86,7 @@ use concord_isa::mask;
 use crate::trace::{Counters, State, TracePort};
 
 pub use global::{GlobalMemory, GlobalRequest};
+pub(crate) use run::{diagnose, load};
 pub use run::{run, OnCycle};
 
 // Counter indices (docs/microarchitecture.md §2).

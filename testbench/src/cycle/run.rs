@@ -1,20 +1,20 @@
-//! Running a whole launch on the cycle model.
+//! Running a whole launch on the cycle model, and the watchdog's diagnosis
+//! on it (which the lock-step co-simulation and the RTL harness share).
 
 use concord_isa::config::CoreConfig;
-use concord_isa::func::{Launch, Trap, TrapCause};
-use concord_isa::mask::lane_list;
+use concord_isa::func::{Launch, Trap};
+use concord_isa::instr::{Op, Space, SpecialReg};
+use concord_isa::watchdog::{
+    self, Checkpoints, IssueLog, Observation, WarpView, WindowEnd, WriteLog, SPAN, WINDOW,
+};
 
-use super::{CycleModel, GlobalMemory, ISSUED};
+use super::{CycleModel, GlobalMemory, GlobalRequest, ISSUED, REPLAYS};
 use crate::trace::{Counters, State, TracePort};
-
-/// Cycles the watchdog keeps the core running to tell starved lanes from
-/// busy ones.
-const WINDOW_CYCLES: u64 = 1 << 16;
 
 /// The host writes that load `launch`, ending with `start`: the code
 /// (`imem[i]`), `entry_pc`, `code_len`, `grid`, `block`, `param_count`,
 /// the parameters.
-fn load(core: &mut CycleModel, launch: &Launch<'_>) {
+pub(crate) fn load(core: &mut CycleModel, launch: &Launch<'_>) {
     for (addr, data) in crate::host::launch_writes(launch) {
         core.host_write(addr, data);
     }
@@ -25,17 +25,18 @@ fn load(core: &mut CycleModel, launch: &Launch<'_>) {
 pub type OnCycle<'a> = &'a mut dyn FnMut(u64, &TracePort);
 
 /// Loads `launch` through host writes, starts it and runs it to `DONE` or
-/// `TRAP`, or until `watchdog_cycles` cycles have elapsed. `global` is the
-/// global memory image (`global_memory_bytes` long), updated in place.
+/// `TRAP`, or until it has issued more than `watchdog` warp-instructions
+/// (replays not counted: the unit of every model, see
+/// `concord_isa::watchdog`). `global` is the global memory image
+/// (`global_memory_bytes` long), updated in place.
 ///
 /// `on_cycle(n, trace)` sees every cycle from the first `INIT` cycle
 /// (`n` = 0) to the first `DONE`/`TRAP` cycle (`n` = the final `cycles`),
 /// as [`CycleModel::step`] returns them.
 ///
-/// The watchdog trap (`TrapCause::Watchdog`, `limit` in cycles) keeps the
-/// core running for a window and names the first warp with lanes that were
-/// schedulable but never issued (`warp`, `lanes`, `pc` of the lowest), with
-/// the cycle count and the PCs of the stuck warps' lanes in the diagnosis.
+/// The watchdog trap (`TrapCause::Watchdog`, `limit` = `watchdog`) comes
+/// from [`diagnose`]: a deadlock, livelock or endless loop when the state
+/// repeats, else "still running", naming the lanes and their PCs.
 ///
 /// Panics if the configuration is not buildable (see [`CycleModel::new`]);
 /// the launch is expected to have passed `launch::prepare` (code fits
@@ -44,7 +45,7 @@ pub fn run(
     config: &CoreConfig,
     launch: &Launch<'_>,
     global: &mut Vec<u8>,
-    watchdog_cycles: u64,
+    watchdog: u64,
     mut on_cycle: Option<OnCycle<'_>>,
 ) -> Result<Counters, Trap> {
     let mut core = CycleModel::new(config).unwrap_or_else(|e| panic!("{e}"));
@@ -61,8 +62,10 @@ pub fn run(
             State::Trap => break Err(core.trap().expect("a trap report in TRAP")),
             _ => {}
         }
-        if core.counters[super::CYCLES] >= watchdog_cycles {
-            break Err(watchdog(&mut core, &mut memory, watchdog_cycles));
+        if core.issued_instructions() > watchdog {
+            let never: Result<Trap, std::convert::Infallible> =
+                diagnose(&mut core, &mut memory, watchdog, |_| Ok(()));
+            break Err(never.unwrap_or_else(|e| match e {}));
         }
         match on_cycle.as_deref_mut() {
             Some(f) => {
@@ -74,7 +77,7 @@ pub fn run(
                     f(n, &core.step(&mut memory));
                 }
             }
-            None => core.run_untraced(&mut memory, watchdog_cycles),
+            None => core.run_untraced(&mut memory, watchdog),
         }
     };
     *global = std::mem::take(&mut memory.bytes);
@@ -82,104 +85,257 @@ pub fn run(
 }
 
 impl CycleModel {
-    /// Steps until `DONE`/`TRAP` or `cycles == limit`, without building
-    /// trace records.
-    fn run_untraced(&mut self, memory: &mut GlobalMemory, limit: u64) {
+    /// Warp-instructions issued since `start`, replays not counted: what
+    /// the watchdog counts on every model.
+    pub fn issued_instructions(&self) -> u64 {
+        self.counters[ISSUED].saturating_sub(self.counters[REPLAYS])
+    }
+
+    /// Steps until `DONE`/`TRAP` or until more than `watchdog`
+    /// warp-instructions have issued, without building trace records.
+    fn run_untraced(&mut self, memory: &mut GlobalMemory, watchdog: u64) {
         // Scratch trace record: written, never read.
         let mut t = TracePort::default();
         while !matches!(self.state, State::Done | State::Trap | State::Idle)
-            && self.counters[super::CYCLES] < limit
+            && self.counters[ISSUED] <= watchdog.saturating_add(self.counters[REPLAYS])
         {
             let req = (self.state == State::GReq).then(|| self.request());
             let resp = memory.cycle(req.as_ref());
             self.edge(resp.as_ref(), &mut t);
         }
     }
+
+    /// Each warp's lanes as the watchdog report shows them.
+    fn views(&self) -> Vec<WarpView> {
+        self.warps
+            .iter()
+            .map(|w| WarpView {
+                alive: w.alive,
+                waiting: w.waiting,
+                pc: std::array::from_fn(|l| w.lane_pc(l)),
+            })
+            .collect()
+    }
+
+    /// The state the watchdog compares directly at a `SCHED` cycle: all
+    /// but registers and memory (compared through a [`WriteLog`]) and what
+    /// `SCHED` overwrites before reading (the in-flight instruction).
+    fn control_state(&self) -> Control {
+        Control {
+            block_id: self.block_id,
+            rr: self.rr,
+            arrived: self.arrived,
+            exited: self.exited,
+            warps: self
+                .warps
+                .iter()
+                .map(|w| WarpControl {
+                    pc: std::array::from_fn(|l| w.lane_pc(l)),
+                    depth: w.depth,
+                    alive: w.alive,
+                    waiting: w.waiting,
+                    pred: w.pred,
+                    group: if w.gvalid { w.gmask } else { 0 },
+                })
+                .collect(),
+        }
+    }
+
+    /// Logs the registers and memory words the coming cycle may write,
+    /// before it writes them.
+    fn log_writes(&self, log: &mut WriteLog, memory: &GlobalMemory) {
+        match self.state {
+            State::Exec | State::ShData | State::GWait => {
+                if let Some(rd) = self.instr.dest_reg() {
+                    let row = self.cur * self.hw.rp + rd.index();
+                    log.reg(self.cur, rd.index(), || {
+                        self.rf.get(row).copied().unwrap_or([0; 32])
+                    });
+                }
+            }
+            State::ShAccess => {
+                let mut m = self.served;
+                while m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    log.word(Space::Shared, self.maddr[l], |a| word(&self.shared, a));
+                }
+            }
+            State::GReq => {
+                let r = self.request();
+                match r.kind {
+                    GlobalRequest::WRITE => {
+                        for j in 0..128u32 {
+                            if r.mask[(j / 32) as usize] >> (j % 32) & 1 == 1 {
+                                log.word(Space::Global, r.addr.wrapping_add(j), |a| {
+                                    word(&memory.bytes, a)
+                                });
+                            }
+                        }
+                    }
+                    GlobalRequest::ATOMIC => {
+                        log.word(Space::Global, r.addr, |a| word(&memory.bytes, a))
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the instruction just issued reads the clock.
+    fn reads_clock(&self) -> bool {
+        self.exec != 0
+            && matches!(
+                self.instr.op,
+                Op::S2R {
+                    sreg: SpecialReg::ClockLo | SpecialReg::ClockHi,
+                    ..
+                }
+            )
+    }
+
+    fn rf_row(&self, warp: usize, reg: usize) -> [u32; 32] {
+        self.rf
+            .get(warp * self.hw.rp + reg)
+            .copied()
+            .unwrap_or([0; 32])
+    }
 }
 
-/// The watchdog report: runs a window more and finds starved lanes.
-fn watchdog(core: &mut CycleModel, memory: &mut GlobalMemory, limit: u64) -> Trap {
+/// See [`CycleModel::control_state`]. Two `SCHED` cycles with equal control state
+/// and unchanged logged locations continue identically forever.
+#[derive(PartialEq, Eq)]
+struct Control {
+    block_id: [u32; 3],
+    rr: usize,
+    arrived: u32,
+    exited: u32,
+    warps: Vec<WarpControl>,
+}
+
+#[derive(PartialEq, Eq)]
+struct WarpControl {
+    pc: [u32; 32],
+    depth: [u32; 32],
+    alive: u32,
+    waiting: u32,
+    pred: [u32; 8],
+    /// The cached group (0 when none is cached).
+    group: u32,
+}
+
+/// The word at `addr` (4-aligned) of `mem`, 0 outside it.
+fn word(mem: &[u8], addr: u32) -> u32 {
+    let a = addr as usize;
+    match mem.get(a..a.saturating_add(4)) {
+        Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        None => 0,
+    }
+}
+
+/// The watchdog fired on `core` (more than `limit` warp-instructions
+/// issued): runs the window of `concord_isa::watchdog`, comparing the
+/// state at every `SCHED` cycle with Brent's checkpoints, and returns the
+/// report. `lockstep(trace)` sees every cycle of the window: the
+/// co-simulation and the RTL harness step the RTL there and compare, and
+/// an error from it ends the diagnosis.
+pub(crate) fn diagnose<E>(
+    core: &mut CycleModel,
+    memory: &mut GlobalMemory,
+    limit: u64,
+    mut lockstep: impl FnMut(&TracePort) -> Result<(), E>,
+) -> Result<Trap, E> {
     let n = core.hw.warps;
-    let issued_before = core.counters[ISSUED];
-    let mut issued = vec![0u32; n];
-    let mut pcs = vec![(u32::MAX, 0u32); n];
-    let mut window_end = None;
-    for _ in 0..WINDOW_CYCLES {
-        if matches!(core.state, State::Done | State::Trap) {
-            window_end = Some(if core.state == State::Done {
-                "every lane finished"
-            } else {
-                "the window ended in a trap"
-            });
-            break;
+    let block = core.block_id;
+    let at_watchdog = core.views();
+    // The instruction that tripped the watchdog is the window's first.
+    let start = limit;
+    // Each issue takes a few cycles plus a memory latency per replay, at
+    // most one per lane: only a core that stopped issuing reaches this.
+    let max_cycles = WINDOW * (core.hw.lanes as u64 + 1) * (u64::from(memory.latency()) + 64);
+    let mut window = IssueLog::new(n);
+    let mut turn = IssueLog::new(n);
+    let mut writes = WriteLog::default();
+    let mut checkpoints = Checkpoints::default();
+    let mut checkpoint: Option<Control> = None;
+    let mut clock = false;
+    // The warp-instruction that tripped the watchdog has issued (the core
+    // is in `READ2`) but not executed: it belongs to the window.
+    if core.state == State::Read2 {
+        let w = &core.warps[core.cur];
+        window.record(core.cur, w.gmask, w.gpc);
+        turn.record(core.cur, w.gmask, w.gpc);
+        clock = core.reads_clock();
+    }
+    let mut cycles = 0u64;
+    let end = loop {
+        let after = core.issued_instructions() - start;
+        match core.state {
+            // `INIT` starts the next block: this one has finished, and the
+            // functional model's window ends with the block too.
+            State::Done | State::Init => break WindowEnd::Finished { after },
+            State::Trap => {
+                let trap = core.trap().map(|t| t.to_string()).unwrap_or_default();
+                break WindowEnd::Trapped { after, trap };
+            }
+            _ => {}
         }
+        if after >= WINDOW || cycles >= max_cycles {
+            break WindowEnd::Exhausted {
+                issued: after,
+                clock,
+            };
+        }
+        if core.state == State::Sched && !clock {
+            let now = core.control_state();
+            match &checkpoint {
+                Some(cp) => {
+                    if *cp == now
+                        && writes.unchanged(
+                            |w, r| core.rf_row(w, r),
+                            |space, a| match space {
+                                Space::Shared => word(&core.shared, a),
+                                Space::Global => word(&memory.bytes, a),
+                            },
+                        )
+                    {
+                        break WindowEnd::Repeats;
+                    }
+                    if checkpoints.advance() {
+                        checkpoint = Some(now);
+                        writes.clear();
+                        turn = IssueLog::new(n);
+                    }
+                }
+                None => checkpoint = Some(now),
+            }
+        }
+        core.log_writes(&mut writes, memory);
         let t = core.step(memory);
+        cycles += 1;
+        lockstep(&t)?;
         if t.state == State::Decode {
-            let w = t.warp as usize;
-            issued[w] |= t.active;
-            pcs[w] = (pcs[w].0.min(t.pc), pcs[w].1.max(t.pc));
+            // `issued_instructions` already counts this issue.
+            if core.issued_instructions() - start <= SPAN {
+                window.record(t.warp as usize, t.active, t.pc);
+            }
+            turn.record(t.warp as usize, t.active, t.pc);
+            clock |= core.reads_clock();
         }
-    }
-    let window_issues = core.counters[ISSUED] - issued_before;
-    let mut starved = Vec::new();
-    for (w, warp) in core.warps.iter().enumerate() {
-        let idle = warp.schedulable() & !issued[w];
-        if idle != 0 {
-            starved.push((w, idle));
-        }
-    }
-    let lane_pcs = |w: usize| {
-        let warp = &core.warps[w];
-        (0..core.hw.lanes)
-            .filter(|l| warp.alive >> l & 1 == 1)
-            .map(|l| format!("{l}@{}", warp.lane_pc(l)))
-            .collect::<Vec<_>>()
-            .join(" ")
     };
-    let mut diagnosis = format!("the limit counts cycles: {limit} cycles elapsed; ");
-    match starved.first() {
-        Some(&(w, idle)) => {
-            let stuck_pc = core.warps[w].lane_pc(idle.trailing_zeros() as usize);
-            if issued[w] != 0 {
-                let (lo, hi) = pcs[w];
-                diagnosis += &format!(
-                    "livelock: in warp {w}, lane(s) {} kept issuing at PCs {lo}..={hi} while lane(s) {} (at pc {stuck_pc}) never issued in the next {window_issues} issues; a lane spinning at a lower PC starves the lanes it waits for",
-                    lane_list(issued[w]),
-                    lane_list(idle)
-                );
-            } else {
-                diagnosis += &format!(
-                    "livelock: warp {w} lane(s) {} (at pc {stuck_pc}) never issued in the next {window_issues} issues while other warps ran",
-                    lane_list(idle)
-                );
-            }
-            for &(w, _) in &starved {
-                diagnosis += &format!("; warp {w} lane@pc: {}", lane_pcs(w));
-            }
-        }
-        None => {
-            diagnosis += &format!(
-                "no lane is starved{}: the kernel may just run long; raise `watchdog` in the launch description",
-                window_end.map(|s| format!(" ({s})")).unwrap_or_default()
-            );
-            for w in (0..n).filter(|&w| core.warps[w].alive != 0) {
-                diagnosis += &format!("; warp {w} lane@pc: {}", lane_pcs(w));
-            }
-        }
-    }
-    let (warp, lanes, pc) = starved.first().map_or((0, 0, 0), |&(w, idle)| {
-        (
-            w as u32,
-            idle,
-            core.warps[w].lane_pc(idle.trailing_zeros() as usize),
-        )
-    });
-    Trap {
-        cause: TrapCause::Watchdog { limit, diagnosis },
-        block: core.block_id,
-        warp,
-        lanes,
-        pc,
-        issued: issued_before,
-    }
+    let (warps, issues) = if end == WindowEnd::Repeats {
+        (core.views(), turn)
+    } else {
+        (at_watchdog, window)
+    };
+    Ok(watchdog::report(
+        limit,
+        &Observation {
+            block,
+            warps,
+            issues,
+            end,
+        },
+    ))
 }
