@@ -186,8 +186,17 @@ mod tests {
         let final_state = CliError::from(CosimError::Final("global memory".into()));
         assert_eq!(final_state.class, ErrorClass::Mismatch);
         let watchdog = CliError::from(CosimError::Watchdog {
-            cycles: 10,
-            where_: "warp 0 pc 3".into(),
+            trap: Box::new(concord_isa::func::Trap {
+                cause: concord_isa::func::TrapCause::Watchdog {
+                    limit: 10,
+                    diagnosis: "still running".into(),
+                },
+                block: [0; 3],
+                warp: 0,
+                lanes: 1,
+                pc: 3,
+                issued: 10,
+            }),
         });
         assert_eq!(watchdog.class, ErrorClass::Trap);
         let setup = CliError::from(CosimError::Setup("config field `lanes`".into()));
