@@ -135,7 +135,25 @@ fn duplicate_label() {
         ".entry main\nnop\nmain: exit",
         3,
         1,
+        "duplicate label `main`: the entry point `main` is at address 0, this label at 1 (an entry and a label may share a name only at the same address)",
+    );
+    check(
+        "k: nop\n.entry k\nexit",
+        2,
+        8,
+        "duplicate label `k`: the label `k` is at address 0, this entry point at 1 (an entry and a label may share a name only at the same address)",
+    );
+    check(
+        ".entry main\nmain:\nmain: exit",
+        3,
+        1,
         "duplicate label `main` (first defined on line 1)",
+    );
+    check(
+        ".entry k\n.entry k\nexit",
+        2,
+        8,
+        "duplicate label `k` (first defined on line 1)",
     );
     check(
         "x: nop\n.equ x, 3",

@@ -19,7 +19,7 @@ mod parse;
 use std::collections::HashMap;
 use std::fmt;
 
-pub use lex::is_symbol_name;
+pub use lex::{is_param_name, is_symbol_name};
 use lex::{raw, Raw, Res};
 use parse::{parse_line, Slot, Stmt, Val, Value};
 
@@ -295,6 +295,14 @@ struct Assembler<'s> {
     labels: HashMap<String, u32>,
 }
 
+/// What a name of the label namespace names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NameKind {
+    Entry,
+    Label,
+    Constant,
+}
+
 /// Results of address assignment.
 struct Layout {
     /// Words of each `li`, in order.
@@ -330,35 +338,62 @@ impl Assembler<'_> {
     /// Labels, entries and constants share one namespace; parameters have
     /// their own. Constants are evaluated here, so `li` can be sized.
     fn define_names(&mut self) {
-        let mut defined: HashMap<String, usize> = HashMap::new();
+        // Name -> (line of the first definition, what it names, whether an
+        // entry and a label already share it).
+        let mut defined: HashMap<String, (usize, NameKind, bool)> = HashMap::new();
         let mut shared_seen = false;
         let mut stack_seen = false;
         for (line, stmt) in &self.stmts {
             let line = *line;
-            let mut define = |name: &str, at: usize, what: &str, diags: &mut Diags| {
-                if let Some(first) = defined.get(name) {
-                    diags.push(
-                        line,
-                        raw(
-                            at,
-                            format!(
-                                "duplicate {what} `{name}` (first defined on line {})",
-                                first + 1
+            // An entry and one label may share a name; `assign_addresses`
+            // then checks that they share the address too.
+            let mut define =
+                |name: &str, at: usize, kind: NameKind, diags: &mut Diags| match defined
+                    .get_mut(name)
+                {
+                    None => {
+                        defined.insert(name.to_string(), (line, kind, false));
+                        true
+                    }
+                    Some((_, first, shared))
+                        if !*shared
+                            && matches!(
+                                (*first, kind),
+                                (NameKind::Entry, NameKind::Label)
+                                    | (NameKind::Label, NameKind::Entry)
+                            ) =>
+                    {
+                        *shared = true;
+                        true
+                    }
+                    Some((first, ..)) => {
+                        let what = if kind == NameKind::Constant {
+                            "constant"
+                        } else {
+                            "label"
+                        };
+                        diags.push(
+                            line,
+                            raw(
+                                at,
+                                format!(
+                                    "duplicate {what} `{name}` (first defined on line {})",
+                                    *first + 1
+                                ),
                             ),
-                        ),
-                    );
-                    false
-                } else {
-                    defined.insert(name.to_string(), line);
-                    true
-                }
-            };
+                        );
+                        false
+                    }
+                };
             match stmt {
-                Stmt::Label { name, at } | Stmt::Entry { name, at } => {
-                    define(name, *at, "label", &mut self.diags);
+                Stmt::Label { name, at } => {
+                    define(name, *at, NameKind::Label, &mut self.diags);
+                }
+                Stmt::Entry { name, at } => {
+                    define(name, *at, NameKind::Entry, &mut self.diags);
                 }
                 Stmt::Equ { name, at, val } => {
-                    if !define(name, *at, "constant", &mut self.diags) {
+                    if !define(name, *at, NameKind::Constant, &mut self.diags) {
                         continue;
                     }
                     let v = match &val.value {
@@ -427,17 +462,36 @@ impl Assembler<'_> {
         let mut too_big = false;
         for (line, stmt) in &self.stmts {
             let (at, size) = match stmt {
-                Stmt::Label { name, .. } | Stmt::Entry { name, .. } => {
+                Stmt::Label { name, at } | Stmt::Entry { name, at } => {
                     // Addresses above MAX_IMEM_WORDS are reported below.
                     let pc = addr.min(u32::MAX as usize) as u32;
-                    self.labels.insert(name.clone(), pc);
-                    layout.symbols.push((name.clone(), pc));
-                    if let Stmt::Entry { at, .. } = stmt {
+                    // A second definition is an entry and a label sharing
+                    // the name (`define_names` let only that through).
+                    if let Some(first) = self.labels.insert(name.clone(), pc) {
+                        if first != pc {
+                            let (this, other) = match stmt {
+                                Stmt::Entry { .. } => ("entry point", "label"),
+                                _ => ("label", "entry point"),
+                            };
+                            self.diags.push(
+                                *line,
+                                raw(
+                                    *at,
+                                    format!(
+                                        "duplicate label `{name}`: the {other} `{name}` is at address {first}, this {this} at {pc} (an entry and a label may share a name only at the same address)"
+                                    ),
+                                ),
+                            );
+                        }
+                    }
+                    if let Stmt::Entry { .. } = stmt {
                         layout.entries.push(Entry {
                             name: name.clone(),
                             pc,
                         });
                         layout.entry_stmts.push((*line, *at));
+                    } else {
+                        layout.symbols.push((name.clone(), pc));
                     }
                     continue;
                 }
