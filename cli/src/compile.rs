@@ -11,6 +11,7 @@ use concord_compiler::backend::{DivergenceStrategy, SpillMode};
 use concord_compiler::driver::{self, CompileOptions, Compiled, KernelOutput};
 use concord_isa::config::CoreConfig;
 use concord_isa::container::Kernel;
+use concord_isa::input;
 use concord_isa::instr::{MAX_IMEM_WORDS, MAX_REGS};
 use concord_isa::launch::{load_program, LaunchDescription};
 
@@ -80,7 +81,7 @@ pub enum Emit {
 
 #[derive(Args)]
 pub struct CompileArgs {
-    /// CUDA-C source (`.cu`).
+    /// CUDA-C source (`.cu`); `-` reads standard input (then -o is needed).
     input: PathBuf,
     /// Output file; by default the input with the extension of `--emit`
     /// (`.cir`, `.s`, `.cbin`).
@@ -111,8 +112,18 @@ pub fn compile_file(
     config: &CoreConfig,
     flags: &CompileFlags,
 ) -> Result<Compiled, String> {
-    let source = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let file = path.display().to_string();
+    let (source, file) = if crate::is_stdin(path) {
+        (
+            input::read_stdin_text(input::Kind::KernelSource),
+            input::STDIN_NAME.into(),
+        )
+    } else {
+        (
+            input::read_text(path, input::Kind::KernelSource),
+            path.display().to_string(),
+        )
+    };
+    let source = source.map_err(|e| e.to_string())?;
     let compiled = driver::compile(&source, &file, &flags.options(config)).map_err(|e| {
         // Source diagnostics are already one block per problem, with their
         // own `error:` headers; strip the CLI's prefix duplicate.
@@ -133,9 +144,13 @@ pub fn program_for_launch(
 ) -> Result<Kernel, String> {
     if desc.program.extension().is_some_and(|e| e == "cu") {
         let compiled = compile_file(&desc.program, config, flags)?;
-        let k = compiled
-            .kernel(desc.entry.as_deref())
-            .map_err(|e| format!("{}: {e}", desc.program.display()))?;
+        let k = compiled.kernel(desc.entry.as_deref()).map_err(|e| {
+            format!(
+                "{}: {}",
+                input::show_path(&desc.program),
+                concord_isa::show::message(&e.to_string())
+            )
+        })?;
         Ok(k.compiled.kernel.clone())
     } else {
         load_program(&desc.program).map_err(|e| e.to_string())
@@ -148,10 +163,15 @@ pub fn run(args: CompileArgs) -> Result<(), CliError> {
         Emit::Asm => "s",
         Emit::Bin => "cbin",
     };
-    let output = args
-        .output
-        .clone()
-        .unwrap_or_else(|| args.input.with_extension(extension));
+    let output = match &args.output {
+        Some(output) => output.clone(),
+        None if crate::is_stdin(&args.input) => {
+            return Err(CliError::usage(
+                "`compile -` reads standard input: give the output file with -o",
+            ))
+        }
+        None => args.input.with_extension(extension),
+    };
     let out = Output::open(&output)?;
     let mut inputs = vec![("the kernel source", args.input.as_path())];
     if let Some(config) = &args.config {

@@ -27,6 +27,7 @@ use clap::{Parser, Subcommand};
 
 use concord_isa::config::CoreConfig;
 use concord_isa::container::Kernel;
+use concord_isa::input;
 
 use error::CliError;
 use output::{outln, Output};
@@ -48,7 +49,7 @@ enum Command {
     /// Assemble a `.s` file into a kernel container (`.cbin`).
     #[command(after_help = "Example:\n  concord asm kernels/vecadd.s -o vecadd.cbin")]
     Asm {
-        /// Assembly source.
+        /// Assembly source; `-` reads standard input (then -o is needed).
         input: PathBuf,
         /// Output container; defaults to the input with the extension `.cbin`.
         #[arg(short, long)]
@@ -57,6 +58,7 @@ enum Command {
     /// Disassemble a kernel container into assembly that re-assembles to the same binary.
     #[command(after_help = "Example:\n  concord disasm vecadd.cbin -o vecadd.s")]
     Disasm {
+        /// Kernel container; `-` reads standard input.
         input: PathBuf,
         /// Write the listing here instead of standard output.
         #[arg(short, long)]
@@ -177,7 +179,15 @@ fn clap_exit(e: clap::Error) -> ExitCode {
 fn dispatch(command: Command) -> Result<(), CliError> {
     match command {
         Command::Asm { input, output } => {
-            let path = output.unwrap_or_else(|| input.with_extension("cbin"));
+            let path = match output {
+                Some(output) => output,
+                None if is_stdin(&input) => {
+                    return Err(CliError::usage(
+                        "`asm -` reads standard input: give the output file with -o",
+                    ))
+                }
+                None => input.with_extension("cbin"),
+            };
             let out = Output::open(&path)?;
             output::check_distinct(&[("-o", &out)], &[("the assembly source", &input)])?;
             let kernel = load_assembly(&input)?;
@@ -204,9 +214,19 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 None => Output::open(Path::new("-"))?,
             };
             output::check_distinct(&[("-o", &out)], &[("the container", &input)])?;
-            let bytes = std::fs::read(&input).map_err(|e| format!("{}: {e}", input.display()))?;
-            let kernel =
-                Kernel::from_bytes(&bytes).map_err(|e| format!("{}: {e}", input.display()))?;
+            let (bytes, file) = if is_stdin(&input) {
+                (
+                    input::read_stdin_bytes(input::Kind::Container),
+                    input::STDIN_NAME.into(),
+                )
+            } else {
+                (
+                    input::read_bytes(&input, input::Kind::Container),
+                    input::show_path(&input),
+                )
+            };
+            let bytes = bytes.map_err(|e| e.to_string())?;
+            let kernel = Kernel::from_bytes(&bytes).map_err(|e| format!("{file}: {e}"))?;
             let text = concord_isa::disasm::disassemble(&kernel);
             out.write_all_and_finish(text.as_bytes())
         }
@@ -255,7 +275,24 @@ pub fn note(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
+/// Whether an input path is `-`: standard input (`asm`, `disasm` and
+/// `compile` read it; see README, "Input files").
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
 fn load_assembly(path: &Path) -> Result<Kernel, String> {
-    let source = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    concord_isa::asm::assemble(&source, &path.display().to_string()).map_err(|e| e.to_string())
+    let (source, file) = if is_stdin(path) {
+        (
+            input::read_stdin_text(input::Kind::Assembly),
+            input::STDIN_NAME.into(),
+        )
+    } else {
+        (
+            input::read_text(path, input::Kind::Assembly),
+            path.display().to_string(),
+        )
+    };
+    let source = source.map_err(|e| e.to_string())?;
+    concord_isa::asm::assemble(&source, &file).map_err(|e| e.to_string())
 }

@@ -546,3 +546,76 @@ fn shared_memory_limit_comes_from_the_options() {
     assert!(err[0].message.contains("the core has 256 bytes"), "{err:?}");
     assert!(compile_source(src, "t.cu", &FrontendOptions::default()).is_ok());
 }
+
+/// No character a terminal acts on.
+fn printable(text: &str) -> bool {
+    !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+}
+
+#[test]
+fn rendering_escapes_control_characters_from_the_source() {
+    let src = "__global__ void k(int *o) {\n    o[0] = a\x1b[2J\0b;\n}\n";
+    let (_, diags) = diagnostics(src);
+    let text = render(&diags, src, "bad\x1b.cu");
+    assert!(printable(&text), "{text:?}");
+    assert!(text.contains("bad\\x1b.cu:2:13"), "{text}");
+    // The line as shown, and the caret under the escape (four columns).
+    assert!(text.contains("2 │     o[0] = a\\x1b[2J\\0b;\n"), "{text}");
+    assert!(text.contains("  │             ^^^^\n"), "{text}");
+}
+
+#[test]
+fn rendering_quotes_a_long_line_once_around_the_column() {
+    let name = "y".repeat(10_000_000);
+    let src = format!("__global__ void k(int *o) {{\n  o[0] = 1 + {name};\n}}\n");
+    let (_, diags) = diagnostics(&src);
+    assert_eq!((diags[0].line, diags[0].col), (2, 14));
+    let text = render(&diags, &src, "long.cu");
+    // Was the 10 MB name in the message, the line and the carets: 30 MB.
+    assert!(text.len() < 1000, "{} bytes", text.len());
+    assert!(text.contains("long.cu:2:14"), "{text}");
+    assert!(
+        text.contains(&format!("unknown identifier `{}…`", "y".repeat(40))),
+        "{text}"
+    );
+    // An identifier deep inside a long line: the excerpt starts with `…`
+    // and the caret stays under it.
+    let src = format!("__global__ void k(int *o) {{\n  o[0] = 1 + /*{name}*/ zz;\n}}\n");
+    let (_, diags) = diagnostics(&src);
+    let text = render(&diags, &src, "long.cu");
+    assert!(text.len() < 1000, "{} bytes", text.len());
+    assert!(
+        text.contains(&format!("long.cu:2:{}", 14 + 10_000_000 + 5)),
+        "{text}"
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with("2 │ ")).unwrap();
+    let quoted = lines[at].strip_prefix("2 │ ").unwrap();
+    let caret = lines[at + 1].strip_prefix("  │ ").unwrap();
+    assert!(quoted.starts_with('…'), "{text}");
+    let col = caret.chars().position(|c| c == '^').unwrap();
+    assert_eq!(quoted.chars().skip(col).take(2).collect::<String>(), "zz");
+}
+
+#[test]
+fn rendering_keeps_labels_on_other_lines_and_multi_line_spans() {
+    let src = "__device__ int f(int a) { return a; }\n\n__global__ void k(int *o) { o[0] = f(1,\n 2); }\n";
+    let (_, diags) = diagnostics(src);
+    let text = render(&diags, src, "f.cu");
+    let expected = "\
+error: wrong number of arguments to `f`: expected 1, found 2
+  ┌─ f.cu:3:36
+  │  
+1 │   __device__ int f(int a) { return a; }
+  │                  - declared here
+2 │   
+3 │   __global__ void k(int *o) { o[0] = f(1,
+  │ ╭────────────────────────────────────^
+4 │ │  2); }
+  │ ╰───^
+
+";
+    assert_eq!(text, expected);
+}

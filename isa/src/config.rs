@@ -9,7 +9,9 @@
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+use crate::input;
 use crate::instr::{MAX_IMEM_WORDS, MAX_LANES, MAX_PREDS, MAX_REGS};
+use crate::show;
 
 /// How the warp's issuing lanes are selected (Collange §3).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, Default)]
@@ -83,9 +85,10 @@ impl Default for CoreConfig {
 /// A configuration problem. `field` is the YAML field name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{file}: {message}")]
+    /// The file cannot be read or is not YAML of the right shape.
+    #[error("{}: {}", show::escape(.file), show::message(.message))]
     Parse { file: String, message: String },
-    #[error("{file}config field `{field}`: {message}", file = file_prefix(.file))]
+    #[error("{file}config field `{field}`: {}", show::message(.message), file = file_prefix(.file))]
     Field {
         file: Option<String>,
         field: &'static str,
@@ -94,7 +97,9 @@ pub enum ConfigError {
 }
 
 fn file_prefix(file: &Option<String>) -> String {
-    file.as_ref().map(|f| format!("{f}: ")).unwrap_or_default()
+    file.as_ref()
+        .map(|f| format!("{}: ", show::escape(f)))
+        .unwrap_or_default()
 }
 
 impl CoreConfig {
@@ -129,12 +134,14 @@ impl CoreConfig {
         Ok(config)
     }
 
+    /// Reads and validates the configuration file `path` (through
+    /// [`crate::input`]: a regular file within the text cap).
     pub fn load(path: &Path) -> Result<CoreConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Parse {
-            file: path.display().to_string(),
-            message: format!("cannot read: {e}"),
+        let text = input::read_text(path, input::Kind::Config).map_err(|e| ConfigError::Parse {
+            file: e.located_file(),
+            message: e.message,
         })?;
-        CoreConfig::from_yaml(&text, &path.display().to_string())
+        CoreConfig::from_yaml(&text, &input::show_path(path))
     }
 
     pub fn to_yaml(&self) -> String {

@@ -18,7 +18,9 @@ use std::path::Path;
 
 use crate::asm::instr_resources;
 use crate::encoding::decode;
+use crate::input;
 use crate::instr::{MAX_IMEM_WORDS, MAX_PARAM_WORDS, MAX_PREDS, MAX_REGS};
+use crate::show;
 
 /// The four bytes every container starts with.
 pub const MAGIC: [u8; 4] = *b"CNCD";
@@ -66,21 +68,21 @@ pub struct Kernel {
 pub enum ContainerError {
     /// The bytes are not a well-formed container; `offset` is where the
     /// problem was found.
-    #[error("byte {offset}: {message}")]
+    #[error("byte {offset}: {}", show::message(.message))]
     Format { offset: usize, message: String },
     /// The kernel breaks a rule. `field` names it (`entries[1].pc`);
     /// `offset` is where the field was read when the kernel came from bytes.
-    #[error("{}{field}: {message}", offset_prefix(.offset))]
+    #[error("{}{field}: {}", offset_prefix(.offset), show::message(.message))]
     Invalid {
         offset: Option<usize>,
         field: String,
         message: String,
     },
     /// [`Kernel::entry`] could not pick an entry point.
-    #[error("{0}")]
+    #[error("{}", show::message(.0))]
     Entry(String),
     /// An error reading or writing the file `path`.
-    #[error("{path}: {message}")]
+    #[error("{}: {}", show::escape(.path), show::message(.message))]
     File { path: String, message: String },
 }
 
@@ -631,12 +633,14 @@ impl Kernel {
             .join(", ")
     }
 
-    /// Reads and decodes a container file. Errors start with the path.
+    /// Reads (through [`crate::input`]: a regular file within the container
+    /// cap) and decodes a container file. Errors start with the path.
     pub fn load_file(path: &Path) -> Result<Kernel, ContainerError> {
-        let bytes = std::fs::read(path).map_err(|e| ContainerError::File {
-            path: path.display().to_string(),
-            message: format!("cannot read: {e}"),
-        })?;
+        let bytes =
+            input::read_bytes(path, input::Kind::Container).map_err(|e| ContainerError::File {
+                path: e.located_file(),
+                message: e.message,
+            })?;
         Kernel::from_bytes(&bytes).map_err(|e| e.in_file(path))
     }
 

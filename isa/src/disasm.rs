@@ -1,6 +1,6 @@
 //! The Concord disassembler: the canonical text of an [`Instr`] (its
 //! `Display`), of a word, and full kernel listings that assemble back to the
-//! same code, entries, parameters and shared memory size.
+//! same container, byte for byte (see [`disassemble`] for when).
 //!
 //! The canonical text is what [`crate::asm::assemble`] reads: the guard is
 //! omitted when it is `@pt`, `add rd, rs, 0` prints as `mov rd, rs`,
@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::{self, Write as _};
 
-use crate::asm::is_symbol_name;
+use crate::asm::{is_param_name, is_symbol_name};
 use crate::container::Kernel;
 use crate::encoding::decode;
 use crate::instr::*;
@@ -148,6 +148,16 @@ fn sanitize(name: &str) -> String {
     }
 }
 
+/// A parameter name usable after `.param`: like [`sanitize`], but names
+/// shaped like registers (`p1`) are fine there.
+fn sanitize_param(name: &str) -> String {
+    if is_param_name(name) {
+        name.to_string()
+    } else {
+        sanitize(name)
+    }
+}
+
 /// `base`, or `base_N` for the first N that is free; marks it taken.
 fn unique(base: String, taken: &mut HashSet<String>) -> String {
     let mut name = base.clone();
@@ -163,55 +173,74 @@ fn unique(base: String, taken: &mut HashSet<String>) -> String {
 /// Column where the `; addr: word` comments start.
 const COMMENT_COLUMN: usize = 36;
 
-/// A full listing of `kernel` that assembles back to the same `code`,
-/// `entries` (when they are listed in address order, as the assembler
-/// produces them), `params` and `shared_bytes`.
+/// The entry the assembler creates for a source without `.entry`.
+const DEFAULT_ENTRY: &str = "main";
+
+/// A full listing of `kernel` that assembles back to the same container,
+/// byte for byte, when the kernel is one the assembler or the compiler can
+/// produce: entries and symbols each in address order, names that are
+/// valid in assembly and not repeated (an entry and a symbol may share a
+/// name at the same address). Any other kernel gives a listing that
+/// assembles to the same `code`, `params`, `shared_bytes` and
+/// `stack_bytes`, and to the same entries when they are in address order.
 ///
-/// Layout: `.param` and `.shared` first, then the code with `.entry NAME`
-/// before each entry's instruction and a label line before every address that
-/// is a direct branch/call target or carries a symbol. Labels use the symbol
-/// name when there is one, else `L<addr>`; targets print as those labels.
-/// Undecodable words become `.word 0x........`. Each code line ends with
-/// `; addr: 0xWORD`. Names that are not valid in assembly are sanitized.
+/// Layout: `.param`, `.shared` and `.stack` first, then the code with
+/// `.entry NAME` before each entry's instruction and `NAME:` before the
+/// instruction of each symbol. The lone entry `main` at address 0 is the
+/// assembler's default and is written as a comment only. Direct branch
+/// and call targets print as a symbol at the target, else as an entry
+/// written there, else as the address: no label is invented, since it would
+/// add a symbol. Undecodable words become `.word 0x........`. Each code line
+/// ends with `; addr: 0xWORD`. Names that are not valid in assembly are
+/// rewritten (entries, parameters) or left out (symbols).
 pub fn disassemble(kernel: &Kernel) -> String {
     let len = kernel.code.len();
     let decoded: Vec<Option<Instr>> = kernel.code.iter().map(|w| decode(*w).ok()).collect();
 
-    // Label names: entries first, then symbols, then generated `L<addr>`.
+    // The assembler's default entry is left implicit: `.entry main` would
+    // clash with a symbol `main` at another address, which a source
+    // without `.entry` may have.
+    let implicit_main = matches!(
+        kernel.entries.as_slice(),
+        [e] if e.name == DEFAULT_ENTRY && e.pc == 0
+    );
+    // Names of the label namespace with their address: an entry and a
+    // symbol may share one only at the same address.
+    let mut at: HashMap<String, u32> = HashMap::new();
     let mut taken = HashSet::new();
-    let mut entries: Vec<(u32, String)> = kernel
-        .entries
-        .iter()
-        .map(|e| (e.pc, unique(sanitize(&e.name), &mut taken)))
-        .collect();
+    let mut entries: Vec<(u32, String)> = Vec::new();
+    if !implicit_main {
+        for e in &kernel.entries {
+            let name = unique(sanitize(&e.name), &mut taken);
+            at.insert(name.clone(), e.pc);
+            entries.push((e.pc, name));
+        }
+    }
     entries.sort_by_key(|e| e.0);
-    // Targets print as the first plain label at the address, else as the
-    // entry name there.
-    let mut name_of: HashMap<u32, String> = HashMap::new();
     let mut labels: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    let mut symbol_at: HashMap<u32, String> = HashMap::new();
+    let mut symbol_names = HashSet::new();
     for (name, pc) in &kernel.symbols {
-        if *pc as usize > len || !is_symbol_name(name) || taken.contains(name) {
+        let usable = *pc as usize <= len
+            && is_symbol_name(name)
+            && !symbol_names.contains(name)
+            && at.get(name).map_or(true, |entry_pc| entry_pc == pc);
+        if !usable {
             continue;
         }
-        taken.insert(name.clone());
+        symbol_names.insert(name.clone());
         labels.entry(*pc).or_default().push(name.clone());
-        name_of.entry(*pc).or_insert_with(|| name.clone());
+        symbol_at.entry(*pc).or_insert_with(|| name.clone());
     }
+    let mut entry_at: HashMap<u32, String> = HashMap::new();
     for (pc, name) in &entries {
-        name_of.entry(*pc).or_insert_with(|| name.clone());
-    }
-    for t in decoded.iter().flatten().filter_map(Instr::direct_target) {
-        if t as usize <= len && !name_of.contains_key(&t) {
-            let name = unique(format!("L{t}"), &mut taken);
-            labels.entry(t).or_default().push(name.clone());
-            name_of.insert(t, name);
-        }
+        entry_at.entry(*pc).or_insert_with(|| name.clone());
     }
     let mut param_taken = HashSet::new();
     let params: Vec<String> = kernel
         .params
         .iter()
-        .map(|p| unique(sanitize(p), &mut param_taken))
+        .map(|p| unique(sanitize_param(p), &mut param_taken))
         .collect();
 
     let mut out = String::new();
@@ -232,8 +261,20 @@ pub fn disassemble(kernel: &Kernel) -> String {
     if !params.is_empty() || kernel.shared_bytes != 0 || kernel.stack_bytes != 0 {
         out.push('\n');
     }
+    if implicit_main {
+        let _ = writeln!(
+            out,
+            "; entry {DEFAULT_ENTRY} at 0: the assembler's default, no `.entry` needed"
+        );
+    }
 
-    let target = |t: u32| name_of.get(&t).cloned().unwrap_or_else(|| t.to_string());
+    let target = |t: u32| {
+        symbol_at
+            .get(&t)
+            .or_else(|| entry_at.get(&t))
+            .cloned()
+            .unwrap_or_else(|| t.to_string())
+    };
     let param = |i: u8| {
         params
             .get(i as usize)

@@ -18,7 +18,9 @@ use serde::Deserialize;
 
 use crate::config::CoreConfig;
 use crate::container::Kernel;
+use crate::input;
 use crate::instr::MAX_PARAM_WORDS;
+use crate::show;
 
 /// Byte address of the first buffer in global memory.
 pub const BUFFER_BASE: u32 = 0x100;
@@ -332,7 +334,7 @@ impl PreparedLaunch {
 pub enum LaunchError {
     /// A field of the description `file` is wrong (`field` is a path such as
     /// `args[2].fill.random`).
-    #[error("{file}: {field}: {message}")]
+    #[error("{}: {field}: {}", show::escape(.file), show::message(.message))]
     Field {
         file: String,
         field: String,
@@ -340,11 +342,12 @@ pub enum LaunchError {
     },
     /// The file `file` cannot be read or parsed (YAML errors keep their
     /// line and column), or has an unsupported kind.
-    #[error("{file}: {message}")]
+    #[error("{}: {}", show::escape(.file), show::message(.message))]
     File { file: String, message: String },
     /// A diagnostic that already names its file and position, such as an
-    /// assembler error (`k.s:3:5: ...`) or a configuration error.
-    #[error("{0}")]
+    /// assembler error (`k.s:3:5: ...`), a configuration error or a file
+    /// that cannot be read ([`crate::input`]).
+    #[error("{}", show::escape_lines(.0))]
     Located(String),
 }
 
@@ -728,10 +731,7 @@ fn existing_file(field: &str, given: &str, resolved: &Path) -> Result<(), FieldE
 impl LaunchDescription {
     /// Reads and parses the description at `path`.
     pub fn load(path: &Path) -> Result<LaunchDescription, LaunchError> {
-        let text = std::fs::read_to_string(path).map_err(|e| LaunchError::File {
-            file: path.display().to_string(),
-            message: format!("cannot read: {e}"),
-        })?;
+        let text = input::read_text(path, input::Kind::Launch).map_err(read_error)?;
         LaunchDescription::from_yaml(&text, path)
     }
 
@@ -1016,12 +1016,11 @@ pub fn load_program(path: &Path) -> Result<Kernel, LaunchError> {
     };
     match path.extension().and_then(|e| e.to_str()) {
         Some("s") => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+            let text = input::read_text(path, input::Kind::Assembly).map_err(read_error)?;
             assemble(&text, &file).map_err(LaunchError::Located)
         }
         Some("cbin") => {
-            let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+            let bytes = input::read_bytes(path, input::Kind::Container).map_err(read_error)?;
             Kernel::from_bytes(&bytes).map_err(|e| fail(e.to_string()))
         }
         Some(ext) => Err(fail(format!(
@@ -1032,6 +1031,10 @@ pub fn load_program(path: &Path) -> Result<Kernel, LaunchError> {
                 .to_string(),
         )),
     }
+}
+
+fn read_error(e: input::InputError) -> LaunchError {
+    LaunchError::Located(e.to_string())
 }
 
 /// The one place this module calls the assembler; its diagnostics already

@@ -13,6 +13,8 @@
 //! | [`config`] | the core configuration (YAML) |
 //! | [`container`] | the versioned kernel binary container |
 //! | [`launch`] | launch descriptions (YAML): program, grid, block, arguments, outputs |
+//! | [`input`] | the one reader of input files: regular files only, size caps, UTF-8 checks |
+//! | [`show`] | input text quoted in diagnostics: control characters escaped, long lines cut |
 //! | [`func`] | the functional model: the architectural oracle for final state |
 //! | [`watchdog`] | the launch watchdog of every model: unit, default, diagnosis |
 //!
@@ -26,10 +28,12 @@ pub mod container;
 pub mod disasm;
 pub mod encoding;
 pub mod func;
+pub mod input;
 pub mod instr;
 pub mod launch;
 pub mod mask;
 pub mod semantics;
+pub mod show;
 pub mod watchdog;
 
 pub use encoding::{decode, encode, DecodeError, EncodeError};

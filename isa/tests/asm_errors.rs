@@ -26,7 +26,7 @@ fn display_has_location_source_line_and_caret() {
     let e = error("nop\n    ad r1, r2\n");
     assert_eq!(
         e.to_string(),
-        "t.s:2:5: error: unknown mnemonic `ad`\n    ad r1, r2\n    ^"
+        "t.s:2:5: unknown mnemonic `ad`\n    ad r1, r2\n    ^"
     );
     assert_eq!(e.file, "t.s");
     assert_eq!(e.source_line, "    ad r1, r2");
@@ -38,7 +38,7 @@ fn caret_follows_tabs_and_columns_count_characters() {
     assert_eq!(e.column, 14);
     assert_eq!(
         e.to_string(),
-        "t.s:1:14: error: `r3x` is neither a register nor a defined constant\n\tadd r1, r2, r3x\n\t            ^"
+        "t.s:1:14: `r3x` is neither a register nor a defined constant\n\tadd r1, r2, r3x\n\t            ^"
     );
     // `é` is two bytes but one column.
     check("é: nop", 1, 1, "expected an instruction, found `é`");
@@ -135,7 +135,25 @@ fn duplicate_label() {
         ".entry main\nnop\nmain: exit",
         3,
         1,
+        "duplicate label `main`: the entry point `main` is at address 0, this label at 1 (an entry and a label may share a name only at the same address)",
+    );
+    check(
+        "k: nop\n.entry k\nexit",
+        2,
+        8,
+        "duplicate label `k`: the label `k` is at address 0, this entry point at 1 (an entry and a label may share a name only at the same address)",
+    );
+    check(
+        ".entry main\nmain:\nmain: exit",
+        3,
+        1,
         "duplicate label `main` (first defined on line 1)",
+    );
+    check(
+        ".entry k\n.entry k\nexit",
+        2,
+        8,
+        "duplicate label `k` (first defined on line 1)",
     );
     check(
         "x: nop\n.equ x, 3",
@@ -448,4 +466,65 @@ fn crlf_line_endings_are_accepted() {
     assert_eq!(k.code.len(), 2);
     let e = error("nop\r\nbad r1\r\n");
     assert_eq!(e.source_line, "bad r1");
+}
+
+/// The characters a terminal acts on: none may reach it from a source.
+fn has_raw_controls(text: &str) -> bool {
+    text.chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+}
+
+#[test]
+fn control_characters_are_escaped_in_messages_and_source_lines() {
+    // An escape sequence inside a name, a NUL and a DEL on the line.
+    let e = error("nop\n  bra x\x1b[2J\0\x7f\n");
+    let text = e.to_string();
+    assert!(!has_raw_controls(&text), "{text:?}");
+    assert_eq!(
+        text,
+        "t.s:2:8: unexpected `\\x1b` after the operands\n  bra x\\x1b[2J\\0\\x7f\n       ^"
+    );
+    // The file name too.
+    let e = assemble("ad r1", "t\x1b].s").unwrap_err();
+    assert!(e.to_string().starts_with("t\\x1b].s:1:1: "), "{e}");
+}
+
+#[test]
+fn a_long_line_is_quoted_once_around_the_column() {
+    let name = "x".repeat(10_000_000);
+    let e = error(&format!("nop\n  add r1, r2, {name} ; tail"));
+    assert_eq!((e.line, e.column), (2, 15));
+    let text = e.to_string();
+    // Message, an excerpt of the line, the caret: far from 10 MB.
+    assert!(text.len() < 600, "{} bytes", text.len());
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[0].starts_with("t.s:2:15: `xxxx"), "{}", lines[0]);
+    assert!(lines[1].starts_with("  add r1, r2, xxx") && lines[1].ends_with('…'));
+    assert_eq!(lines[2], format!("{}^", " ".repeat(14)));
+    // A column deep inside the line: the excerpt starts with `…`, and the
+    // caret is under the character the column names.
+    let e = error(&format!("nop\n  .word {name}, 1, 2, r1"));
+    let text = e.to_string();
+    assert!(text.len() < 600, "{} bytes", text.len());
+    assert_eq!(e.column, 8 + 10_000_000 + 8 + 1);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[1].starts_with('…') && lines[1].ends_with(", 1, 2, r1"),
+        "{text}"
+    );
+    let caret = lines[2].chars().count() - 1;
+    assert_eq!(lines[1].chars().skip(caret).collect::<String>(), "r1");
+}
+
+#[test]
+fn a_stage_reports_a_bounded_number_of_errors() {
+    // Undefined names on one long line: each would copy the line into its
+    // error (with 60,000 names, 25 GB).
+    let names: Vec<String> = (0..5_000).map(|i| format!("u{i}")).collect();
+    let src = format!(".word {}\n", names.join(", "));
+    let errors = assemble_all(&src, "t.s").unwrap_err();
+    assert_eq!(errors.0.len(), 100);
+    assert_eq!(errors.0[0].message, "undefined label `u0`");
+    assert_eq!(errors.0[99].message, "undefined label `u99`");
 }

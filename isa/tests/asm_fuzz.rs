@@ -237,7 +237,9 @@ proptest! {
             Err(e) => {
                 let lines: Vec<&str> = s.split('\n').collect();
                 prop_assert!(e.line >= 1 && e.line <= lines.len().max(1), "{}", e);
-                prop_assert!(e.column >= 1 && e.column <= e.source_line.chars().count() + 1, "{}", e);
+                let line = lines.get(e.line - 1).copied().unwrap_or("");
+                prop_assert!(e.column >= 1 && e.column <= line.chars().count() + 1, "{}", e);
+                prop_assert!(e.caret >= 1 && e.caret <= e.source_line.chars().count() + 1, "{}", e);
             }
         }
     }

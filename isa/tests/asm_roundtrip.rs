@@ -3,8 +3,9 @@
 //! - `decode(encode(i)) == i` for arbitrary valid instructions;
 //! - `encode(decode(w)) == w` for every word that decodes;
 //! - the canonical text of an instruction assembles to exactly its encoding;
-//! - `assemble(disassemble(k))` reproduces `code`, `entries`, `params` and
-//!   `shared_bytes` for arbitrary code (valid or not).
+//! - `assemble(disassemble(k))` reproduces `k` byte for byte, symbols
+//!   included, for arbitrary code (valid or not) in kernels of the shape the
+//!   assembler and the compiler produce.
 
 use concord_isa::asm::{assemble, resources_used};
 use concord_isa::container::{Entry, Kernel};
@@ -257,6 +258,11 @@ fn code() -> impl Strategy<Value = Vec<u32>> {
     })
 }
 
+/// Kernels of the shape the assembler and the compiler produce: entries
+/// and symbols each in address order with distinct valid names (the lone
+/// entry `main` at 0 when there is no other), an entry and a symbol sharing
+/// a name only at the same address (containers of older assemblers, which
+/// listed entries as symbols too), parameters named by any identifier.
 fn kernel() -> impl Strategy<Value = Kernel> {
     (
         code(),
@@ -265,9 +271,11 @@ fn kernel() -> impl Strategy<Value = Kernel> {
         prop_oneof![Just(0u32), any::<u32>()],
         prop::collection::vec((any::<u32>(), "[A-Za-z_][a-z0-9]{0,4}"), 0..6),
         prop_oneof![Just(0u32), (0u32..1 << 20).prop_map(|w| w * 4)],
+        (any::<bool>(), any::<bool>(), any::<u32>()),
     )
         .prop_map(
-            |(code, entries, params, shared_bytes, symbols, stack_bytes)| {
+            |(code, entries, params, shared_bytes, symbols, stack_bytes, extra)| {
+                let (entry_symbols, main_symbol, main_pc) = extra;
                 let len = code.len() as u32;
                 let mut entries: Vec<Entry> = entries
                     .into_iter()
@@ -279,20 +287,29 @@ fn kernel() -> impl Strategy<Value = Kernel> {
                     .collect();
                 // The assembler lists entries in address order.
                 entries.sort_by_key(|e| e.pc);
+                let mut symbols: Vec<(String, u32)> = symbols
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (pc, name))| (format!("{name}{i}"), pc % (len + 1)))
+                    .filter(|(name, _)| concord_isa::asm::is_symbol_name(name))
+                    .collect();
                 if entries.is_empty() {
                     entries.push(Entry {
                         name: "main".into(),
                         pc: 0,
                     });
+                    // A label `main` apart from the default entry.
+                    if main_symbol {
+                        symbols.push(("main".into(), main_pc % (len + 1)));
+                    }
+                } else if entry_symbols {
+                    symbols.extend(entries.iter().map(|e| (e.name.clone(), e.pc)));
                 }
+                symbols.sort_by_key(|s| s.1);
                 let params = params
                     .into_iter()
                     .enumerate()
                     .map(|(i, p)| format!("a{i}{p}"))
-                    .collect();
-                let symbols = symbols
-                    .into_iter()
-                    .map(|(pc, name)| (name, pc % (len + 1)))
                     .collect();
                 let (regs_used, preds_used) = resources_used(&code);
                 Kernel {
@@ -313,22 +330,81 @@ proptest! {
     #![proptest_config(config(300))]
 
     #[test]
-    fn listings_reassemble(k in kernel()) {
+    fn listings_reassemble_to_the_same_bytes(k in kernel()) {
         let text = disassemble(&k);
         let back = match assemble(&text, "listing.s") {
             Ok(b) => b,
             Err(e) => panic!("listing does not assemble:\n{e}\n--- listing ---\n{text}"),
         };
-        prop_assert_eq!(&back.code, &k.code, "listing:\n{}", text);
-        prop_assert_eq!(&back.entries, &k.entries, "listing:\n{}", text);
-        prop_assert_eq!(&back.params, &k.params, "listing:\n{}", text);
-        prop_assert_eq!(back.shared_bytes, k.shared_bytes);
-        prop_assert_eq!(back.stack_bytes, k.stack_bytes);
-        prop_assert_eq!(back.regs_used, k.regs_used);
-        prop_assert_eq!(back.preds_used, k.preds_used);
+        prop_assert_eq!(&back, &k, "listing:\n{}", text);
+        prop_assert_eq!(back.to_bytes(), k.to_bytes());
         // Listing the reassembled kernel gives the same text again.
         prop_assert_eq!(disassemble(&back), text);
     }
+}
+
+#[test]
+fn the_default_entry_gains_no_symbol() {
+    // No `.entry`: the entry `main` at 0 and no symbol. Its listing used to
+    // write `.entry main`, which added the symbol.
+    let k = assemble("nop\nexit\n", "t.s").unwrap();
+    assert!(k.symbols.is_empty());
+    let back = assemble(&disassemble(&k), "l.s").unwrap();
+    assert_eq!(back.to_bytes(), k.to_bytes());
+    // An explicit `.entry` is no symbol either, and lists back as one.
+    let k = assemble(".entry main\nnop\n.entry other\nexit\n", "t.s").unwrap();
+    assert!(k.symbols.is_empty());
+    let text = disassemble(&k);
+    assert!(
+        text.contains(".entry main\n") && text.contains(".entry other\n"),
+        "{text}"
+    );
+    assert_eq!(assemble(&text, "l.s").unwrap().to_bytes(), k.to_bytes());
+}
+
+#[test]
+fn a_container_of_an_older_assembler_keeps_its_entry_symbols() {
+    // Entries listed as symbols too, as the assembler used to write them.
+    let k = Kernel {
+        code: vec![0x0040_0000, 0x0940_0000, 0x0B80_0000],
+        entries: vec![
+            Entry {
+                name: "main".into(),
+                pc: 0,
+            },
+            Entry {
+                name: "tail".into(),
+                pc: 2,
+            },
+        ],
+        symbols: vec![("main".into(), 0), ("tail".into(), 2)],
+        ..Kernel::default()
+    };
+    let text = disassemble(&k);
+    assert!(text.contains(".entry main\nmain:\n"), "{text}");
+    assert!(text.contains("bra main "), "{text}");
+    assert_eq!(assemble(&text, "l.s").unwrap().to_bytes(), k.to_bytes());
+}
+
+#[test]
+fn parameters_may_be_named_like_registers() {
+    // C parameters called `p1` or `r2` are common; their listing keeps them.
+    let k = Kernel {
+        code: vec![0x0482_0001, 0x0B80_0000],
+        entries: vec![Entry {
+            name: "k".into(),
+            pc: 0,
+        }],
+        params: vec!["r2".into(), "p1".into(), "pt".into()],
+        regs_used: 2,
+        ..Kernel::default()
+    };
+    let text = disassemble(&k);
+    assert!(
+        text.contains(".param p1\n") && text.contains("ldparam r1, p1 "),
+        "{text}"
+    );
+    assert_eq!(assemble(&text, "l.s").unwrap().to_bytes(), k.to_bytes());
 }
 
 #[test]
@@ -361,6 +437,6 @@ fn listing_sanitizes_names_that_are_not_valid_assembly() {
     let back = assemble(&text, "l.s").unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(back.code, k.code);
     assert_eq!(back.entries[0].name, "my_kernel");
-    assert_eq!(back.params, vec!["_r1", "_", "x_y"]);
+    assert_eq!(back.params, vec!["r1", "_", "x_y"]);
     assert!(text.contains("bra ok"), "{text}");
 }

@@ -120,9 +120,17 @@ pub(crate) fn is_register_like(text: &str) -> bool {
         || text.strip_prefix('p').is_some_and(digits)
 }
 
-/// Whether `text` can name a label, constant or parameter.
+/// Whether `text` can name a label, constant or entry.
 pub fn is_symbol_name(text: &str) -> bool {
     all_consuming(ident)(text).is_ok() && !is_register_like(text)
+}
+
+/// Whether `text` can name a parameter: any identifier, including words
+/// shaped like registers (`p1`, a common C parameter name), since a
+/// parameter name only appears after `.param` and as the last operand of
+/// `ldparam`, where no register can.
+pub fn is_param_name(text: &str) -> bool {
+    all_consuming(ident)(text).is_ok()
 }
 
 /// Long tokens are cut in messages.

@@ -19,7 +19,7 @@ mod parse;
 use std::collections::HashMap;
 use std::fmt;
 
-pub use lex::is_symbol_name;
+pub use lex::{is_param_name, is_symbol_name};
 use lex::{raw, Raw, Res};
 use parse::{parse_line, Slot, Stmt, Val, Value};
 
@@ -27,11 +27,15 @@ use crate::container::{Entry, Kernel};
 use crate::encoding::{decode, encode};
 use crate::instr::*;
 use crate::semantics::split_constant;
+use crate::show::{self, Excerpt};
 
 /// One assembly diagnostic.
 ///
-/// `Display` gives `file:line:col: error: message`, then the source line,
-/// then a caret under the column (no trailing newline).
+/// `Display` gives `file:line:col: message`, then the source line, then a
+/// caret under the column (no trailing newline). Like every library error
+/// it has no `error:` prefix: whoever reports it adds one, once. The
+/// message and the line are shown through [`crate::show`]: control
+/// characters escaped, long quotes and long lines cut.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsmError {
     pub file: String,
@@ -40,21 +44,46 @@ pub struct AsmError {
     /// 1-based column, in characters.
     pub column: usize,
     pub message: String,
-    /// The whole source line the error is on (without its line ending).
+    /// The source line as shown (without its line ending): escaped, and
+    /// when longer than [`crate::show::EXCERPT_CHARS`] characters only the
+    /// part around the column, with `…` where it was cut.
     pub source_line: String,
+    /// 1-based position in `source_line`, in characters, of the caret.
+    pub caret: usize,
+}
+
+impl AsmError {
+    /// An error at byte `at` of `line` (the text of source line `line_no`,
+    /// 1-based).
+    fn new(file: &str, line_no: usize, line: &str, at: usize, message: String) -> AsmError {
+        let excerpt = Excerpt::new(line, at);
+        let at = excerpt.line_byte(excerpt.shown_byte(at));
+        let caret = excerpt.text[..excerpt.shown_byte(at)].chars().count() + 1;
+        AsmError {
+            file: file.to_string(),
+            line: line_no,
+            column: excerpt.column(at),
+            message,
+            source_line: excerpt.text,
+            caret,
+        }
+    }
 }
 
 impl fmt::Display for AsmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{}:{}:{}: error: {}",
-            self.file, self.line, self.column, self.message
+            "{}:{}:{}: {}",
+            show::escape(&self.file),
+            self.line,
+            self.column,
+            show::message(&self.message)
         )?;
-        writeln!(f, "{}", self.source_line)?;
+        writeln!(f, "{}", show::escape(&self.source_line))?;
         // Keep tabs so that the caret lines up however tabs are shown.
         let mut chars = self.source_line.chars();
-        for _ in 1..self.column {
+        for _ in 1..self.caret {
             f.write_str(if chars.next() == Some('\t') {
                 "\t"
             } else {
@@ -88,13 +117,11 @@ impl std::error::Error for AsmErrors {}
 /// Assembles `source`; `file` names it in diagnostics. Returns the first error.
 pub fn assemble(source: &str, file: &str) -> Result<Kernel, AsmError> {
     assemble_all(source, file).map_err(|errors| {
-        errors.0.into_iter().next().unwrap_or_else(|| AsmError {
-            file: file.to_string(),
-            line: 1,
-            column: 1,
-            message: "assembly failed".to_string(),
-            source_line: String::new(),
-        })
+        errors
+            .0
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| AsmError::new(file, 1, "", 0, "assembly failed".to_string()))
     })
 }
 
@@ -242,6 +269,9 @@ pub fn instr_resources(instr: &Instr) -> (Option<Reg>, Option<Pred>) {
     }
     (regs, preds)
 }
+/// The most errors one stage reports: enough to fix a file in a few
+/// rounds, and a bound on the work and memory a hostile file can cause.
+pub const MAX_ERRORS: usize = 100;
 
 /// Diagnostics collected so far.
 struct Diags<'s> {
@@ -252,15 +282,12 @@ struct Diags<'s> {
 
 impl Diags<'_> {
     fn push(&mut self, line: usize, e: Raw) {
+        if self.list.len() >= MAX_ERRORS {
+            return;
+        }
         let text = self.lines.get(line).copied().unwrap_or("");
-        let column = text.get(..e.at).unwrap_or(text).chars().count() + 1;
-        self.list.push(AsmError {
-            file: self.file.to_string(),
-            line: line + 1,
-            column,
-            message: e.message,
-            source_line: text.to_string(),
-        });
+        self.list
+            .push(AsmError::new(self.file, line + 1, text, e.at, e.message));
     }
 
     fn check(&mut self) -> Result<(), AsmErrors> {
@@ -280,6 +307,14 @@ struct Assembler<'s> {
     equs: HashMap<String, i64>,
     params: Vec<String>,
     labels: HashMap<String, u32>,
+}
+
+/// What a name of the label namespace names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NameKind {
+    Entry,
+    Label,
+    Constant,
 }
 
 /// Results of address assignment.
@@ -317,35 +352,62 @@ impl Assembler<'_> {
     /// Labels, entries and constants share one namespace; parameters have
     /// their own. Constants are evaluated here, so `li` can be sized.
     fn define_names(&mut self) {
-        let mut defined: HashMap<String, usize> = HashMap::new();
+        // Name -> (line of the first definition, what it names, whether an
+        // entry and a label already share it).
+        let mut defined: HashMap<String, (usize, NameKind, bool)> = HashMap::new();
         let mut shared_seen = false;
         let mut stack_seen = false;
         for (line, stmt) in &self.stmts {
             let line = *line;
-            let mut define = |name: &str, at: usize, what: &str, diags: &mut Diags| {
-                if let Some(first) = defined.get(name) {
-                    diags.push(
-                        line,
-                        raw(
-                            at,
-                            format!(
-                                "duplicate {what} `{name}` (first defined on line {})",
-                                first + 1
+            // An entry and one label may share a name; `assign_addresses`
+            // then checks that they share the address too.
+            let mut define =
+                |name: &str, at: usize, kind: NameKind, diags: &mut Diags| match defined
+                    .get_mut(name)
+                {
+                    None => {
+                        defined.insert(name.to_string(), (line, kind, false));
+                        true
+                    }
+                    Some((_, first, shared))
+                        if !*shared
+                            && matches!(
+                                (*first, kind),
+                                (NameKind::Entry, NameKind::Label)
+                                    | (NameKind::Label, NameKind::Entry)
+                            ) =>
+                    {
+                        *shared = true;
+                        true
+                    }
+                    Some((first, ..)) => {
+                        let what = if kind == NameKind::Constant {
+                            "constant"
+                        } else {
+                            "label"
+                        };
+                        diags.push(
+                            line,
+                            raw(
+                                at,
+                                format!(
+                                    "duplicate {what} `{name}` (first defined on line {})",
+                                    *first + 1
+                                ),
                             ),
-                        ),
-                    );
-                    false
-                } else {
-                    defined.insert(name.to_string(), line);
-                    true
-                }
-            };
+                        );
+                        false
+                    }
+                };
             match stmt {
-                Stmt::Label { name, at } | Stmt::Entry { name, at } => {
-                    define(name, *at, "label", &mut self.diags);
+                Stmt::Label { name, at } => {
+                    define(name, *at, NameKind::Label, &mut self.diags);
+                }
+                Stmt::Entry { name, at } => {
+                    define(name, *at, NameKind::Entry, &mut self.diags);
                 }
                 Stmt::Equ { name, at, val } => {
-                    if !define(name, *at, "constant", &mut self.diags) {
+                    if !define(name, *at, NameKind::Constant, &mut self.diags) {
                         continue;
                     }
                     let v = match &val.value {
@@ -414,17 +476,36 @@ impl Assembler<'_> {
         let mut too_big = false;
         for (line, stmt) in &self.stmts {
             let (at, size) = match stmt {
-                Stmt::Label { name, .. } | Stmt::Entry { name, .. } => {
+                Stmt::Label { name, at } | Stmt::Entry { name, at } => {
                     // Addresses above MAX_IMEM_WORDS are reported below.
                     let pc = addr.min(u32::MAX as usize) as u32;
-                    self.labels.insert(name.clone(), pc);
-                    layout.symbols.push((name.clone(), pc));
-                    if let Stmt::Entry { at, .. } = stmt {
+                    // A second definition is an entry and a label sharing
+                    // the name (`define_names` let only that through).
+                    if let Some(first) = self.labels.insert(name.clone(), pc) {
+                        if first != pc {
+                            let (this, other) = match stmt {
+                                Stmt::Entry { .. } => ("entry point", "label"),
+                                _ => ("label", "entry point"),
+                            };
+                            self.diags.push(
+                                *line,
+                                raw(
+                                    *at,
+                                    format!(
+                                        "duplicate label `{name}`: the {other} `{name}` is at address {first}, this {this} at {pc} (an entry and a label may share a name only at the same address)"
+                                    ),
+                                ),
+                            );
+                        }
+                    }
+                    if let Stmt::Entry { .. } = stmt {
                         layout.entries.push(Entry {
                             name: name.clone(),
                             pc,
                         });
                         layout.entry_stmts.push((*line, *at));
+                    } else {
+                        layout.symbols.push((name.clone(), pc));
                     }
                     continue;
                 }
@@ -677,13 +758,8 @@ mod tests {
 
     #[test]
     fn caret_keeps_tabs() {
-        let e = AsmError {
-            file: "f.s".into(),
-            line: 2,
-            column: 3,
-            message: "m".into(),
-            source_line: "\tab".into(),
-        };
-        assert_eq!(e.to_string(), "f.s:2:3: error: m\n\tab\n\t ^");
+        let e = AsmError::new("f.s", 2, "\tab", 2, "m".into());
+        assert_eq!((e.column, e.caret), (3, 3));
+        assert_eq!(e.to_string(), "f.s:2:3: m\n\tab\n\t ^");
     }
 }

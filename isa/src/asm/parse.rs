@@ -6,8 +6,8 @@ use nom::character::complete::{char, multispace0};
 use nom::sequence::{pair, terminated};
 
 use super::lex::{
-    atom, ident, is_register_like, is_symbol_name, parse_number, parse_pred, parse_reg, raw,
-    shorten, Cursor, Res,
+    atom, ident, is_param_name, is_register_like, is_symbol_name, parse_number, parse_pred,
+    parse_reg, raw, shorten, Cursor, Res,
 };
 use crate::instr::*;
 
@@ -289,6 +289,25 @@ impl<'c, 'a> Ops<'c, 'a> {
         value_here(self.c, what)
     }
 
+    /// The operand of `ldparam`: a value, or a parameter name even when it
+    /// is shaped like a register.
+    fn param(&mut self) -> Res<Val> {
+        let what = "a parameter index or name";
+        self.start(what)?;
+        match self.c.run(atom) {
+            Some((at, t)) if is_register_like(t) && is_param_name(t) => Ok(Val {
+                value: Value::Sym(t.to_string()),
+                at,
+                negate: false,
+            }),
+            Some((at, t)) => classify_value(at, t, what),
+            None => Err(raw(
+                self.c.pos,
+                format!("expected {what}, {}", self.c.found()),
+            )),
+        }
+    }
+
     /// A register or an immediate; `no_imm` is the message to give for a
     /// number when the operation has no immediate form.
     fn reg_or_imm(&mut self, no_imm: Option<String>) -> Res<Result<Reg, Val>> {
@@ -435,6 +454,7 @@ fn name_here(c: &mut Cursor, what: &str) -> Res<(usize, String)> {
     }
     match c.run(atom) {
         Some((at, t)) if is_symbol_name(t) => Ok((at, t.to_string())),
+        Some((at, t)) if what == "parameter" && is_param_name(t) => Ok((at, t.to_string())),
         Some((at, t)) if is_register_like(t) => Err(raw(
             at,
             format!("`{t}` is a register name and cannot name {a} {what}"),
@@ -606,7 +626,7 @@ fn instruction(c: &mut Cursor) -> Res<Stmt> {
         }
         Form::LdParam => {
             let rd = o.reg()?;
-            slot = Some((Slot::Param, o.value("a parameter index or name")?));
+            slot = Some((Slot::Param, o.param()?));
             Op::LdParam { rd, index: 0 }
         }
         Form::Load(space, width) => {
