@@ -101,6 +101,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
             grid: [args.blocks, 1, 1],
             block: [threads, 1, 1],
             params: &params,
+            stack_bytes: kernel.stack_bytes,
         };
         let mut best = f64::INFINITY;
         let mut stats = None;
@@ -184,6 +185,7 @@ fn run_core(args: &BenchArgs) -> Result<(), String> {
             grid: [2, 1, 1],
             block: [threads, 1, 1],
             params: &params,
+            stack_bytes: kernel.stack_bytes,
         };
         let time = |f: &mut dyn FnMut() -> Result<concord_testbench::trace::Counters, String>| {
             let mut best = f64::INFINITY;

@@ -167,6 +167,7 @@ pub fn run(args: RunArgs) -> Result<(), String> {
         grid: prepared.grid,
         block: prepared.block,
         params: &prepared.params,
+        stack_bytes: kernel.stack_bytes,
     };
     let (global, stats) = match args.model {
         Model::Functional => run_functional(&args, &config, &launch, &prepared)?,

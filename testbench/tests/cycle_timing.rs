@@ -635,6 +635,7 @@ fn run_reports_every_cycle_and_the_watchdog() {
         grid: [1, 1, 1],
         block: [4, 1, 1],
         params: &[],
+        stack_bytes: kernel.stack_bytes,
     };
     let mut seen = Vec::new();
     let mut f = |n: u64, t: &TracePort| seen.push((n, t.state));
