@@ -551,7 +551,9 @@ fn control_transfers_outside_the_program_trap_at_the_transfer() {
 fn accesses_outside_the_own_stack_trap_as_stack_overflow() {
     // r2 = the address each lane stores to, r3 = 4096 - 64 * tid (its stack top).
     let prelude = ".stack 64\ns2r r1, %tid\nshl r3, r1, 6\nmovi r4, 4096\nsub r3, r4, r3\n";
-    let cases: [(&str, &str, Option<(u32, u32, u32)>); 7] = [
+    // (what, body, the expected trap's lanes, address and thread)
+    type Expect = Option<(u32, u32, u32)>;
+    let cases: [(&str, &str, Expect); 7] = [
         (
             "own stack, top word",
             "add r2, r3, -4\nst.global [r2], r1\n",

@@ -590,7 +590,10 @@ fn trap_registers() {
     // its own pc; the address register holds the next PC.
     let r = run4(&small(1), "nop\n");
     let trap = r.core.trap().unwrap();
-    assert_eq!(trap.cause, TrapCause::NextPcOutOfRange { target: 1, len: 1 });
+    assert_eq!(
+        trap.cause,
+        TrapCause::NextPcOutOfRange { target: 1, len: 1 }
+    );
     assert_eq!((trap.lanes, trap.pc), (0b1111, 0));
     assert_eq!((r.core.host_read(1), r.core.host_read(8)), (10, 1));
     assert_eq!(r.counters().cycles, SMALL_INIT + ISSUE_ARB);
