@@ -1269,16 +1269,13 @@ impl Logic for Core {
                 self.oorm.next = self.oorm.val() | self.lane_bit[l].val();
             }
         }
-        // Then stack overflows (aligned, in-range lanes only).
+        // Then stack overflows: reported only when no lane is misaligned
+        // or out of range, so no lane's `stk` needs to exclude those.
         self.stkm.next = self.zero32.val();
         // The next-PC check: every active lane that does not exit.
         self.pcm.next = self.zero32.val();
         for l in 0..self._lanes {
-            if self.exec.q.val().get_bit(l)
-                && !self.lanes[l].mis.val()
-                && !self.lanes[l].oor.val()
-                && self.lanes[l].stk.val()
-            {
+            if self.exec.q.val().get_bit(l) && self.lanes[l].stk.val() {
                 self.stkm.next = self.stkm.val() | self.lane_bit[l].val();
             }
             if self.warps.gmask_cur.val().get_bit(l)
