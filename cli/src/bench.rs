@@ -105,6 +105,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             grid: [args.blocks, 1, 1],
             block: [threads, 1, 1],
             params: &params,
+            stack_bytes: kernel.stack_bytes,
         };
         let mut best = f64::INFINITY;
         let mut stats = None;
@@ -191,6 +192,7 @@ fn run_core(args: &BenchArgs) -> Result<(), CliError> {
             grid: [2, 1, 1],
             block: [threads, 1, 1],
             params: &params,
+            stack_bytes: kernel.stack_bytes,
         };
         let time = |f: &mut dyn FnMut() -> Result<concord_testbench::trace::Counters, CliError>| {
             let mut best = f64::INFINITY;

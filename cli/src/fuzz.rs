@@ -90,6 +90,7 @@ pub fn run(args: FuzzArgs) -> Result<(), CliError> {
             grid: [program.blocks, 1, 1],
             block: [program.threads, 1, 1],
             params: &program.params,
+            stack_bytes: kernel.stack_bytes,
         };
         let mut global = program.global_init.clone();
         global.resize(config.global_memory_bytes as usize, 0);

@@ -408,6 +408,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         grid: prepared.grid,
         block: prepared.block,
         params: &prepared.params,
+        stack_bytes: kernel.stack_bytes,
     };
     let outputs = RunOutputs {
         trace: trace.map(|t| TraceOut::new(t, args.trace_limit)),

@@ -268,6 +268,71 @@ fn traps_exit_non_zero_with_a_report() {
     assert!(err.contains("outside global memory"), "{err}");
 }
 
+/// Issue 12, items 8 and 12: a stack overflow and a jump outside the
+/// program give the same one-line trap report on the functional model, the
+/// cycle model and the RTL in lock-step (which used to give a wrong result
+/// with exit 0, a misleading `ret` trap, or a simulator mismatch).
+#[test]
+fn run_time_traps_are_reported_alike_by_every_model() {
+    let dir = scratch("run-time-traps");
+    std::fs::write(
+        dir.join("rec.cu"),
+        "__device__ int sum(int n)\n{\n    if (n == 0) {\n        return 0;\n    }\n    return n + sum(n - 1);\n}\n\n__global__ void rec(int *d, int *o)\n{\n    int t = threadIdx.x;\n    o[t] = 1000 + sum(d[t]);\n}\n",
+    )
+    .unwrap();
+    let config = repo().join("configs/small.yaml");
+    std::fs::write(
+        dir.join("rec.yaml"),
+        format!(
+            "program: rec.cu\nconfig: {}\ngrid: [1]\nblock: [2]\nargs:\n  - {{ name: d, buffer: i32, data: [3, 1] }}\n  - {{ name: o, buffer: i32, len: 2 }}\noutputs: [o]\n",
+            config.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("jmp.s"), "li r1, 0xffffffff\njmp r1\n").unwrap();
+    std::fs::write(
+        dir.join("jmp.yaml"),
+        format!(
+            "program: jmp.s\nconfig: {}\ngrid: [1]\nblock: [1]\n",
+            config.display()
+        ),
+    )
+    .unwrap();
+    let rec = dir.join("rec.yaml");
+    let jmp = dir.join("jmp.yaml");
+    let runs: [(&[&str], &str); 2] = [
+        // Thread 0 outgrows its 32 bytes into thread 1's stack (this used
+        // to print o = [1006, 0] and exit 0).
+        (
+            &["run", rec.to_str().unwrap(), "--stack-bytes", "32"],
+            "is outside thread 0's stack 0x000fffe0..0x00100000\n",
+        ),
+        (
+            &["run", jmp.to_str().unwrap()],
+            "error: trap in block (0,0,0) warp 0 lane(s) 0 at pc 1: next PC 4294967295 (0xffffffff) is outside the program (2 words)\n",
+        ),
+    ];
+    for (args, want) in runs {
+        let mut reports = Vec::new();
+        for model in ["functional", "cycle", "rtl"] {
+            let mut a = args.to_vec();
+            a.extend(["--model", model]);
+            let (code, stderr) = failing(&a);
+            assert!(
+                stderr.starts_with("error: trap in block (0,0,0) warp 0 lane(s) 0 at pc "),
+                "--model {model}: {stderr}"
+            );
+            assert!(stderr.ends_with(want), "--model {model}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "--model {model}: {stderr}");
+            reports.push((code, stderr));
+        }
+        assert!(
+            reports.iter().all(|r| *r == reports[0]),
+            "{args:?}: {reports:#?}"
+        );
+    }
+}
+
 #[test]
 fn help_has_examples() {
     let out = ok(&["--help"]);

@@ -112,6 +112,7 @@ fn main() {
         grid: prepared.grid,
         block: prepared.block,
         params: &prepared.params,
+        stack_bytes: kernel.stack_bytes,
     };
     let machine_ok = concord_isa::func::run(
         &config,

@@ -82,6 +82,7 @@ fn check_one(
         grid: prepared.grid,
         block: prepared.block,
         params: &prepared.params,
+        stack_bytes: out.compiled.kernel.stack_bytes,
     };
     func::run(
         config,

@@ -32,6 +32,7 @@ use crate::decode::Decoder;
 use crate::lane::{Lane, LaneParams, Loads, RowSel, TidGen, LINE_BITS, RF_ADDR_BITS};
 use crate::ram::Ram;
 use crate::shared::{Shared, ROW_BITS};
+use crate::stack::StackRegs;
 use crate::util::{Ext, Pack, PackBits, Popcount, Reg, RegE};
 use crate::warps::WarpState;
 
@@ -61,6 +62,7 @@ pub mod host {
     pub const GRID: u64 = 0x20002;
     pub const BLOCK: u64 = 0x20005;
     pub const PARAM_COUNT: u64 = 0x20008;
+    pub const STACK_BYTES: u64 = 0x20009;
     pub const PARAM: u64 = 0x20010;
     pub const START: u64 = 0x200FF;
     /// Read addresses.
@@ -88,6 +90,8 @@ pub mod cause {
     pub const RET_AT_ZERO: u64 = 6;
     pub const BARRIER: u64 = 7;
     pub const MISSING_PARAM: u64 = 8;
+    pub const STACK_OVERFLOW: u64 = 9;
+    pub const NEXT_PC: u64 = 10;
 }
 
 /// Number of 64-bit counters (§2).
@@ -111,15 +115,21 @@ fn regse<T: Synth>(n: usize) -> Vec<RegE<T>> {
 }
 
 /// Host-written registers in `HostDec::sel` order: entry pc, code length,
-/// grid x..z, block x..z, parameter count, parameters 0..15.
+/// grid x..z, block x..z, parameter count, parameters 0..15, stack bytes.
 fn host_addrs() -> Vec<u64> {
     let mut a = vec![host::ENTRY_PC, host::CODE_LEN];
     a.extend((0..3).map(|i| host::GRID + i));
     a.extend((0..3).map(|i| host::BLOCK + i));
     a.push(host::PARAM_COUNT);
     a.extend((0..MAX_PARAM_WORDS as u64).map(|i| host::PARAM + i));
+    a.push(host::STACK_BYTES);
     a
 }
+
+/// `HostDec::sel` index of the stack-bytes register; `update` writes the
+/// literal (rust-hdl indexes only with literals and loop variables).
+const SEL_STACK_BYTES: usize = 9 + MAX_PARAM_WORDS;
+const _: () = assert!(SEL_STACK_BYTES == 25);
 
 /// Host read table size: status .. threads, then two words per counter.
 const HOST_READS: usize = host::R_COUNTERS as usize + 2 * COUNTERS;
@@ -217,8 +227,6 @@ pub struct Core {
     pd7: Ext<3, 7>,
     curx32: Ext<4, 32>,
     gpcx: Ext<16, 32>,
-    /// `call`/`callr` link value: `pc + 1` modulo 2^16, like every PC.
-    linkx: Ext<16, 32>,
     tpcx: Ext<16, 32>,
     twx: Ext<4, 32>,
     tcx: Ext<4, 32>,
@@ -229,6 +237,7 @@ pub struct Core {
     loads: Loads,
     rowsel: RowSel,
     tidgen: TidGen,
+    stk: StackRegs,
     wpack: Pack<8, LINE_BITS>,
     mpack: PackBits<128>,
 
@@ -248,6 +257,7 @@ pub struct Core {
     bid: Vec<RegE<Bits<32>>>,
     param_count: RegE<Bits<32>>,
     params: Vec<RegE<Bits<32>>>,
+    stk_bytes: RegE<Bits<32>>,
     threads: RegE<Bits<32>>,
     arrived: Reg<Bits<32>>,
     exited: Reg<Bits<32>>,
@@ -318,6 +328,11 @@ pub struct Core {
     oorm: Signal<Local, Bits<32>>,
     mis_a: Signal<Local, Bits<32>>,
     oor_a: Signal<Local, Bits<32>>,
+    stkm: Signal<Local, Bits<32>>,
+    stk_a: Signal<Local, Bits<32>>,
+    // next PC outside the program
+    pcm: Signal<Local, Bits<32>>,
+    pc_a: Signal<Local, Bits<32>>,
     row: Signal<Local, Bits<32>>,
     sv_maddr: Signal<Local, Bits<32>>,
     sv_data: Signal<Local, Bits<32>>,
@@ -356,6 +371,8 @@ pub struct Core {
     tc_ret: Constant<Bits<4>>,
     tc_barrier: Constant<Bits<4>>,
     tc_param: Constant<Bits<4>>,
+    tc_stack: Constant<Bits<4>>,
+    tc_npc: Constant<Bits<4>>,
     kind_read: Constant<Bits<2>>,
     kind_write: Constant<Bits<2>>,
     kind_atomic: Constant<Bits<2>>,
@@ -471,7 +488,6 @@ impl Core {
             pd7: Default::default(),
             curx32: Default::default(),
             gpcx: Default::default(),
-            linkx: Default::default(),
             tpcx: Default::default(),
             twx: Default::default(),
             tcx: Default::default(),
@@ -482,6 +498,7 @@ impl Core {
             loads: Loads::new(lanes, p.line_bytes / 4),
             rowsel: RowSel::new(lanes, p.banks),
             tidgen: TidGen::new(lanes),
+            stk: StackRegs::new(lanes, p.warps, p.global_bytes),
             wpack: Pack::new(p.line_bytes),
             mpack: PackBits::new(p.line_bytes),
             st: Default::default(),
@@ -499,6 +516,7 @@ impl Core {
             bid: regse(3),
             param_count: Default::default(),
             params: regse(MAX_PARAM_WORDS),
+            stk_bytes: Default::default(),
             threads: Default::default(),
             arrived: Default::default(),
             exited: Default::default(),
@@ -562,6 +580,10 @@ impl Core {
             oorm: Default::default(),
             mis_a: Default::default(),
             oor_a: Default::default(),
+            stkm: Default::default(),
+            stk_a: Default::default(),
+            pcm: Default::default(),
+            pc_a: Default::default(),
             row: Default::default(),
             sv_maddr: Default::default(),
             sv_data: Default::default(),
@@ -595,6 +617,8 @@ impl Core {
             tc_ret: k(cause::RET_AT_ZERO),
             tc_barrier: k(cause::BARRIER),
             tc_param: k(cause::MISSING_PARAM),
+            tc_stack: k(cause::STACK_OVERFLOW),
+            tc_npc: k(cause::NEXT_PC),
             kind_read: k(KIND_READ),
             kind_write: k(KIND_WRITE),
             kind_atomic: k(KIND_ATOMIC),
@@ -657,6 +681,7 @@ impl Logic for Core {
             entry_pc,
             code_len,
             param_count,
+            stk_bytes,
             threads,
             arrived,
             exited,
@@ -750,6 +775,15 @@ impl Logic for Core {
         self.param_count.en.next = false;
         self.param_count.ld.next = self.hostdec.sel[8].val();
         self.param_count.lv.next = self.host_wdata.val();
+        self.stk_bytes.reset.next = self.reset.val();
+        self.stk_bytes.en.next = false;
+        self.stk_bytes.ld.next = self.hostdec.sel[25].val();
+        self.stk_bytes.lv.next = self.host_wdata.val();
+        // Stack limits, derived from the stack bytes in registers.
+        self.stk.clock.next = self.clock.val();
+        self.stk.reset.next = self.reset.val();
+        self.stk.s.next = self.stk_bytes.q.val();
+        self.stk.cur.next = self.cur.q.val();
         for i in 0..3 {
             self.grid[i].reset.next = self.reset.val();
             self.grid[i].en.next = false;
@@ -851,7 +885,6 @@ impl Logic for Core {
         self.pd7.i.next = self.decode.pd.val();
         self.curx32.i.next = self.cur.q.val();
         self.gpcx.i.next = self.warps.gpc_cur.val();
-        self.linkx.i.next = self.warps.gpc_cur.val() + self.one16.val();
         self.tpcx.i.next = self.t_pc.q.val();
         self.twx.i.next = self.t_warp.q.val();
         self.tcx.i.next = self.t_cause.q.val();
@@ -894,7 +927,8 @@ impl Logic for Core {
         self.bc.threads.next = self.threads.q.val();
         self.bc.clock_lo.next = self.c_cycles.q.val().get_bits::<32>(0);
         self.bc.clock_hi.next = self.c_cycles.q.val().get_bits::<32>(32);
-        self.bc.link.next = self.linkx.o.val();
+        // `pc + 1` in 32 bits: 65536 after a call at the last address.
+        self.bc.link.next = self.gpcx.o.val() + self.st_one.val();
         self.bc.ballot.next = self.pctl.ballot.val();
 
         // Memory access limits.
@@ -968,6 +1002,16 @@ impl Logic for Core {
             self.lanes[l].tz.next = self.tidgen.tz[l].val();
             self.lanes[l].amask.next = self.mc.amask.val();
             self.lanes[l].limit.next = self.mc.limit.val();
+            self.lanes[l].stk_top.next = self.stk.tops[l].val();
+            self.lanes[l].stk_lo.next = self.stk.tops[l + 1].val();
+            self.lanes[l].stk_woff.next = self.stk.woff.val();
+            self.lanes[l].stk_from.next = self.stk.from.val();
+            self.lanes[l].code_len.next = self.code_len.q.val();
+            self.lanes[l].seq_pc.next = self.gpcx.o.val() + self.st_one.val();
+            self.lanes[l].seq_bad.next =
+                (self.gpcx.o.val() + self.st_one.val()) >= self.code_len.q.val();
+            self.lanes[l].tgt_pc.next = self.decode.imm.val();
+            self.lanes[l].tgt_bad.next = self.decode.imm.val() >= self.code_len.q.val();
             self.lanes[l].m_atom.next = self.decode.k_atom.val();
             self.lanes[l].m_shared.next = self.decode.shared.val();
             self.lanes[l].mlog.next = self.decode.mlog.val();
@@ -1225,8 +1269,26 @@ impl Logic for Core {
                 self.oorm.next = self.oorm.val() | self.lane_bit[l].val();
             }
         }
+        // Then stack overflows: reported only when no lane is misaligned
+        // or out of range, so no lane's `stk` needs to exclude those.
+        self.stkm.next = self.zero32.val();
+        // The next-PC check: every active lane that does not exit.
+        self.pcm.next = self.zero32.val();
+        for l in 0..self._lanes {
+            if self.exec.q.val().get_bit(l) && self.lanes[l].stk.val() {
+                self.stkm.next = self.stkm.val() | self.lane_bit[l].val();
+            }
+            if self.warps.gmask_cur.val().get_bit(l)
+                && self.lanes[l].npc_bad.val()
+                && !(self.decode.k_exit.val() && self.exec.q.val().get_bit(l))
+            {
+                self.pcm.next = self.pcm.val() | self.lane_bit[l].val();
+            }
+        }
         self.mis_a.next = self.zero32.val();
         self.oor_a.next = self.zero32.val();
+        self.stk_a.next = self.zero32.val();
+        self.pc_a.next = self.zero32.val();
         for lm1 in self._lm1..self._lanes {
             for n in 0..self._lanes {
                 if self.mism.val().get_bit(lm1 - n) {
@@ -1234,6 +1296,12 @@ impl Logic for Core {
                 }
                 if self.oorm.val().get_bit(lm1 - n) {
                     self.oor_a.next = self.lanes[lm1 - n].maddr_n.val();
+                }
+                if self.stkm.val().get_bit(lm1 - n) {
+                    self.stk_a.next = self.lanes[lm1 - n].maddr_n.val();
+                }
+                if self.pcm.val().get_bit(lm1 - n) {
+                    self.pc_a.next = self.lanes[lm1 - n].npc_full.val();
                 }
             }
         }
@@ -1400,6 +1468,17 @@ impl Logic for Core {
                     self.tl.next = self.oorm.val();
                     self.ta.next = self.oor_a.val();
                     self.td.next = self.mc.amask.val() + 1;
+                } else if self.stkm.val().any() {
+                    self.trap.next = true;
+                    self.tc.next = self.tc_stack.val();
+                    self.tl.next = self.stkm.val();
+                    self.ta.next = self.stk_a.val();
+                    self.td.next = self.mc.amask.val() + 1;
+                } else if self.pcm.val().any() {
+                    self.trap.next = true;
+                    self.tc.next = self.tc_npc.val();
+                    self.tl.next = self.pcm.val();
+                    self.ta.next = self.pc_a.val();
                 } else {
                     self.pending.d.next = self.exec.q.val();
                     if self.exec.q.val().any() {
@@ -1418,6 +1497,11 @@ impl Logic for Core {
                     self.trap.next = true;
                     self.tc.next = self.tc_ret.val();
                     self.tl.next = self.zdep.val();
+                } else if self.pcm.val().any() {
+                    self.trap.next = true;
+                    self.tc.next = self.tc_npc.val();
+                    self.tl.next = self.pcm.val();
+                    self.ta.next = self.pc_a.val();
                 } else {
                     self.warps.grp_we.next = true;
                     self.warps.grp_valid.next = false;
@@ -1464,6 +1548,11 @@ impl Logic for Core {
                     self.trap.next = true;
                     self.tc.next = self.tc_param.val();
                     self.td.next = self.decode.imm.val();
+                } else if self.pcm.val().any() {
+                    self.trap.next = true;
+                    self.tc.next = self.tc_npc.val();
+                    self.tl.next = self.pcm.val();
+                    self.ta.next = self.pc_a.val();
                 } else {
                     if self.decode.wr_rd.val() {
                         self.rfwe.next = self.exec.q.val();

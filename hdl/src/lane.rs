@@ -396,6 +396,13 @@ pub struct Lane {
     pub m_shared: Signal<In, bool>,
     pub mlog: Signal<In, Bits<2>>,
     pub atom_func: Signal<In, Bits<4>>,
+    /// The per-thread stacks (`crate::stack::StackRegs`): this lane's stack
+    /// in warp 0 is `[stk_lo, stk_top)`, in warp `cur` `stk_woff` lower;
+    /// the stacks and their guard zone start at `stk_from`.
+    pub stk_top: Signal<In, Bits<32>>,
+    pub stk_lo: Signal<In, Bits<32>>,
+    pub stk_woff: Signal<In, Bits<32>>,
+    pub stk_from: Signal<In, Bits<32>>,
     /// The shared row's word at `widx` (the core's `RowSel`).
     pub raw_sh: Signal<In, Bits<32>>,
 
@@ -411,6 +418,14 @@ pub struct Lane {
     pub pc_tgt: Signal<In, Bits<16>>,
     pub depth_inc: Signal<In, bool>,
     pub depth_dec: Signal<In, bool>,
+    /// The next-PC check (`concord_isa::checks`): the program's length,
+    /// `pc + 1` and the target in 32 bits, and whether each is outside the
+    /// program (`seq_bad`, `tgt_bad`; a register target is compared here).
+    pub code_len: Signal<In, Bits<32>>,
+    pub seq_pc: Signal<In, Bits<32>>,
+    pub seq_bad: Signal<In, bool>,
+    pub tgt_pc: Signal<In, Bits<32>>,
+    pub tgt_bad: Signal<In, bool>,
 
     // Outputs.
     /// Result of a data instruction (the register write data unless the
@@ -421,6 +436,12 @@ pub struct Lane {
     pub cmp: Signal<Out, bool>,
     pub mis: Signal<Out, bool>,
     pub oor: Signal<Out, bool>,
+    /// The access touches the stacks or their guard zone outside this
+    /// lane's own stack (meaningful when it is aligned and in range).
+    pub stk: Signal<Out, bool>,
+    /// This lane's next PC (all 32 bits) and whether it is outside the program.
+    pub npc_full: Signal<Out, Bits<32>>,
+    pub npc_bad: Signal<Out, bool>,
     pub maddr_n: Signal<Out, Bits<32>>,
     /// The latched address and its shared-memory row.
     pub maddr_q: Signal<Out, Bits<32>>,
@@ -475,6 +496,8 @@ pub struct Lane {
     sreg_val: Signal<Local, Bits<32>>,
     // Memory locals.
     mval: Signal<Local, Bits<32>>,
+    own_top: Signal<Local, Bits<32>>,
+    own_lo: Signal<Local, Bits<32>>,
     ext_m: Ext<32, KEY_BITS>,
     old_lt_s: Signal<Local, bool>,
     old_lt_u: Signal<Local, bool>,
@@ -592,6 +615,15 @@ impl Lane {
             m_shared: Default::default(),
             mlog: Default::default(),
             atom_func: Default::default(),
+            stk_top: Default::default(),
+            stk_lo: Default::default(),
+            stk_woff: Default::default(),
+            stk_from: Default::default(),
+            code_len: Default::default(),
+            seq_pc: Default::default(),
+            seq_bad: Default::default(),
+            tgt_pc: Default::default(),
+            tgt_bad: Default::default(),
             raw_sh: Default::default(),
             init0: Default::default(),
             entry_pc: Default::default(),
@@ -607,6 +639,9 @@ impl Lane {
             cmp: Default::default(),
             mis: Default::default(),
             oor: Default::default(),
+            stk: Default::default(),
+            npc_full: Default::default(),
+            npc_bad: Default::default(),
             maddr_n: Default::default(),
             maddr_q: Default::default(),
             row: Default::default(),
@@ -655,6 +690,8 @@ impl Lane {
             tid: Default::default(),
             sreg_val: Default::default(),
             mval: Default::default(),
+            own_top: Default::default(),
+            own_lo: Default::default(),
             ext_m: Default::default(),
             old_lt_s: Default::default(),
             old_lt_u: Default::default(),
@@ -984,6 +1021,14 @@ impl Logic for Lane {
         self.row.next = self.maddr.q.val() >> self.row_shift.val();
         self.mis.next = (self.maddr_n.val() & self.amask.val()).any();
         self.oor.next = self.maddr_n.val() > self.limit.val();
+        // Stack rule: S and G are multiples of 4 and the access is aligned,
+        // so comparing its first byte's address decides (`checks::Stacks`).
+        self.own_top.next = self.stk_top.val() - self.stk_woff.val();
+        self.own_lo.next = self.stk_lo.val() - self.stk_woff.val();
+        self.stk.next = !self.m_shared.val()
+            && (self.maddr_n.val() >= self.stk_from.val())
+            && !((self.maddr_n.val() >= self.own_lo.val())
+                && (self.maddr_n.val() < self.own_top.val()));
         self.mval.next = self.maddr.q.val() >> self.line_shift.val();
         if self.m_shared.val() {
             self.mval.next = self.maddr.q.val() >> self.row_shift.val();
@@ -1086,6 +1131,16 @@ impl Logic for Lane {
         }
         if self.pc_sel_a.val() {
             self.npc.next = self.a.q.val().get_bits::<16>(0);
+        }
+        self.npc_full.next = self.seq_pc.val();
+        self.npc_bad.next = self.seq_bad.val();
+        if self.pc_sel_t.val() {
+            self.npc_full.next = self.tgt_pc.val();
+            self.npc_bad.next = self.tgt_bad.val();
+        }
+        if self.pc_sel_a.val() {
+            self.npc_full.next = self.a.q.val();
+            self.npc_bad.next = self.a.q.val() >= self.code_len.val();
         }
         self.dcur.next = self.depth[0].q.val();
         for w in 1..self._warps {

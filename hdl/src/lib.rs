@@ -17,6 +17,7 @@ pub mod decode;
 pub mod lane;
 pub mod ram;
 pub mod shared;
+pub mod stack;
 pub mod util;
 pub mod warps;
 
@@ -26,6 +27,8 @@ use rust_hdl_core::prelude::*;
 
 /// Name of the generated top module.
 pub const TOP_MODULE: &str = "concord_core";
+/// Width of the PC registers and of every PC port (docs/microarchitecture.md §1).
+pub const PC_BITS: u32 = 16;
 /// Name of the arbiter module in the generated Verilog.
 pub const ARBITER_MODULE: &str = "arbiter";
 
@@ -130,7 +133,9 @@ pub fn check_config(c: &CoreConfig) -> Result<(), HdlError> {
     )?;
     rule(
         "imem_words",
-        pow2(c.imem_words) && c.imem_words <= 1 << 16,
+        // The PC registers, `trace_pc` and the arbiter's PC key are 16 bits:
+        // enough for every PC of such a memory (`checks::pc_bits`).
+        pow2(c.imem_words) && concord_isa::checks::pc_bits(c.imem_words) <= PC_BITS,
         || {
             format!(
                 "{} words: the instruction memory must be a power of two of at most 65536 words",

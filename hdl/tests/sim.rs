@@ -97,7 +97,13 @@ struct RtlRun {
     blocks: Vec<BlockEnd>,
 }
 
-fn run_rtl(config: &CoreConfig, bin: &PathBuf, case: &Case, code: &[u32], entry: u32) -> RtlRun {
+fn run_rtl(
+    config: &CoreConfig,
+    bin: &PathBuf,
+    case: &Case,
+    kernel: &concord_isa::container::Kernel,
+) -> RtlRun {
+    let (code, entry) = (&kernel.code, kernel.entries[0].pc);
     let mut s = String::new();
     s += &format!(
         "latency {}\nmemsize {}\ntrace 1\n",
@@ -119,6 +125,7 @@ fn run_rtl(config: &CoreConfig, bin: &PathBuf, case: &Case, code: &[u32], entry:
     for (i, p) in case.params.iter().enumerate() {
         s += &format!("write {} {}\n", 0x20010 + i, p);
     }
+    s += &format!("write {} {}\n", 0x20009, kernel.stack_bytes);
     s += &format!("write {} 1\nrun {}\n", 0x200FF, case.max_cycles);
     let dir = common::scratch("runs");
     let script = dir.join(format!(
@@ -240,7 +247,7 @@ fn check(config: &CoreConfig, case: &Case) -> Result<func::Stats, Trap> {
         .unwrap_or_else(|e| panic!("{}: {e}", case.name));
     let entry = kernel.entries[0].pc;
     let bin = sim_binary(config);
-    let rtl = run_rtl(config, &bin, case, &kernel.code, entry);
+    let rtl = run_rtl(config, &bin, case, &kernel);
 
     let mut global = vec![0u8; config.global_memory_bytes as usize];
     for (a, w) in &case.mem {
@@ -259,6 +266,7 @@ fn check(config: &CoreConfig, case: &Case) -> Result<func::Stats, Trap> {
         grid: case.grid,
         block: case.block,
         params: &case.params,
+        stack_bytes: kernel.stack_bytes,
     };
     let result = func::run(
         config,
@@ -352,7 +360,10 @@ fn check(config: &CoreConfig, case: &Case) -> Result<func::Stats, Trap> {
             assert_eq!(rtl.regs[4], trap.lanes, "{name}: trap lanes of {trap}");
             assert_eq!(&rtl.regs[5..8], &trap.block, "{name}: trap block of {trap}");
             match &trap.cause {
-                TrapCause::AddressOutOfRange { addr, .. } | TrapCause::Misaligned { addr, .. } => {
+                TrapCause::AddressOutOfRange { addr, .. }
+                | TrapCause::Misaligned { addr, .. }
+                | TrapCause::StackOverflow { addr, .. }
+                | TrapCause::NextPcOutOfRange { target: addr, .. } => {
                     assert_eq!(rtl.regs[8], *addr, "{name}: trap address of {trap}")
                 }
                 TrapCause::InvalidInstruction { word, .. } => {

@@ -26,6 +26,7 @@
 
 use std::fmt;
 
+use crate::checks::{self, Stacks};
 use crate::config::{Arbitration, CoreConfig};
 use crate::encoding::decode;
 use crate::instr::*;
@@ -50,6 +51,9 @@ pub struct Launch<'a> {
     pub block: [u32; 3],
     /// Kernel parameter words (`ldparam`).
     pub params: &'a [u32],
+    /// Per-thread stack bytes (`Kernel::stack_bytes`; 0: no stack). Global
+    /// accesses are checked against the stacks ([`crate::checks::Stacks`]).
+    pub stack_bytes: u32,
 }
 
 /// Limits of one run.
@@ -159,6 +163,10 @@ pub enum TrapCause {
         word: u32,
         reason: String,
     },
+    /// The arbiter selected lanes whose PC is at or beyond the end of the
+    /// program. Only an entry point outside the program gets there: every
+    /// other change of a PC is checked where it is made
+    /// ([`TrapCause::NextPcOutOfRange`]).
     PcOutOfRange {
         len: u32,
     },
@@ -174,6 +182,23 @@ pub enum TrapCause {
     MissingParam {
         index: u8,
         supplied: u32,
+    },
+    /// A global access of a lane touches the per-thread stacks (or the guard
+    /// zone below them) outside the lane's own stack `[lo, hi)`
+    /// ([`crate::checks::Stacks`]).
+    StackOverflow {
+        addr: u32,
+        bytes: u32,
+        /// The lane's thread in its block (`%tid`), the first faulting lane's.
+        thread: u32,
+        lo: u32,
+        hi: u32,
+    },
+    /// An instruction would send a lane to a PC at or beyond the end of the
+    /// program (`target`: the first such lane's next PC, all 32 bits).
+    NextPcOutOfRange {
+        target: u32,
+        len: u32,
     },
     Watchdog {
         limit: u64,
@@ -206,6 +231,8 @@ impl TrapCause {
             TrapCause::ReturnAtDepthZero => 6,
             TrapCause::BarrierNeverCompletes { .. } => 7,
             TrapCause::MissingParam { .. } => 8,
+            TrapCause::StackOverflow { .. } => 9,
+            TrapCause::NextPcOutOfRange { .. } => 10,
             TrapCause::Watchdog { .. } => return None,
         })
     }
@@ -242,6 +269,14 @@ impl fmt::Display for TrapCause {
             TrapCause::MissingParam { index, supplied } => write!(
                 f,
                 "`ldparam` reads parameter word {index} but the launch supplied {supplied}"
+            ),
+            TrapCause::StackOverflow { addr, bytes, thread, lo, hi } => write!(
+                f,
+                "stack overflow: global access of {bytes} byte(s) at address {addr:#010x} is outside thread {thread}'s stack {lo:#010x}..{hi:#010x}"
+            ),
+            TrapCause::NextPcOutOfRange { target, len } => write!(
+                f,
+                "next PC {target} ({target:#x}) is outside the program ({len} words)"
             ),
             TrapCause::Watchdog { limit, diagnosis } => {
                 write!(f, "watchdog: {limit} warp-instructions issued; {diagnosis}")
@@ -306,6 +341,8 @@ pub fn run(
         grid_dim: launch.grid,
         watchdog: options.watchdog,
         observer: observer.take(),
+        stacks: Stacks::new(config, launch.stack_bytes),
+        code_len: launch.code.len() as u32,
     };
     let [gx, gy, gz] = launch.grid;
     for bz in 0..gz {
@@ -359,6 +396,9 @@ struct Ctx<'a, 'o> {
     grid_dim: [u32; 3],
     watchdog: u64,
     observer: Option<&'o mut dyn Observer>,
+    stacks: Stacks,
+    /// The program's length in words: no lane's next PC may reach it.
+    code_len: u32,
 }
 
 /// One warp's architectural state.
@@ -626,6 +666,13 @@ impl Block {
         }
     }
 
+    /// A trap at the issuing instruction of warp `w` naming `lanes`.
+    fn trap_lanes(&self, ctx: &Ctx<'_, '_>, w: usize, (lanes, cause): (u32, TrapCause)) -> Trap {
+        let mut t = self.trap_here(ctx, w, cause);
+        t.lanes = lanes;
+        t
+    }
+
     /// The watchdog fired with warp `next` about to issue: run the window
     /// of [`crate::watchdog`], looking for a repeated state, and report.
     fn watchdog(&mut self, ctx: &mut Ctx<'_, '_>, mut next: usize) -> Trap {
@@ -844,6 +891,18 @@ impl Block {
             // Every active lane gets its own next PC, then the warp re-arbitrates.
             return self.control(ctx, w, instr, exec);
         }
+        // Every active lane continues at pc + 1. That check comes after the
+        // instruction's own (a missing parameter, a memory access), so the
+        // instructions that have one make it themselves (`checks`).
+        let falls_off = checks::check_fall_through(ctx.code_len, pc, active).err();
+        let own_checks = matches!(
+            instr.op,
+            Op::LdParam { .. } | Op::Load { .. } | Op::Store { .. } | Op::Atom { .. }
+        );
+        if let (Some(fault), false) = (&falls_off, own_checks) {
+            return Err(self.trap_lanes(ctx, w, fault.clone()));
+        }
+        let first_thread = w as u32 * ctx.config.lanes;
         match instr.op {
             Op::Alu { op, rd, rs1, rs2 } => {
                 let (a, b) = (warp.regs[rs1.index()], warp.regs[rs2.index()]);
@@ -931,7 +990,12 @@ impl Block {
                             TrapCause::MissingParam { index, supplied },
                         ));
                     };
+                    if let Some(fault) = falls_off {
+                        return Err(self.trap_lanes(ctx, w, fault));
+                    }
                     warp.write_reg(rd, exec, |_| v);
+                } else if let Some(fault) = falls_off {
+                    return Err(self.trap_lanes(ctx, w, fault));
                 }
             }
             Op::Load {
@@ -947,11 +1011,17 @@ impl Block {
                     Space::Shared => &self.shared,
                     Space::Global => ctx.global,
                 };
-                if let Err(cause) = check_access(space, mem.len(), &addrs, exec, bytes) {
-                    let (lanes, cause) = cause;
-                    let mut t = self.trap_here(ctx, w, cause);
-                    t.lanes = lanes;
-                    return Err(t);
+                let checked = checks::check_access(
+                    space,
+                    mem.len() as u32,
+                    &addrs,
+                    exec,
+                    bytes,
+                    &ctx.stacks,
+                    first_thread,
+                );
+                if let Some(fault) = checked.err().or(falls_off) {
+                    return Err(self.trap_lanes(ctx, w, fault));
                 }
                 let mut vals = [0u32; L];
                 for l in 0..L {
@@ -976,10 +1046,17 @@ impl Block {
                     Space::Shared => &mut self.shared,
                     Space::Global => ctx.global,
                 };
-                if let Err((lanes, cause)) = check_access(space, mem.len(), &addrs, exec, bytes) {
-                    let mut t = self.trap_here(ctx, w, cause);
-                    t.lanes = lanes;
-                    return Err(t);
+                let checked = checks::check_access(
+                    space,
+                    mem.len() as u32,
+                    &addrs,
+                    exec,
+                    bytes,
+                    &ctx.stacks,
+                    first_thread,
+                );
+                if let Some(fault) = checked.err().or(falls_off) {
+                    return Err(self.trap_lanes(ctx, w, fault));
                 }
                 for l in 0..L {
                     if exec >> l & 1 == 1 {
@@ -1005,10 +1082,17 @@ impl Block {
                     Space::Shared => &mut self.shared,
                     Space::Global => ctx.global,
                 };
-                if let Err((lanes, cause)) = check_access(space, mem.len(), &addrs, exec, 4) {
-                    let mut t = self.trap_here(ctx, w, cause);
-                    t.lanes = lanes;
-                    return Err(t);
+                let checked = checks::check_access(
+                    space,
+                    mem.len() as u32,
+                    &addrs,
+                    exec,
+                    4,
+                    &ctx.stacks,
+                    first_thread,
+                );
+                if let Some(fault) = checked.err().or(falls_off) {
+                    return Err(self.trap_lanes(ctx, w, fault));
                 }
                 let mut old = [0u32; L];
                 for l in 0..L {
@@ -1081,68 +1165,71 @@ impl Block {
             }
             _ => {}
         }
-        for l in 0..L {
-            if active >> l & 1 == 1 {
-                warp.pc[l] = pc + 1;
-            }
-        }
+        // Every active lane's next PC: executing lanes do what the
+        // instruction says, the others go to pc + 1.
+        let mut next = [pc + 1; L];
+        let mut moving = active;
+        let mut taken = false;
         match instr.op {
-            Op::Bra { target } => {
-                per_lane = true;
+            Op::Bra { target } | Op::Call { target, .. } => {
                 for l in 0..L {
                     if exec >> l & 1 == 1 {
-                        warp.pc[l] = target;
+                        next[l] = target;
                     }
                 }
             }
             Op::BraCons { kind, p, target } => {
-                let taken = semantics::consensus_taken(kind, exec, warp.pred_mask(p));
+                taken = semantics::consensus_taken(kind, exec, warp.pred_mask(p));
+                if taken {
+                    next = [target; L];
+                }
+            }
+            Op::Jmp { rs } | Op::CallR { rs, .. } | Op::Ret { rs } => {
+                let targets = warp.regs[rs.index()];
+                for l in 0..L {
+                    if exec >> l & 1 == 1 {
+                        next[l] = targets[l];
+                    }
+                }
+            }
+            Op::Exit => moving &= !exec,
+            _ => {}
+        }
+        if let Err(fault) = checks::check_next_pcs(ctx.code_len, moving, &next) {
+            let mut t = self.trap_lanes(ctx, w, fault);
+            t.pc = pc;
+            return Err(t);
+        }
+        let warp = &mut self.warps[w];
+        for l in 0..L {
+            if active >> l & 1 == 1 {
+                warp.pc[l] = next[l];
+            }
+        }
+        match instr.op {
+            Op::Bra { .. } | Op::Jmp { .. } => per_lane = true,
+            Op::BraCons { .. } => {
                 if taken {
                     ctx.stats.consensual_taken += 1;
-                    for l in 0..L {
-                        if active >> l & 1 == 1 {
-                            warp.pc[l] = target;
-                        }
-                    }
                 } else {
                     ctx.stats.consensual_not_taken += 1;
                 }
             }
-            Op::Jmp { rs } => {
+            Op::Call { rd, .. } | Op::CallR { rd, .. } => {
                 per_lane = true;
-                for l in 0..L {
-                    if exec >> l & 1 == 1 {
-                        warp.pc[l] = warp.regs[rs.index()][l];
-                    }
-                }
-            }
-            Op::Call { rd, target } => {
-                per_lane = true;
+                // `callr` has read its target before this write (`callr r1, r1`).
                 warp.write_reg(rd, exec, |_| pc + 1);
                 for l in 0..L {
                     if exec >> l & 1 == 1 {
                         warp.depth[l] += 1;
-                        warp.pc[l] = target;
                     }
                 }
             }
-            Op::CallR { rd, rs } => {
-                per_lane = true;
-                let targets = warp.regs[rs.index()];
-                warp.write_reg(rd, exec, |_| pc + 1);
-                for l in 0..L {
-                    if exec >> l & 1 == 1 {
-                        warp.depth[l] += 1;
-                        warp.pc[l] = targets[l];
-                    }
-                }
-            }
-            Op::Ret { rs } => {
+            Op::Ret { .. } => {
                 per_lane = true;
                 for l in 0..L {
                     if exec >> l & 1 == 1 {
                         warp.depth[l] -= 1;
-                        warp.pc[l] = warp.regs[rs.index()][l];
                     }
                 }
             }
@@ -1189,45 +1276,6 @@ fn lane_addresses(base: &[u32; L], offset: i32) -> [u32; L] {
         a[l] = base[l].wrapping_add(offset as u32);
     }
     a
-}
-
-/// Checks every executing lane's access before any lane performs it.
-fn check_access(
-    space: Space,
-    size: usize,
-    addrs: &[u32; L],
-    exec: u32,
-    bytes: u32,
-) -> Result<(), (u32, TrapCause)> {
-    let mut bad_range = 0u32;
-    let mut bad_align = 0u32;
-    for l in 0..L {
-        if exec >> l & 1 == 1 {
-            let a = addrs[l];
-            if a % bytes != 0 {
-                bad_align |= 1 << l;
-            } else if a as u64 + bytes as u64 > size as u64 {
-                bad_range |= 1 << l;
-            }
-        }
-    }
-    if bad_align != 0 {
-        let addr = addrs[bad_align.trailing_zeros() as usize];
-        return Err((bad_align, TrapCause::Misaligned { space, addr, bytes }));
-    }
-    if bad_range != 0 {
-        let addr = addrs[bad_range.trailing_zeros() as usize];
-        return Err((
-            bad_range,
-            TrapCause::AddressOutOfRange {
-                space,
-                addr,
-                bytes,
-                size: size as u32,
-            },
-        ));
-    }
-    Ok(())
 }
 
 #[inline(always)]

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::checks::Stacks;
 use crate::config::CoreConfig;
 use crate::container::Kernel;
 use crate::input;
@@ -920,13 +921,16 @@ impl LaunchDescription {
         // Place the buffers, then build the memory image.
         let memory = config.global_memory_bytes as u64;
         // The per-thread stacks sit at the top of global memory, one per
-        // resident thread (blocks run one after another).
-        let stack_region = kernel.stack_bytes as u64 * config.lanes as u64 * config.warps as u64;
+        // resident thread (blocks run one after another), with a guard zone
+        // of one stack below them: accesses there trap (`checks::Stacks`),
+        // so no buffer may lie there.
+        let stacks = Stacks::new(config, kernel.stack_bytes);
+        let stack_region = stacks.guarded_bytes();
         if stack_region + BUFFER_BASE as u64 > memory {
             return Err(field_err(
                 "program",
                 format!(
-                    "the kernel's per-thread stacks ({} bytes x {} threads = {stack_region} bytes) do not fit in global memory of {memory} bytes (`global_memory_bytes`)",
+                    "the kernel's per-thread stacks and their guard zone ({} bytes x ({} threads + 1) = {stack_region} bytes) do not fit in global memory of {memory} bytes (`global_memory_bytes`)",
                     kernel.stack_bytes,
                     config.lanes * config.warps
                 ),
@@ -957,7 +961,7 @@ impl LaunchDescription {
                         return Err(field_err(
                             format!("args[{i}]"),
                             format!(
-                                "buffer `{}` at {addr:#x}..{end:#x} overlaps the per-thread stacks at {buffer_limit:#x}..{memory:#x} ({} bytes per thread); raise `global_memory_bytes` in the config",
+                                "buffer `{}` at {addr:#x}..{end:#x} overlaps the per-thread stacks and their guard zone at {buffer_limit:#x}..{memory:#x} ({} bytes per thread); raise `global_memory_bytes` in the config",
                                 arg.name, kernel.stack_bytes
                             ),
                         ));

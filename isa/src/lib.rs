@@ -8,6 +8,7 @@
 //! | [`instr`] | instruction types (`Instr`, `Op`, registers, predicates, guards) |
 //! | [`encoding`] | 32-bit binary encoding: `encode` / `decode`, field positions, opcodes |
 //! | [`semantics`] | what each data operation computes on one lane |
+//! | [`checks`] | the run-time checks every model makes: memory accesses, per-thread stacks, the next PC |
 //! | [`asm`] | assembler (text → [`container::Kernel`]) with line:column diagnostics |
 //! | [`disasm`] | disassembler (words → text that assembles back to the same words) |
 //! | [`config`] | the core configuration (YAML) |
@@ -23,6 +24,7 @@
 //! an opcode, a field position or an operation's meaning.
 
 pub mod asm;
+pub mod checks;
 pub mod config;
 pub mod container;
 pub mod disasm;

@@ -432,9 +432,14 @@ fn running_into_cleared_memory_is_an_invalid_instruction() {
 
 #[test]
 fn falling_off_the_program_and_bad_returns_trap() {
+    // The last instruction's lanes would continue at pc 1 = the length: the
+    // nop traps at its own pc, naming every active lane.
     let run = run_asm("nop\n", Setup::default());
-    assert_eq!(run.trap().cause, TrapCause::PcOutOfRange { len: 1 });
-    assert_eq!(run.trap().pc, 1);
+    assert_eq!(
+        run.trap().cause,
+        TrapCause::NextPcOutOfRange { target: 1, len: 1 }
+    );
+    assert_eq!((run.trap().pc, run.trap().lanes), (0, 0b1111));
 
     let run = run_asm("movi r1, 3\nret r1\nexit\nexit\n", Setup::default());
     assert_eq!(run.trap().cause, TrapCause::ReturnAtDepthZero);
@@ -443,6 +448,191 @@ fn falling_off_the_program_and_bad_returns_trap() {
     let run = run_asm("f: call r1, f\n", Setup::default());
     assert_eq!(run.trap().cause, TrapCause::CallDepthOverflow { max: 15 });
     assert_eq!(run.issued(), 16);
+}
+
+/// Issue 12 item 12: the PC rule. Every transfer to a PC at or beyond the
+/// end of the program traps at the transferring instruction, with the
+/// lanes that would go there and the first one's 32-bit target; no PC ever
+/// holds such a value, whatever its width.
+#[test]
+fn control_transfers_outside_the_program_trap_at_the_transfer() {
+    let cases: [(&str, &str, u32, u32, u32, u32); 9] = [
+        // (what, source, pc, lanes, target, length in words); `li` of a
+        // value outside -65536..=65535 takes two words.
+        (
+            "jmp to 0xffffffff",
+            "li r1, 0xffffffff\njmp r1\n",
+            1,
+            0b1111,
+            u32::MAX,
+            2,
+        ),
+        (
+            "jmp to 2^16 + 1",
+            "li r1, 0x10001\njmp r1\nexit\n",
+            2,
+            0b1111,
+            0x10001,
+            4,
+        ),
+        (
+            "jmp of lanes 2 and 3 to the length",
+            "s2r r2, %tid\nsetp.ge p1, r2, 2\nmovi r1, 5\n@p1 jmp r1\nexit\n",
+            3,
+            0b1100,
+            5,
+            5,
+        ),
+        (
+            "ret to the length",
+            "call r1, f\nexit\nf: movi r1, 4\nret r1\n",
+            3,
+            0b1111,
+            4,
+            4,
+        ),
+        (
+            "callr to 2^16",
+            "li r1, 0x10000\ncallr r2, r1\nexit\n",
+            2,
+            0b1111,
+            0x10000,
+            4,
+        ),
+        // The assembler accepts any target below 65536.
+        (
+            "call past the end",
+            "call r1, 100\nexit\n",
+            0,
+            0b1111,
+            100,
+            2,
+        ),
+        ("bra past the end", "bra 7\nexit\n", 0, 0b1111, 7, 2),
+        ("bra.all past the end", "bra.all pt, 2\n", 0, 0b1111, 2, 1),
+        // Guard-false lanes of the last instruction fall through.
+        (
+            "guarded exit at the end",
+            "s2r r2, %tid\nsetp.ge p1, r2, 1\n@p1 exit\n",
+            2,
+            0b0001,
+            3,
+            3,
+        ),
+    ];
+    for (what, src, pc, lanes, target, len) in cases {
+        let run = run_asm(src, Setup::default());
+        let trap = run.trap();
+        assert_eq!(
+            (trap.pc, trap.lanes, &trap.cause),
+            (pc, lanes, &TrapCause::NextPcOutOfRange { target, len }),
+            "{what}: {trap}"
+        );
+    }
+    let run = run_asm("li r1, 0xffffffff\njmp r1\n", Setup::default());
+    assert_eq!(
+        run.trap().to_string(),
+        "trap in block (0,0,0) warp 0 lane(s) 0-3 at pc 1: next PC 4294967295 (0xffffffff) is outside the program (2 words)"
+    );
+    // A transfer that stays inside does not trap, the call's link is pc + 1.
+    let run = run_asm("call r1, f\nexit\nf: ret r1\n", Setup::default());
+    run.stats();
+    assert_eq!(run.reg(0, 1), 1);
+    // A not-taken consensual branch at the end falls through.
+    let run = run_asm("bra.none pt, 0\n", Setup::default());
+    assert_eq!(
+        (run.trap().pc, &run.trap().cause),
+        (0, &TrapCause::NextPcOutOfRange { target: 1, len: 1 })
+    );
+}
+
+/// Issue 12 item 8: the per-thread stacks. 4 lanes x 1 warp, G = 4096,
+/// `.stack 64`: thread t owns [4096 - 64(t+1), 4096 - 64t), the guard zone
+/// is [3776, 3840) and everything below 3776 is ordinary memory.
+#[test]
+fn accesses_outside_the_own_stack_trap_as_stack_overflow() {
+    // r2 = the address each lane stores to, r3 = 4096 - 64 * tid (its stack top).
+    let prelude = ".stack 64\ns2r r1, %tid\nshl r3, r1, 6\nmovi r4, 4096\nsub r3, r4, r3\n";
+    // (what, body, the expected trap's lanes, address and thread)
+    type Expect = Option<(u32, u32, u32)>;
+    let cases: [(&str, &str, Expect); 7] = [
+        (
+            "own stack, top word",
+            "add r2, r3, -4\nst.global [r2], r1\n",
+            None,
+        ),
+        (
+            "own stack, bottom byte",
+            "add r2, r3, -64\nst.global.b8 [r2], r1\n",
+            None,
+        ),
+        (
+            "own stack by atomics",
+            "add r2, r3, -32\natom.global.add r5, [r2], r1\n",
+            None,
+        ),
+        // Lane 0 (thread 0) writes just below its stack: thread 1's top word.
+        (
+            "neighbour's stack",
+            "add r2, r3, -68\nsetp.eq p1, r1, 0\n@p1 st.global [r2], r1\n",
+            Some((0b0001, 4028, 0)),
+        ),
+        // Every lane reads 64 bytes below its own bottom: threads 0-2 hit
+        // their neighbours, thread 3 the guard zone.
+        (
+            "neighbours and the guard zone",
+            "add r2, r3, -128\nld.global r5, [r2]\n",
+            Some((0b1111, 3968, 0)),
+        ),
+        // Only lane 3 (thread 3): the first word of the guard zone.
+        (
+            "guard zone",
+            "add r2, r3, -128\nsetp.eq p1, r1, 3\n@p1 ld.global.u16 r5, [r2+62]\n",
+            Some((0b1000, 3838, 3)),
+        ),
+        (
+            "below the guard zone",
+            "movi r2, 3772\nst.global [r2], r1\n",
+            None,
+        ),
+    ];
+    for (what, body, expect) in cases {
+        let src = format!("{prelude}{body}exit\n");
+        let run = run_asm(&src, Setup::default());
+        match expect {
+            None => {
+                run.stats();
+            }
+            Some((lanes, addr, thread)) => {
+                let trap = run.trap();
+                let hi = 4096 - 64 * thread;
+                let bytes = if body.contains(".u16") { 2 } else { 4 };
+                assert_eq!(trap.lanes, lanes, "{what}: {trap}");
+                assert_eq!(
+                    trap.cause,
+                    TrapCause::StackOverflow {
+                        addr,
+                        bytes,
+                        thread,
+                        lo: hi - 64,
+                        hi
+                    },
+                    "{what}: {trap}"
+                );
+            }
+        }
+    }
+    let run = run_asm(
+        &format!("{prelude}add r2, r3, -68\nsetp.eq p1, r1, 0\n@p1 st.global [r2], r1\nexit\n"),
+        Setup::default(),
+    );
+    assert_eq!(
+        run.trap().to_string(),
+        "trap in block (0,0,0) warp 0 lane(s) 0 at pc 6: stack overflow: global access of 4 byte(s) at address 0x00000fbc is outside thread 0's stack 0x00000fc0..0x00001000"
+    );
+    // Without `.stack` the same accesses are ordinary.
+    let src = "s2r r1, %tid\nshl r3, r1, 6\nmovi r4, 4096\nsub r3, r4, r3\nadd r2, r3, -128\nld.global r5, [r2]\nst.global [r2], r1\nexit\n";
+    run_asm(src, Setup::default()).stats();
 }
 
 #[test]

@@ -247,6 +247,7 @@ fn special_registers_in_3d_blocks() {
         grid: [1, 1, 1],
         block: [2, 3, 2],
         params: &[],
+        stack_bytes: kernel.stack_bytes,
     };
     concord_isa::func::run(
         &config,

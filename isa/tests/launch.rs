@@ -788,7 +788,8 @@ fn buffers_must_fit_global_memory() {
 
 #[test]
 fn buffers_stay_below_the_per_thread_stacks() {
-    // 4 lanes x 2 warps x 16 bytes: the stacks take 0xf80..0x1000 of 4 KiB.
+    // 4 lanes x 2 warps x 16 bytes: the stacks take 0xf80..0x1000 of 4 KiB,
+    // the guard zone below them 0xf70..0xf80.
     let config = CoreConfig {
         lanes: 4,
         warps: 2,
@@ -799,13 +800,13 @@ fn buffers_stay_below_the_per_thread_stacks() {
         stack_bytes: 16,
         ..kernel()
     };
-    let yaml = with_args("  - { name: a, buffer: u8, len: 3712 }\n");
+    let yaml = with_args("  - { name: a, buffer: u8, len: 3696 }\n");
     let p = parse(&yaml).unwrap().prepare(&k, &config).unwrap();
-    assert_eq!(p.buffer("a").unwrap().addr + 3712, 0xf80);
-    let yaml = with_args("  - { name: a, buffer: u8, len: 3713 }\n");
+    assert_eq!(p.buffer("a").unwrap().addr + 3696, 0xf70);
+    let yaml = with_args("  - { name: a, buffer: u8, len: 3697 }\n");
     assert_eq!(
         prepare_err(&yaml, &k, &config),
-        "args[0]: buffer `a` at 0x100..0xf81 overlaps the per-thread stacks at 0xf80..0x1000 (16 bytes per thread); raise `global_memory_bytes` in the config"
+        "args[0]: buffer `a` at 0x100..0xf71 overlaps the per-thread stacks and their guard zone at 0xf70..0x1000 (16 bytes per thread); raise `global_memory_bytes` in the config"
     );
     let k = Kernel {
         stack_bytes: 512,
@@ -813,7 +814,7 @@ fn buffers_stay_below_the_per_thread_stacks() {
     };
     assert_eq!(
         prepare_err(&with_args("  - { name: n, value: 1 }\n"), &k, &config),
-        "program: the kernel's per-thread stacks (512 bytes x 8 threads = 4096 bytes) do not fit in global memory of 4096 bytes (`global_memory_bytes`)"
+        "program: the kernel's per-thread stacks and their guard zone (512 bytes x (8 threads + 1) = 4608 bytes) do not fit in global memory of 4096 bytes (`global_memory_bytes`)"
     );
 }
 

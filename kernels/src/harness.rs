@@ -55,6 +55,7 @@ pub fn func_launch<'a>(kernel: &'a Kernel, prepared: &'a PreparedLaunch) -> func
         grid: prepared.grid,
         block: prepared.block,
         params: &prepared.params,
+        stack_bytes: kernel.stack_bytes,
     }
 }
 

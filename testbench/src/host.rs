@@ -15,6 +15,9 @@ pub const GRID: u32 = 0x20002;
 /// Block x, y, z at `BLOCK + axis`.
 pub const BLOCK: u32 = 0x20005;
 pub const PARAM_COUNT: u32 = 0x20008;
+/// The kernel's per-thread stack bytes (`Kernel::stack_bytes`, 0: no
+/// stack), which the stack-overflow check needs (`concord_isa::checks`).
+pub const STACK_BYTES: u32 = 0x20009;
 /// Parameter word `i` at `PARAM + i`.
 pub const PARAM: u32 = 0x20010;
 pub const MAX_PARAMS: usize = concord_isa::MAX_PARAM_WORDS;
@@ -42,7 +45,8 @@ pub const STATUS_DONE: u32 = 2;
 pub const STATUS_TRAPPED: u32 = 4;
 
 /// The host writes that load `launch` (code, entry pc, code length, grid,
-/// block, parameter count, parameters), in that order, without `START`.
+/// block, parameter count, parameters, stack bytes), in that order, without
+/// `START`.
 pub fn launch_writes(launch: &Launch<'_>) -> Vec<(u32, u32)> {
     let mut w: Vec<(u32, u32)> = launch
         .code
@@ -60,5 +64,6 @@ pub fn launch_writes(launch: &Launch<'_>) -> Vec<(u32, u32)> {
     for (i, p) in launch.params.iter().enumerate() {
         w.push((PARAM + i as u32, *p));
     }
+    w.push((STACK_BYTES, launch.stack_bytes));
     w
 }

@@ -57,6 +57,7 @@ fn run_tier(lanes: u32, warps: u32, count: u64, first_seed: u64) {
             grid: p.grid(),
             block: p.block(),
             params: &p.params,
+            stack_bytes: kernel.stack_bytes,
         };
         let mut global = p.global_init.clone();
         global.resize(config.global_memory_bytes as usize, 0);

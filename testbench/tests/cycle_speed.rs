@@ -59,6 +59,7 @@ fn measure(name: &str, src: &str, lanes: u32, warps: u32, iterations: u32) {
         grid: [1, 1, 1],
         block: [lanes * warps, 1, 1],
         params: &params,
+        stack_bytes: kernel.stack_bytes,
     };
 
     // `run` without a trace callback.

@@ -586,13 +586,83 @@ fn trap_registers() {
         SMALL_INIT + ISSUE_ARB + SCHED + FETCH + DECODE
     );
 
-    // PC outside the program: traps in FETCH.
+    // Running off the end: the last instruction traps in its EXEC with
+    // its own pc; the address register holds the next PC.
     let r = run4(&small(1), "nop\n");
+    let trap = r.core.trap().unwrap();
     assert_eq!(
-        r.core.trap().unwrap().cause,
-        TrapCause::PcOutOfRange { len: 1 }
+        trap.cause,
+        TrapCause::NextPcOutOfRange { target: 1, len: 1 }
     );
-    assert_eq!(r.counters().cycles, SMALL_INIT + ISSUE_ARB + SCHED + FETCH);
+    assert_eq!((trap.lanes, trap.pc), (0b1111, 0));
+    assert_eq!((r.core.host_read(1), r.core.host_read(8)), (10, 1));
+    assert_eq!(r.counters().cycles, SMALL_INIT + ISSUE_ARB);
+    assert_eq!(r.counters().issued, 1);
+
+    // PC outside the program: an entry point past the end traps in FETCH.
+    let config = small(1);
+    let mut core = CycleModel::new(&config).unwrap();
+    let mut mem = GlobalMemory::new(vec![0; 4096], 1, 32);
+    let exit = concord_isa::asm::assemble("exit\n", "t.s").unwrap().code[0];
+    for (addr, data) in [(0, exit), (0x20000, 1), (0x20001, 1)] {
+        core.host_write(addr, data);
+    }
+    for axis in 0..3 {
+        core.host_write(0x20002 + axis, 1);
+        core.host_write(0x20005 + axis, if axis == 0 { 4 } else { 1 });
+    }
+    core.host_write(0x200ff, 0);
+    let mut cycles = 0;
+    while core.state() != State::Trap {
+        core.step(&mut mem);
+        cycles += 1;
+        assert!(cycles < 1000, "runaway");
+    }
+    let trap = core.trap().unwrap();
+    assert_eq!(trap.cause, TrapCause::PcOutOfRange { len: 1 });
+    assert_eq!((trap.lanes, trap.pc), (0b1111, 1));
+    assert_eq!(core.counters().cycles, SMALL_INIT + SCHED + ARB + FETCH);
+
+    // Stack overflow (`.stack 16`, G = 4096: lane 1 owns 4064..4080): lane
+    // 1 stores into lane 0's stack; trap in EXEC, address and width in the
+    // trap registers.
+    let src = ".stack 16\ns2r r1, %laneid\nsetp.eq p1, r1, 1\nmovi r2, 4092\n@p1 st.global.b16 [r2], r1\nexit\n";
+    let kernel = concord_isa::asm::assemble(src, "t.s").unwrap();
+    let mut core = CycleModel::new(&config).unwrap();
+    let mut mem = GlobalMemory::new(vec![0; 4096], 1, 32);
+    let launch = Launch {
+        code: &kernel.code,
+        entry_pc: 0,
+        grid: [1, 1, 1],
+        block: [4, 1, 1],
+        params: &[],
+        stack_bytes: kernel.stack_bytes,
+    };
+    for (addr, data) in concord_testbench::host::launch_writes(&launch) {
+        core.host_write(addr, data);
+    }
+    core.host_write(0x200ff, 0);
+    let mut cycles = 0;
+    while core.state() != State::Trap {
+        core.step(&mut mem);
+        cycles += 1;
+        assert!(cycles < 1000, "runaway");
+    }
+    let trap = core.trap().unwrap();
+    assert_eq!(
+        trap.cause,
+        TrapCause::StackOverflow {
+            addr: 4092,
+            bytes: 2,
+            thread: 1,
+            lo: 4064,
+            hi: 4080
+        }
+    );
+    assert_eq!((trap.lanes, trap.pc), (0b0010, 3));
+    let h = |a| core.host_read(a);
+    assert_eq!((h(1), h(4), h(8), h(9)), (9, 0b0010, 4092, 2));
+    assert_eq!(core.counters().cycles, SMALL_INIT + ISSUE_ARB + 3 * ISSUE);
 
     // Missing parameter: the detail register holds the index.
     let r = launch_on(&small(1), "ldparam r1, 5\nexit\n", [4, 1, 1], 1, &[1]);
@@ -635,6 +705,7 @@ fn run_reports_every_cycle_and_the_watchdog() {
         grid: [1, 1, 1],
         block: [4, 1, 1],
         params: &[],
+        stack_bytes: kernel.stack_bytes,
     };
     let mut seen = Vec::new();
     let mut f = |n: u64, t: &TracePort| seen.push((n, t.state));

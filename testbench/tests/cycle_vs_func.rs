@@ -210,6 +210,7 @@ fn check_config(case: &Case, kernel: &concord_isa::container::Kernel, base: &Cor
         grid: [case.blocks, 1, 1],
         block: case.block,
         params: &case.params,
+        stack_bytes: kernel.stack_bytes,
     };
     let mut oracle = Oracle {
         threads: case.threads() as usize,
@@ -591,6 +592,144 @@ fn golden_traps() {
         Case::new("call depth overflow", "f: call r1, f\n"),
         missing,
     ]);
+}
+
+/// Issue 12 item 12: a control transfer, or the fall-through of the last
+/// instruction, to a PC outside the program traps at the transferring
+/// instruction with the 32-bit target on every model (the timed models
+/// used to keep 16 bits of it).
+#[test]
+fn next_pc_outside_the_program() {
+    check_all(&[
+        Case::new("jmp to 0xffffffff", "li r1, 0xffffffff\njmp r1\n"),
+        Case::new("jmp to 2^16 + 1", "li r1, 0x10001\njmp r1\nexit\n"),
+        Case::new(
+            "jmp of some lanes to the length",
+            "s2r r2, %tid\nsetp.ge p1, r2, 2\nmovi r1, 5\n@p1 jmp r1\nexit\n",
+        ),
+        Case::new(
+            "ret to the length",
+            "call r1, f\nexit\nf: movi r1, 4\nret r1\n",
+        ),
+        Case::new("callr to 2^16", "li r1, 0x10000\ncallr r2, r1\nexit\n"),
+        Case::new("call past the end", "call r1, 100\nexit\n"),
+        Case::new("bra past the end", "bra 7\nexit\n"),
+        Case::new("bra.all past the end", "bra.all pt, 2\n"),
+        Case::new("bra.none not taken at the end", "bra.none pt, 0\n"),
+        Case::new(
+            "guarded exit at the end",
+            "s2r r2, %tid\nsetp.ge p1, r2, 1\n@p1 exit\n",
+        ),
+        Case::new("bar.sync at the end", "bar.sync\n"),
+        Case::new("store at the end", "li r2, 0x800\nst.global [r2], r2\n"),
+        Case::new(
+            "a faulting store at the end reports the fault",
+            "li r2, 0x801\nst.global [r2], r2\n",
+        ),
+        Case::new("ldparam at the end", "@!pt ldparam r1, 9\n"),
+    ]);
+}
+
+/// Issue 12 item 8: global accesses outside the thread's own stack (into
+/// another thread's stack or the guard zone below the stacks) trap as
+/// *stack overflow* on every model. `.stack 8`, G = 4096: thread t owns
+/// [4096 - 8(t+1), 4096 - 8t); r3 is the lane's stack top.
+#[test]
+fn stack_overflow() {
+    let prelude = ".stack 8\ns2r r1, %tid\nshl r3, r1, 3\nli r4, 4096\nsub r3, r4, r3\n";
+    let case = |name: &str, body: &str| Case::new(name, format!("{prelude}{body}exit\n"));
+    let no_stack = |name: &str, body: &str| {
+        Case::new(
+            name,
+            format!("s2r r1, %tid\nshl r3, r1, 3\nli r4, 4096\nsub r3, r4, r3\n{body}exit\n"),
+        )
+    };
+    let below = "add r2, r3, -12\nsetp.eq p1, r1, 3\n@p1 ld.global r5, [r2]\n";
+    let mut wide = case(
+        "warp 1: own stacks, then a lane into its neighbour's",
+        "st.global [r3-4], r1\nld.global.u16 r5, [r3-8]\nsetp.eq p1, r1, 9\n@p1 st.global.b8 [r3-9], r1\n",
+    );
+    wide.block = [16, 1, 1];
+    let cases = [
+        case(
+            "own stack",
+            "st.global [r3-4], r1\nld.global r5, [r3-8]\nadd r2, r3, -8\natom.global.add r6, [r2], r1\nld.global.s8 r7, [r3-1]\n",
+        ),
+        case(
+            "lane 0 into thread 1's stack",
+            "setp.eq p1, r1, 0\n@p1 st.global [r3-12], r1\n",
+        ),
+        // Thread 3 reads below its stack: the guard zone on 4 lanes x 1
+        // warp (the first RTL configuration), thread 4's stack elsewhere.
+        case("below the last stack of the block", below),
+        case(
+            "every lane below its stack, by atomics",
+            "add r2, r3, -16\natom.global.exch r5, [r2], r1\n",
+        ),
+        // Thread 0's byte is past the end of memory: out of range comes first.
+        case(
+            "above the own stack, thread 0 out of range",
+            "ld.global.u8 r5, [r3+3]\n",
+        ),
+        case(
+            "above the own stack",
+            "setp.ne p1, r1, 0\n@p1 st.global.b16 [r3+2], r1\n",
+        ),
+        // 4096 - 257 * 8 = 2040 is the lowest guard address of any
+        // configuration here (32 lanes x 8 warps).
+        case("below every guard zone", "li r2, 2036\nst.global [r2], r1\nld.global r5, [r2]\n"),
+        case("shared memory is not checked", "st.shared [r3-12], r1\n"),
+        no_stack("no .stack: the same accesses are ordinary", "st.global [r3-12], r1\nadd r2, r3, -16\natom.global.exch r5, [r2], r1\n"),
+        wide,
+    ];
+    // What the cases are about, on the 4-lane, 1-warp core (the 16-thread
+    // case on 4 x 8): a stack overflow (lanes, address) or none.
+    let expected: [Option<(u32, u32)>; 10] = [
+        None,
+        Some((0b0001, 4096 - 12)),
+        Some((0b1000, 4096 - 24 - 12)),
+        Some((0b1111, 4096 - 16)),
+        None, // out of range
+        Some((0b1110, 4096 - 8 + 2)),
+        None,
+        None,
+        None,
+        Some((0b0010, 4096 - 72 - 9)),
+    ];
+    for (case, want) in cases.iter().zip(expected) {
+        let config = CoreConfig {
+            lanes: 4,
+            warps: if case.threads() > 4 { 8 } else { 1 },
+            global_memory_bytes: 4096,
+            ..CoreConfig::default()
+        };
+        let got = functional_trap(case, &config).map(|t| match t.cause {
+            TrapCause::StackOverflow { addr, .. } => Ok((t.lanes, addr)),
+            other => Err(other),
+        });
+        match (want, got) {
+            (Some(w), Some(Ok(g))) => assert_eq!(w, g, "`{}`", case.name),
+            (None, None) => {}
+            (None, Some(Err(TrapCause::AddressOutOfRange { addr: 4099, .. }))) => {}
+            (w, g) => panic!("`{}`: expected {w:?}, got {g:?}", case.name),
+        }
+    }
+    check_all(&cases);
+}
+
+/// The functional model's trap of `case` on `config`, if any.
+fn functional_trap(case: &Case, config: &CoreConfig) -> Option<Trap> {
+    let kernel = concord_isa::asm::assemble(&case.src, "test.s").unwrap();
+    let launch = func::Launch {
+        code: &kernel.code,
+        entry_pc: 0,
+        grid: [case.blocks, 1, 1],
+        block: case.block,
+        params: &case.params,
+        stack_bytes: kernel.stack_bytes,
+    };
+    let mut global = case.global.clone();
+    func::run(config, &launch, &mut global, Options::default(), None).err()
 }
 
 #[test]

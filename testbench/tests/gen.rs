@@ -92,6 +92,7 @@ fn run(p: &Program, kernel: &Kernel, arbitration: Arbitration, case: u64) -> Out
         grid: p.grid(),
         block: p.block(),
         params: &p.params,
+        stack_bytes: kernel.stack_bytes,
     };
     let mut global = p.global_init.clone();
     let mut collect = Collect {
@@ -698,6 +699,7 @@ fn dump_case() {
             grid: p.grid(),
             block: p.block(),
             params: &p.params,
+            stack_bytes: kernel.stack_bytes,
         };
         let mut global = p.global_init.clone();
         let mut tail = Tail(Default::default());

@@ -104,6 +104,7 @@ fn launch<'a>(code: &'a [u32], params: &'a [u32]) -> Launch<'a> {
         grid: [1, 1, 1],
         block: [4, 1, 1],
         params,
+        stack_bytes: 0,
     }
 }
 

@@ -78,6 +78,7 @@ impl Run {
             grid: [self.grid, 1, 1],
             block: [self.block, 1, 1],
             params: &params,
+            stack_bytes: self.kernel.stack_bytes,
         };
         let out = |g: &[u8]| -> Vec<i32> {
             (0..8)
@@ -210,6 +211,7 @@ fn a_long_divergent_loop_finishes_on_every_model_at_the_default_watchdog() {
         grid: [4, 1, 1],
         block: [8, 1, 1],
         params: &params,
+        stack_bytes: run.kernel.stack_bytes,
     };
     let mut g = run.global();
     let c = cycle::run(&config, &launch, &mut g, u64::MAX, None).unwrap();

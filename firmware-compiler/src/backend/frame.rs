@@ -18,8 +18,8 @@
 //! graphs have no such bound: `S` is then the deepest chain plus
 //! [`DEFAULT_RECURSION_DEPTH`]` - 1` more frames of the largest function on
 //! a call cycle, at least [`DEFAULT_RECURSIVE_STACK`], unless the options
-//! give one; overflowing it is not detected (it runs into the next
-//! thread's stack).
+//! give one; overflowing it traps at run time (*stack overflow*,
+//! `concord_isa::checks`).
 //!
 //! **Registers** (budget `R`): the stack pointer is `r(R-1)`, reserved only
 //! when the kernel needs a stack (local arrays, calls, divisions or

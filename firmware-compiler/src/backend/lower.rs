@@ -1724,6 +1724,7 @@ mod tests {
             grid: [1, 1, 1],
             block: [4, 1, 1],
             params: &[7, 9],
+            stack_bytes: kernel.stack_bytes,
         };
         let mut global = vec![0u8; GLOBAL as usize];
         for &(addr, w) in init {

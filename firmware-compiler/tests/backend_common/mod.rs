@@ -102,6 +102,7 @@ pub fn run_machine(c: &CompiledKernel, setup: &Setup) -> Vec<u8> {
         grid: setup.grid,
         block: setup.block,
         params: &setup.params,
+        stack_bytes: c.kernel.stack_bytes,
     };
     let mut g = memory(setup);
     func::run(

@@ -123,6 +123,7 @@ pub fn run_asm(source: &str, setup: Setup) -> Run {
         grid: [setup.blocks, 1, 1],
         block: [setup.threads, 1, 1],
         params: &setup.params,
+        stack_bytes: kernel.stack_bytes,
     };
     let mut global = setup.global;
     let mut collect = Collect {

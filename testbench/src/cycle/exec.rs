@@ -4,6 +4,7 @@
 // Lane loops index several per-lane arrays with the same lane number.
 #![allow(clippy::needless_range_loop)]
 
+use concord_isa::checks::{self, Stacks};
 use concord_isa::config::Arbitration;
 use concord_isa::func::TrapCause;
 use concord_isa::instr::{AtomOp, Op, Pred, Reg, Space, SpecialReg};
@@ -113,7 +114,7 @@ impl CycleModel {
     fn advance(&mut self) {
         let policy = self.hw.policy;
         let w = &mut self.warps[self.cur];
-        let npc = (w.gpc + 1) & 0xffff;
+        let npc = w.gpc + 1;
         w.gpc = npc;
         let others = w.schedulable() & !w.gmask;
         if others != 0 {
@@ -128,10 +129,26 @@ impl CycleModel {
         }
     }
 
-    /// Data instructions: compute, write `rd`/`pd` of the executing lanes, advance.
+    /// Data instructions: checks, compute, write `rd`/`pd` of the executing
+    /// lanes, advance.
     fn data(&mut self, t: &mut TracePort) {
         let lanes = self.hw.lanes;
         let exec = self.exec;
+        // The instruction's own check, then the next PC (`concord_isa::checks`).
+        if let Op::LdParam { index, .. } = self.instr.op {
+            if exec != 0 && index as u32 >= self.param_count {
+                let cause = TrapCause::MissingParam {
+                    index,
+                    supplied: self.param_count,
+                };
+                let lanes = self.warps[self.cur].gmask;
+                self.raise_here(cause, lanes);
+                return;
+            }
+        }
+        if self.falls_off() {
+            return;
+        }
         let (a, b) = (&self.a, &self.b);
         let mut v = [0u32; 32];
         match self.instr.op {
@@ -198,15 +215,6 @@ impl CycleModel {
             }
             Op::LdParam { rd, index } => {
                 if exec != 0 {
-                    if index as u32 >= self.param_count {
-                        let cause = TrapCause::MissingParam {
-                            index,
-                            supplied: self.param_count,
-                        };
-                        let lanes = self.warps[self.cur].gmask;
-                        self.raise_here(cause, lanes);
-                        return;
-                    }
                     v = [self.params[index as usize]; 32];
                     self.write_rf(t, rd, exec, &v);
                 }
@@ -277,13 +285,37 @@ impl CycleModel {
         }
     }
 
+    /// The next-PC check of an instruction whose active lanes all continue
+    /// at `pc + 1`: raises the trap and returns true if that is outside the
+    /// program.
+    fn falls_off(&mut self) -> bool {
+        let w = &self.warps[self.cur];
+        match checks::check_fall_through(self.code_len, w.gpc, w.gmask) {
+            Ok(()) => false,
+            Err((lanes, cause)) => {
+                self.raise_here(cause, lanes);
+                true
+            }
+        }
+    }
+
+    /// The per-thread stacks of the loaded kernel.
+    fn stacks(&self) -> Stacks {
+        Stacks::for_core(
+            self.hw.global_bytes,
+            self.hw.lanes as u32,
+            self.hw.warps as u32,
+            self.stack_bytes,
+        )
+    }
+
     /// Control instructions: checks, then every active lane's next PC/depth.
     fn control(&mut self, t: &mut TracePort) {
         let cur = self.cur;
         let exec = self.exec;
         let max_depth = self.hw.max_depth;
         let (active, pc) = (self.warps[cur].gmask, self.warps[cur].gpc);
-        let npc = (pc + 1) & 0xffff;
+        let npc = pc + 1;
 
         // Checks before any lane changes.
         let w = &self.warps[cur];
@@ -309,6 +341,36 @@ impl CycleModel {
             _ => {}
         }
 
+        // Every active lane's next PC, checked before anything changes.
+        let taken = match self.instr.op {
+            Op::BraCons { kind, p, .. } => {
+                Some(semantics::consensus_taken(kind, exec, self.pred_of(p)))
+            }
+            _ => None,
+        };
+        let a = self.a;
+        let mut next = [npc; 32];
+        let mut moving = active;
+        match self.instr.op {
+            Op::Bra { target } | Op::Call { target, .. } => {
+                for l in lanes_of(exec) {
+                    next[l] = target;
+                }
+            }
+            Op::BraCons { target, .. } if taken == Some(true) => next = [target; 32],
+            Op::Jmp { .. } | Op::CallR { .. } | Op::Ret { .. } => {
+                for l in lanes_of(exec) {
+                    next[l] = a[l];
+                }
+            }
+            Op::Exit => moving &= !exec,
+            _ => {}
+        }
+        if let Err((lanes, cause)) = checks::check_next_pcs(self.code_len, moving, &next) {
+            self.raise_here(cause, lanes);
+            return;
+        }
+
         // The link value written by call/callr.
         if let Op::Call { rd, .. } | Op::CallR { rd, .. } = self.instr.op {
             self.write_rf(t, rd, exec, &[npc; 32]);
@@ -317,53 +379,28 @@ impl CycleModel {
             self.instr.op,
             Op::Bra { .. } | Op::Jmp { .. } | Op::Call { .. } | Op::CallR { .. } | Op::Ret { .. }
         );
-        let taken = match self.instr.op {
-            Op::BraCons { kind, p, .. } => {
-                Some(semantics::consensus_taken(kind, exec, self.pred_of(p)))
-            }
-            _ => None,
-        };
-        let a = self.a;
         let w = &mut self.warps[cur];
         // Every active lane gets its own PC: the cached group is gone.
         w.gvalid = false;
         for l in lanes_of(active) {
-            w.pc[l] = npc;
+            w.pc[l] = next[l];
         }
         match self.instr.op {
-            Op::Bra { target } => {
-                for l in lanes_of(exec) {
-                    w.pc[l] = target;
-                }
-            }
-            Op::BraCons { target, .. } => {
+            Op::Bra { .. } | Op::Jmp { .. } => {}
+            Op::BraCons { .. } => {
                 if taken == Some(true) {
-                    for l in lanes_of(active) {
-                        w.pc[l] = target;
-                    }
                     self.counters[CONS_TAKEN] += 1;
                 } else {
                     self.counters[CONS_NOT_TAKEN] += 1;
                 }
             }
-            Op::Jmp { .. } | Op::Ret { .. } => {
-                let ret = matches!(self.instr.op, Op::Ret { .. });
+            Op::Ret { .. } => {
                 for l in lanes_of(exec) {
-                    w.pc[l] = a[l] & 0xffff;
-                    if ret {
-                        w.depth[l] -= 1;
-                    }
+                    w.depth[l] -= 1;
                 }
             }
-            Op::Call { target, .. } => {
+            Op::Call { .. } | Op::CallR { .. } => {
                 for l in lanes_of(exec) {
-                    w.pc[l] = target;
-                    w.depth[l] += 1;
-                }
-            }
-            Op::CallR { .. } => {
-                for l in lanes_of(exec) {
-                    w.pc[l] = a[l] & 0xffff;
                     w.depth[l] += 1;
                 }
             }
@@ -399,7 +436,8 @@ impl CycleModel {
         self.state = State::Sched;
     }
 
-    /// Memory instructions in `EXEC`: addresses and checks.
+    /// Memory instructions in `EXEC`: addresses and checks (the access,
+    /// then the next PC).
     fn memory_exec(&mut self) {
         let (space, _, _, bytes, offset) = memory_op(&self.instr.op).expect("a memory instruction");
         let size = match space {
@@ -407,33 +445,18 @@ impl CycleModel {
             Space::Global => self.hw.global_bytes,
         };
         let exec = self.exec;
-        let mut misaligned = 0u32;
-        let mut outside = 0u32;
         for l in 0..self.hw.lanes {
-            let addr = self.a[l].wrapping_add(offset as u32);
-            self.maddr[l] = addr;
-            if exec >> l & 1 == 1 {
-                if addr % bytes != 0 {
-                    misaligned |= 1 << l;
-                } else if addr as u64 + bytes as u64 > size as u64 {
-                    outside |= 1 << l;
-                }
-            }
+            self.maddr[l] = self.a[l].wrapping_add(offset as u32);
         }
-        if misaligned != 0 {
-            let addr = self.maddr[misaligned.trailing_zeros() as usize];
-            self.raise_here(TrapCause::Misaligned { space, addr, bytes }, misaligned);
+        let first_thread = (self.cur * self.hw.lanes) as u32;
+        let stacks = self.stacks();
+        let checked =
+            checks::check_access(space, size, &self.maddr, exec, bytes, &stacks, first_thread);
+        if let Err((lanes, cause)) = checked {
+            self.raise_here(cause, lanes);
             return;
         }
-        if outside != 0 {
-            let addr = self.maddr[outside.trailing_zeros() as usize];
-            let cause = TrapCause::AddressOutOfRange {
-                space,
-                addr,
-                bytes,
-                size,
-            };
-            self.raise_here(cause, outside);
+        if self.falls_off() {
             return;
         }
         self.pending = exec;
@@ -582,7 +605,7 @@ impl CycleModel {
         self.pending &= !self.served;
         let w = &mut self.warps[self.cur];
         let pc = w.gpc;
-        let npc = (pc + 1) & 0xffff;
+        let npc = pc + 1;
         let active = w.gmask;
         if self.pending == 0 {
             // Served and guard-false lanes alike are at pc + 1: the group advances.

@@ -33,6 +33,7 @@ impl CycleModel {
                 self.block[(a - host::BLOCK) as usize] = data
             }
             host::PARAM_COUNT => self.param_count = data,
+            host::STACK_BYTES => self.stack_bytes = data,
             a if (host::PARAM..host::PARAM + host::MAX_PARAMS as u32).contains(&a) => {
                 self.params[(a - host::PARAM) as usize] = data
             }
@@ -66,16 +67,18 @@ impl CycleModel {
             4 => field(&|t| t.lanes),
             5..=7 => field(&|t| t.block[(raddr - 5) as usize]),
             8 => field(&|t| match t.cause {
-                TrapCause::AddressOutOfRange { addr, .. } | TrapCause::Misaligned { addr, .. } => {
-                    addr
-                }
+                TrapCause::AddressOutOfRange { addr, .. }
+                | TrapCause::Misaligned { addr, .. }
+                | TrapCause::StackOverflow { addr, .. } => addr,
+                TrapCause::NextPcOutOfRange { target, .. } => target,
                 _ => 0,
             }),
             9 => field(&|t| match t.cause {
                 TrapCause::InvalidInstruction { word, .. } => word,
                 TrapCause::MissingParam { index, .. } => index as u32,
                 TrapCause::AddressOutOfRange { bytes, .. }
-                | TrapCause::Misaligned { bytes, .. } => bytes,
+                | TrapCause::Misaligned { bytes, .. }
+                | TrapCause::StackOverflow { bytes, .. } => bytes,
                 _ => 0,
             }),
             10 => self.arrived,

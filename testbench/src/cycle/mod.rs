@@ -54,8 +54,12 @@
 //! * A memory instruction with `exec == 0` completes with no lane served:
 //!   every active lane moves to `pc + 1` and the warp advances.
 //! * Replays: "lanes in `pending` keep `pc`" means their PC is set to `gpc`.
-//! * PCs are 16 bits: `pc + 1`, `jmp`/`ret`/`callr` targets and the link
-//!   value written by `call`/`callr` are taken modulo 2^16.
+//! * PCs are 16 bits, enough for every PC a lane can hold
+//!   (`concord_isa::checks::pc_bits`): a next PC at or beyond `code_len`
+//!   traps in `EXEC` before any PC register is written, so a `jmp`/`ret`/
+//!   `callr` target is compared with all 32 bits. The link value written
+//!   by `call`/`callr` is `pc + 1` in 32 bits (65536 after a call at
+//!   address 65535).
 //! * `threads` is loaded (`bx * by * bz`) by the `start` write, with the
 //!   counters and `block_id`. The trap registers are loaded when a trap is
 //!   raised and keep their value until the next one (not cleared by
@@ -208,6 +212,7 @@ pub struct CycleModel {
     block: [u32; 3],
     params: [u32; 16],
     param_count: u32,
+    stack_bytes: u32,
 
     // Per-lane register files, row-major: `rf[warp * RP + reg][lane]`.
     rf: Vec<[u32; 32]>,
@@ -307,6 +312,7 @@ impl CycleModel {
             block: [0; 3],
             params: [0; 16],
             param_count: 0,
+            stack_bytes: 0,
             rf: vec![[0; 32]; warps * rp],
             warps: vec![Warp::new(); warps],
             shared: vec![0; config.shared_memory_bytes as usize],

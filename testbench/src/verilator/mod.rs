@@ -55,6 +55,7 @@ use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 
+use concord_isa::checks::Stacks;
 use concord_isa::config::CoreConfig;
 use concord_isa::func::{Launch, Trap, TrapCause};
 use concord_isa::{decode, Op, Space};
@@ -169,6 +170,7 @@ pub struct Rtl {
     // Host registers as last written (the core does not read them back).
     code_len: u32,
     param_count: u32,
+    stack_bytes: u32,
 }
 
 // SAFETY: the model (a Verilated instance with its own VerilatedContext) has
@@ -238,6 +240,7 @@ impl Rtl {
             req: GlobalRequest::default(),
             code_len: 0,
             param_count: 0,
+            stack_bytes: 0,
         };
         rtl.reset();
         Ok(rtl)
@@ -279,6 +282,7 @@ impl Rtl {
         match addr {
             host::CODE_LEN => self.code_len = data,
             host::PARAM_COUNT => self.param_count = data,
+            host::STACK_BYTES => self.stack_bytes = data,
             _ => {}
         }
         // SAFETY: as in `reset`.
@@ -462,6 +466,22 @@ impl Rtl {
             8 => TrapCause::MissingParam {
                 index: detail as u8,
                 supplied: self.param_count,
+            },
+            9 => {
+                // The report's stack is the first faulting lane's thread's.
+                let thread = warp * config.lanes + lanes.trailing_zeros().min(31);
+                let (lo, hi) = Stacks::new(config, self.stack_bytes).of_thread(thread);
+                TrapCause::StackOverflow {
+                    addr,
+                    bytes: detail,
+                    thread,
+                    lo,
+                    hi,
+                }
+            }
+            10 => TrapCause::NextPcOutOfRange {
+                target: addr,
+                len: self.code_len,
             },
             other => TrapCause::Watchdog {
                 limit: 0,
