@@ -382,3 +382,42 @@ fn bad_compile_flags_are_errors() {
     let e = fails(&["study", "flatten", "--lanes", "3"]);
     assert!(e.contains("power of two"), "{e}");
 }
+
+#[test]
+fn kernel_choice_messages_name_only_the_flags_given() {
+    let dir = scratch("kernel-choice");
+    let empty = dir.join("empty.cu");
+    std::fs::write(&empty, "// no kernel here\n").unwrap();
+    let e = fails(&["compile", empty.to_str().unwrap()]);
+    assert_eq!(
+        e.trim_end(),
+        format!(
+            "error: {}: the source has no `__global__` kernel",
+            empty.display()
+        )
+    );
+    let two = dir.join("two.cu");
+    std::fs::write(
+        &two,
+        "__global__ void a(int *o) { o[0] = 1; }\n__global__ void b(int *o) { o[0] = 2; }\n",
+    )
+    .unwrap();
+    let e = fails(&["compile", two.to_str().unwrap()]);
+    assert!(
+        e.contains("the source has several kernels (a, b); choose one with --kernel"),
+        "{e}"
+    );
+    let e = fails(&["compile", two.to_str().unwrap(), "--kernel", "c"]);
+    assert!(
+        e.trim_end().ends_with("no kernel `c` (kernels: a, b)"),
+        "{e}"
+    );
+    ok(&[
+        "compile",
+        two.to_str().unwrap(),
+        "--kernel",
+        "b",
+        "-o",
+        dir.join("b.cbin").to_str().unwrap(),
+    ]);
+}
