@@ -29,6 +29,12 @@ fn options(divergence: DivergenceStrategy) -> CompileOptions {
     }
 }
 
+const STRATEGIES: [DivergenceStrategy; 3] = [
+    DivergenceStrategy::Branch,
+    DivergenceStrategy::Predicate,
+    DivergenceStrategy::Auto,
+];
+
 /// Where the kernels' `int *o` points.
 const OUT: u32 = 0x100;
 
@@ -37,6 +43,16 @@ const OUT: u32 = 0x100;
 /// returns `o[0..n]`.
 fn run(prelude: &str, body: &str, x: i32, n: usize) -> Vec<i32> {
     exec(&build(prelude, body, DivergenceStrategy::Branch), x, n)
+}
+
+fn run_with(
+    prelude: &str,
+    body: &str,
+    x: i32,
+    n: usize,
+    divergence: DivergenceStrategy,
+) -> Vec<i32> {
+    exec(&build(prelude, body, divergence), x, n)
 }
 
 fn build(prelude: &str, body: &str, divergence: DivergenceStrategy) -> Kernel {
@@ -75,6 +91,11 @@ fn exec(kernel: &Kernel, x: i32, n: usize) -> Vec<i32> {
         .collect()
 }
 
+/// `n` copies of `term` joined by `op`.
+fn chain(term: &str, op: &str, n: usize) -> String {
+    vec![term; n].join(op)
+}
+
 /// Compiles `src` and expects it to fail with exactly one error; returns
 /// its message, line and column.
 fn one_error(src: &str) -> (String, u32, u32) {
@@ -90,6 +111,205 @@ fn one_error(src: &str) -> (String, u32, u32) {
         }
         Err(e) => panic!("not a source error: {e}"),
     }
+}
+
+const TERMS: usize = 10_000;
+
+#[test]
+fn flat_arithmetic_chains_of_ten_thousand_terms() {
+    // 3·10000; 3 − 9999 (left to right); 3·3·… wraps like the machine:
+    // 3^10000 mod 2^32 is computed below by repeated multiplication.
+    let body = format!(
+        "  o[0] = {};\n  o[1] = x{};\n  o[2] = {};",
+        chain("x", " + ", TERMS),
+        " - 1".repeat(TERMS - 1),
+        chain("x", " * ", TERMS),
+    );
+    let power = (1..TERMS).fold(3i32, |p, _| p.wrapping_mul(3));
+    assert_eq!(run("", &body, 3, 3), [30_000, 3 - 9_999, power]);
+}
+
+#[test]
+fn comma_and_comparison_chains_of_ten_thousand_terms() {
+    // Left to right: the assignments run in order, the last operand is the
+    // value. `x < x < …` compares 0 or 1 with x = 3 after the first link.
+    let body = format!(
+        "  int a = 0;\n  o[0] = ({}, a);\n  o[1] = {};\n  o[2] = {};",
+        chain("a = a + 2", ", ", TERMS),
+        chain("x", " < ", TERMS),
+        chain("x", " == ", TERMS),
+    );
+    // x == x is 1; 1 == 3 is 0; 0 == 3 is 0 …
+    assert_eq!(run("", &body, 3, 3), [20_000, 1, 0]);
+}
+
+#[test]
+fn logical_chains_of_ten_thousand_terms() {
+    let body = format!(
+        "  o[0] = {};\n  o[1] = {};\n  if ({}) o[2] = 7; else o[2] = 8;",
+        chain("x", " && ", TERMS),
+        chain("(x - 3)", " || ", TERMS),
+        chain("x", " && ", TERMS),
+    );
+    let k = build("", &body, DivergenceStrategy::Branch);
+    assert_eq!(exec(&k, 3, 3), [1, 0, 7]);
+    assert_eq!(exec(&k, 0, 3), [0, 1, 8]);
+    // Distinct conditions keep every link (one block each) through the
+    // passes: x = 5000 is none of 1..=10000 except the 5000th.
+    let distinct: Vec<String> = (1..=TERMS).map(|k| format!("x != {k}")).collect();
+    let body = format!(
+        "  o[0] = {};\n  if ({}) o[1] = 1;",
+        distinct.join(" && "),
+        distinct[..TERMS / 2].join(" && ")
+    );
+    for d in [DivergenceStrategy::Branch, DivergenceStrategy::Predicate] {
+        let k = build("", &body, d);
+        assert_eq!(exec(&k, 5000, 2), [0, 0]);
+        assert_eq!(exec(&k, 20_000, 2), [1, 1]);
+    }
+}
+
+#[test]
+fn long_chains_fail_cleanly_at_their_end() {
+    // An error after ten thousand links: one error, at the last link
+    // (column 10 + 4 · 10000).
+    let src = format!(
+        "__global__ void k(int *o, int x) {{\n  o[0] = {} + threadIdx;\n}}\n",
+        chain("x", " + ", TERMS)
+    );
+    let (message, line, col) = one_error(&src);
+    assert!(
+        message.contains("`threadIdx` must be followed by"),
+        "{message}"
+    );
+    assert_eq!((line, col), (2, 40_010));
+    // A syntax error there.
+    let src = format!(
+        "__global__ void k(int *o, int x) {{\n  o[0] = {} + ;\n}}\n",
+        chain("x", " + ", TERMS)
+    );
+    let (message, line, _) = one_error(&src);
+    assert!(message.contains("expected an expression"), "{message}");
+    assert_eq!(line, 2);
+}
+
+/// 95 levels of each construct: just under the cap of 200 (a statement in
+/// braces costs two levels, a parenthesis two).
+#[test]
+fn nesting_up_to_the_cap_goes_through_every_pass() {
+    let n = 95;
+    let cases = [
+        format!("  {}o[0] = 1;{}", "if (x > 1) {".repeat(n), "}".repeat(n)),
+        format!(
+            "  int i = 0;\n  {}o[0] += 1;{}",
+            "while (i < 3) { i++; ".repeat(n),
+            "}".repeat(n)
+        ),
+        format!(
+            "  {}o[0] += 1;{}",
+            (0..n)
+                .map(|k| format!("for (int i{k} = 0; i{k} < x - 2; i{k}++) {{"))
+                .collect::<String>(),
+            "}".repeat(n)
+        ),
+        format!(
+            "  int i = 0;\n  {}o[0] += 1;{}",
+            "do { i++; ".repeat(n),
+            "} while (i < x);".repeat(n)
+        ),
+        format!(
+            "  {}o[0] = 1;{}",
+            "if (x > 1) { o[1] = 2; } else {".repeat(n),
+            "}".repeat(n)
+        ),
+        format!(
+            "  o[0] = {}x{};",
+            "(x > 1 ? ".repeat(60),
+            " : 0)".repeat(60)
+        ),
+    ];
+    for body in &cases {
+        for d in STRATEGIES {
+            run_with("", body, 3, 1, d);
+        }
+    }
+    // And the values: 95 parentheses, an `else if` chain.
+    let body = format!("  o[0] = {}x{};", "(".repeat(n), " + 1)".repeat(n));
+    assert_eq!(run("", &body, 3, 1), [3 + 95]);
+    let body = format!(
+        "  {} else o[0] = -1;",
+        (0..190)
+            .map(|k| format!("if (x == {k}) o[0] = {};", 2 * k))
+            .collect::<Vec<_>>()
+            .join(" else ")
+    );
+    let k = build("", &body, DivergenceStrategy::Branch);
+    assert_eq!(exec(&k, 123, 1), [246]);
+    assert_eq!(exec(&k, 500, 1), [-1]);
+}
+
+#[test]
+fn nesting_beyond_the_cap_is_one_error_at_its_place() {
+    // The statement, the assignment's right side and its operand take three
+    // levels, each parenthesis two: the expression inside the 99th
+    // parenthesis is level 201, and the error points at the token there,
+    // the 100th `(` (column 10 + 99).
+    let src = format!(
+        "__global__ void k(int *o, int x) {{\n  o[0] = {}x{};\n}}\n",
+        "(".repeat(200),
+        ")".repeat(200)
+    );
+    let (message, line, col) = one_error(&src);
+    assert!(
+        message.starts_with("nesting too deep: more than 200"),
+        "{message}"
+    );
+    assert_eq!((line, col), (2, 109));
+    // Postfix operators count too: `o[0][0]…` and `x++++…`.
+    let src = format!(
+        "__global__ void k(int *o, int x) {{\n  x = o{};\n}}\n",
+        "[0]".repeat(300)
+    );
+    assert!(one_error(&src).0.starts_with("nesting too deep"));
+    let src = "__global__ void k(int *o, int x) {\n  x".to_string() + &"++".repeat(300) + ";\n}\n";
+    assert!(one_error(&src).0.starts_with("nesting too deep"));
+    // An `else if` chain is nested statements.
+    let src = format!(
+        "__global__ void k(int *o, int x) {{\n  {};\n}}\n",
+        (0..300)
+            .map(|k| format!("if (x == {k}) o[0] = {k}"))
+            .collect::<Vec<_>>()
+            .join("; else ")
+    );
+    assert!(one_error(&src).0.starts_with("nesting too deep"));
+}
+
+#[test]
+fn pointer_levels_and_array_dimensions_are_capped() {
+    // `int` then 65 stars: the 65th star (column 7 + 64) is one too many.
+    let src = format!(
+        "__global__ void k(int *o) {{\n  int {}p = 0;\n}}\n",
+        "*".repeat(100_000)
+    );
+    let (message, line, col) = one_error(&src);
+    assert_eq!(
+        message,
+        "type too deeply derived: more than 64 pointer levels and array dimensions"
+    );
+    assert_eq!((line, col), (2, 71));
+    let src = format!(
+        "__global__ void k(int *o) {{\n  int a{};\n}}\n",
+        "[1]".repeat(100_000)
+    );
+    assert!(one_error(&src).0.starts_with("type too deeply derived"));
+    let src = format!(
+        "__global__ void k(int *o) {{\n  o[0] = sizeof(int {});\n}}\n",
+        "*".repeat(100)
+    );
+    assert!(one_error(&src).0.starts_with("type too deeply derived"));
+    // 64 levels are fine.
+    let body = format!("  int {}p = 0;\n  o[0] = sizeof(p);", "*".repeat(64));
+    assert_eq!(run("", &body, 0, 1), [4]);
 }
 
 /// `#define A0 x`, `#define A1 A0`, … `#define A{n} A{n-1}`.
@@ -149,5 +369,11 @@ fn doubling_macros_are_one_error_at_the_use_not_gigabytes() {
         prelude += &format!("#define A{k} (A{0}+A{0})\n", k - 1);
     }
     assert_eq!(run(&prelude, "  o[0] = A12;", 5, 1), [5 << 12]);
+}
+
+#[test]
+fn abs_evaluates_its_argument_once() {
+    let body = "  int i = -4;\n  o[0] = abs(i++);\n  o[1] = i;\n  o[2] = abs(x + x);";
+    assert_eq!(run("", body, -21, 3), [4, -3, 42]);
 }
 
