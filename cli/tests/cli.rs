@@ -421,3 +421,41 @@ fn kernel_choice_messages_name_only_the_flags_given() {
         dir.join("b.cbin").to_str().unwrap(),
     ]);
 }
+
+#[test]
+fn long_chains_compile_and_macro_bombs_are_one_error() {
+    let dir = scratch("limits");
+    let chain = dir.join("chain.cu");
+    let terms = vec!["x"; 10_000];
+    std::fs::write(
+        &chain,
+        format!(
+            "__global__ void k(int *o, int x) {{\n  o[0] = {};\n  o[1] = {};\n}}\n",
+            terms.join(" + "),
+            terms.join(" && ")
+        ),
+    )
+    .unwrap();
+    let out = dir.join("chain.cbin");
+    ok(&[
+        "compile",
+        chain.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(out.exists());
+    let bomb = dir.join("bomb.cu");
+    let mut src = String::from("#define A0 x\n");
+    for k in 1..=24 {
+        src += &format!("#define A{k} A{0}+A{0}\n", k - 1);
+    }
+    src += "__global__ void k(int *o, int x) {\n  o[0] = A24;\n}\n";
+    std::fs::write(&bomb, src).unwrap();
+    let e = fails(&["compile", bomb.to_str().unwrap()]);
+    assert_eq!(e.matches("error:").count(), 1, "{e}");
+    assert!(
+        e.contains("macro expansion too large: expanding `A24`"),
+        "{e}"
+    );
+    assert!(e.contains("bomb.cu:27:10"), "{e}");
+}

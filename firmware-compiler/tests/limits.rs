@@ -377,3 +377,71 @@ fn abs_evaluates_its_argument_once() {
     assert_eq!(run("", body, -21, 3), [4, -3, 42]);
 }
 
+/// A flat source whose call graph is 20,000 functions deep (not inlined);
+/// the bottom one recurses. The back end's stack-size search follows the
+/// whole chain.
+#[test]
+fn deep_call_chains_compile() {
+    let n = 20_000;
+    let mut src =
+        String::from("__device__ int f0(int a) { if (a <= 0) return 0; return f0(a - 1) + 1; }\n");
+    for k in 1..n {
+        src += &format!(
+            "__device__ int f{k}(int a) {{ return f{}(a) + 1; }}\n",
+            k - 1
+        );
+    }
+    src += &format!(
+        "__global__ void k(int *o, int x) {{ o[0] = f{}(x); }}\n",
+        n - 1
+    );
+    let mut o = options(DivergenceStrategy::Branch);
+    o.opt.inline_threshold = 0;
+    match compile(&src, "calls.cu", &o) {
+        // 20,000 calls and returns do not fit the instruction memory; the
+        // emitter says so.
+        Err(CompileError::Internal { message, .. }) => {
+            assert!(
+                message.contains("exceed the 65536-word instruction memory"),
+                "{message}"
+            )
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("20,000 functions fit the instruction memory"),
+    }
+}
+
+/// The argument of a bounded recursion, a chain of `&`: the bound analysis
+/// follows a few definitions of it, not the whole chain (which overflowed
+/// the stack at 100,000 terms: too many instructions to run, but they
+/// compile up to the emitter).
+#[test]
+fn long_chains_into_a_bounded_recursion() {
+    let prelude = "__device__ int f(int a) { if (a <= 0) return 0; return f(a - 1) + 2; }\n";
+    let argument = |n: i32| {
+        (1..=n)
+            .map(|k| format!("(x ^ {k})"))
+            .collect::<Vec<_>>()
+            .join(" & ")
+    };
+    let body = format!("  o[0] = f({} & 7);", argument(TERMS as i32));
+    let k = build(prelude, &body, DivergenceStrategy::Branch);
+    for x in [0, 6, 1000] {
+        let v = (1..=TERMS as i32).fold(7, |acc, k| acc & (x ^ k));
+        assert_eq!(exec(&k, x, 1), [2 * v], "x = {x}");
+    }
+    let src = format!(
+        "{prelude}__global__ void k(int *o, int x) {{\n  o[0] = f({} & 7);\n}}\n",
+        argument(100_000)
+    );
+    match compile(&src, "bound.cu", &options(DivergenceStrategy::Branch)) {
+        Err(CompileError::Internal { message, .. }) => {
+            assert!(
+                message.contains("exceed the 65536-word instruction memory"),
+                "{message}"
+            )
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("200,000 instructions fit the instruction memory"),
+    }
+}
