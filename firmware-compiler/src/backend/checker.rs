@@ -56,7 +56,7 @@ use concord_isa::instr::{
     Consensus, Guard, Instr, LoadWidth, Op, Pred, PredSrc, Reg, Space, StoreWidth,
 };
 
-use super::liveness::BitSet;
+use super::liveness::VRegSet;
 use super::mir::VReg;
 use super::pcode::{Effect, Item, Label, Loc, PFunction};
 
@@ -110,8 +110,8 @@ struct State {
 struct Tracked(HashMap<VReg, usize>);
 
 impl Tracked {
-    fn new(live_in: &HashMap<Label, BitSet>) -> Tracked {
-        let mut all: Vec<usize> = live_in.values().flat_map(BitSet::iter).collect();
+    fn new(live_in: &HashMap<Label, VRegSet>) -> Tracked {
+        let mut all: Vec<usize> = live_in.values().flat_map(VRegSet::iter).collect();
         all.sort_unstable();
         all.dedup();
         Tracked(
@@ -179,7 +179,7 @@ impl State {
     fn meet_live(
         &mut self,
         other: &State,
-        live: &BitSet,
+        live: &VRegSet,
         tracked: &Tracked,
     ) -> Result<bool, String> {
         let before = self.held.clone();
@@ -260,7 +260,7 @@ pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
 pub fn check_predicated(
     code: &PFunction,
     sp: Option<Reg>,
-    live_in: &HashMap<Label, BitSet>,
+    live_in: &HashMap<Label, VRegSet>,
 ) -> Result<(), String> {
     check_with(code, sp, live_in)
 }
@@ -268,7 +268,7 @@ pub fn check_predicated(
 fn check_with(
     code: &PFunction,
     sp: Option<Reg>,
-    live_in: &HashMap<Label, BitSet>,
+    live_in: &HashMap<Label, VRegSet>,
 ) -> Result<(), String> {
     // Flatten to instructions with label positions.
     let mut insts = Vec::new();
@@ -282,7 +282,7 @@ fn check_with(
         }
     }
     let n = insts.len();
-    let mut live_at: HashMap<usize, &BitSet> = HashMap::new();
+    let mut live_at: HashMap<usize, &VRegSet> = HashMap::new();
     for (label, set) in live_in {
         if let Some(&pos) = labels.get(label) {
             live_at.insert(pos, set);

@@ -21,25 +21,11 @@ use super::mir::{MBlock, MFunction, MInst, VReg};
 /// live sets of a function with thousands of blocks are mostly small, and
 /// a dense bit set per block would make liveness quadratic in memory.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
-pub struct BitSet {
+pub struct VRegSet {
     items: Vec<u32>,
 }
 
-impl BitSet {
-    /// An empty set (`len`, the number of registers, is kept for the
-    /// callers that size a set up front; a sorted list needs no size).
-    pub fn new(len: usize) -> BitSet {
-        let _ = len;
-        BitSet::default()
-    }
-
-    /// The set of `items` (any order, repeats allowed).
-    pub fn from_unsorted(mut items: Vec<u32>) -> BitSet {
-        items.sort_unstable();
-        items.dedup();
-        BitSet { items }
-    }
-
+impl VRegSet {
     pub fn insert(&mut self, i: usize) {
         if let Err(k) = self.items.binary_search(&(i as u32)) {
             self.items.insert(k, i as u32);
@@ -54,7 +40,7 @@ impl BitSet {
         self.items.binary_search(&(i as u32)).is_ok()
     }
     /// `self |= other`; whether anything changed.
-    pub fn union_with(&mut self, other: &BitSet) -> bool {
+    pub fn union_with(&mut self, other: &VRegSet) -> bool {
         if other
             .items
             .iter()
@@ -82,8 +68,8 @@ impl BitSet {
         true
     }
     /// `self - other`.
-    pub fn difference(&self, other: &BitSet) -> BitSet {
-        BitSet {
+    pub fn difference(&self, other: &VRegSet) -> VRegSet {
+        VRegSet {
             items: self
                 .items
                 .iter()
@@ -125,8 +111,8 @@ impl Interval {
 /// Liveness results for one function.
 #[derive(Clone, Debug)]
 pub struct Liveness {
-    pub live_in: Vec<BitSet>,
-    pub live_out: Vec<BitSet>,
+    pub live_in: Vec<VRegSet>,
+    pub live_out: Vec<VRegSet>,
     /// Linear index of the first instruction of each block (one past the
     /// end for the last entry).
     pub block_start: Vec<u32>,
@@ -173,12 +159,12 @@ impl Liveness {
                     k.push(v);
                 }
             }
-            gen.push(BitSet { items: g });
-            kill.push(BitSet { items: k });
+            gen.push(VRegSet { items: g });
+            kill.push(VRegSet { items: k });
         }
         let succs: Vec<Vec<MBlock>> = (0..nb).map(|b| mf.succs(MBlock(b as u32))).collect();
         let mut live_in = gen.clone();
-        let mut live_out = vec![BitSet::default(); nb];
+        let mut live_out = vec![VRegSet::default(); nb];
         let mut changed = true;
         while changed {
             changed = false;
