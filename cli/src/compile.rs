@@ -144,11 +144,11 @@ pub fn program_for_launch(
 ) -> Result<Kernel, String> {
     if desc.program.extension().is_some_and(|e| e == "cu") {
         let compiled = compile_file(&desc.program, config, flags)?;
-        let k = compiled.kernel(desc.entry.as_deref()).map_err(|e| {
+        let k = select_kernel(&compiled, desc.entry.as_deref(), "with `entry:`").map_err(|e| {
             format!(
                 "{}: {}",
                 input::show_path(&desc.program),
-                concord_isa::show::message(&e.to_string())
+                concord_isa::show::message(&e)
             )
         })?;
         Ok(k.compiled.kernel.clone())
@@ -210,15 +210,13 @@ pub fn run(args: CompileArgs) -> Result<(), CliError> {
     let bytes = match args.emit {
         Emit::Ir => compiled.module.to_string().into_bytes(),
         Emit::Asm => {
-            let k = compiled
-                .kernel(args.kernel.as_deref())
-                .map_err(|e| format!("{}: {e} with --kernel", args.input.display()))?;
+            let k = select_kernel(&compiled, args.kernel.as_deref(), "with --kernel")
+                .map_err(|e| format!("{}: {e}", args.input.display()))?;
             k.compiled.listing.clone().into_bytes()
         }
         Emit::Bin => {
-            let k = compiled
-                .kernel(args.kernel.as_deref())
-                .map_err(|e| format!("{}: {e} with --kernel", args.input.display()))?;
+            let k = select_kernel(&compiled, args.kernel.as_deref(), "with --kernel")
+                .map_err(|e| format!("{}: {e}", args.input.display()))?;
             k.compiled.kernel.to_bytes()
         }
     };
@@ -226,6 +224,23 @@ pub fn run(args: CompileArgs) -> Result<(), CliError> {
     out.write_all_and_finish(&bytes)?;
     crate::note(&format!("{label}: written"));
     Ok(())
+}
+
+/// The kernel to emit or run; `how` (the flag or field that picks one)
+/// completes the message only when the source has several kernels and
+/// none was named.
+fn select_kernel<'a>(
+    compiled: &'a Compiled,
+    name: Option<&str>,
+    how: &str,
+) -> Result<&'a KernelOutput, String> {
+    compiled.kernel(name).map_err(|e| {
+        if name.is_none() && compiled.kernels.len() > 1 {
+            format!("{e} {how}")
+        } else {
+            e
+        }
+    })
 }
 
 fn ms(d: std::time::Duration) -> f64 {

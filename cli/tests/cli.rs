@@ -488,3 +488,80 @@ fn bad_compile_flags_are_errors() {
     let e = usage(&["study", "flatten", "--lanes", "3"]);
     assert!(e.contains("power of two"), "{e}");
 }
+
+#[test]
+fn kernel_choice_messages_name_only_the_flags_given() {
+    let dir = scratch("kernel-choice");
+    let empty = dir.join("empty.cu");
+    std::fs::write(&empty, "// no kernel here\n").unwrap();
+    let e = fails(&["compile", empty.to_str().unwrap()]);
+    assert_eq!(
+        e.trim_end(),
+        format!(
+            "error: {}: the source has no `__global__` kernel",
+            empty.display()
+        )
+    );
+    let two = dir.join("two.cu");
+    std::fs::write(
+        &two,
+        "__global__ void a(int *o) { o[0] = 1; }\n__global__ void b(int *o) { o[0] = 2; }\n",
+    )
+    .unwrap();
+    let e = fails(&["compile", two.to_str().unwrap()]);
+    assert!(
+        e.contains("the source has several kernels (a, b); choose one with --kernel"),
+        "{e}"
+    );
+    let e = fails(&["compile", two.to_str().unwrap(), "--kernel", "c"]);
+    assert!(
+        e.trim_end().ends_with("no kernel `c` (kernels: a, b)"),
+        "{e}"
+    );
+    ok(&[
+        "compile",
+        two.to_str().unwrap(),
+        "--kernel",
+        "b",
+        "-o",
+        dir.join("b.cbin").to_str().unwrap(),
+    ]);
+}
+
+#[test]
+fn long_chains_compile_and_macro_bombs_are_one_error() {
+    let dir = scratch("limits");
+    let chain = dir.join("chain.cu");
+    let terms = vec!["x"; 10_000];
+    std::fs::write(
+        &chain,
+        format!(
+            "__global__ void k(int *o, int x) {{\n  o[0] = {};\n  o[1] = {};\n}}\n",
+            terms.join(" + "),
+            terms.join(" && ")
+        ),
+    )
+    .unwrap();
+    let out = dir.join("chain.cbin");
+    ok(&[
+        "compile",
+        chain.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(out.exists());
+    let bomb = dir.join("bomb.cu");
+    let mut src = String::from("#define A0 x\n");
+    for k in 1..=24 {
+        src += &format!("#define A{k} A{0}+A{0}\n", k - 1);
+    }
+    src += "__global__ void k(int *o, int x) {\n  o[0] = A24;\n}\n";
+    std::fs::write(&bomb, src).unwrap();
+    let e = fails(&["compile", bomb.to_str().unwrap()]);
+    assert_eq!(e.matches("error:").count(), 1, "{e}");
+    assert!(
+        e.contains("macro expansion too large: expanding `A24`"),
+        "{e}"
+    );
+    assert!(e.contains("bomb.cu:27:10"), "{e}");
+}

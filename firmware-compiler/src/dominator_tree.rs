@@ -89,12 +89,29 @@ impl DomForest {
             }
             a
         };
+        // Each node's reachable predecessors, latest in reverse post-order
+        // first: at a join of many branches down a chain (`if (a && b &&
+        // …)`: every `false` edge meets at the `else`), each `intersect`
+        // then walks one step up instead of back down the whole chain.
+        let ordered_preds: Vec<Vec<usize>> = (0..n)
+            .map(|node| {
+                let mut ps: Vec<usize> = preds
+                    .get(node)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|&p| p < n && rpo_index[p].is_some())
+                    .collect();
+                ps.sort_unstable_by_key(|&p| std::cmp::Reverse(rpo_index[p]));
+                ps
+            })
+            .collect();
         let mut changed = true;
         while changed {
             changed = false;
             for &node in &forest.rpo[1..] {
                 let mut new_idom: Option<usize> = None;
-                for &p in &preds[node] {
+                for &p in &ordered_preds[node] {
                     if doms[p].is_none() {
                         continue; // unreachable or not processed yet
                     }

@@ -178,7 +178,9 @@ impl Timings {
 }
 
 impl Compiled {
-    /// The kernel named `name`, or the only one when `name` is `None`.
+    /// The kernel named `name`, or the only one when `name` is `None`. The
+    /// message of an ambiguous choice ends in "choose one", for the caller
+    /// to say how (`with --kernel`, with `entry:`).
     pub fn kernel(&self, name: Option<&str>) -> Result<&KernelOutput, String> {
         let names = || {
             self.kernels

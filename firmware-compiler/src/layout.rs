@@ -31,6 +31,8 @@
 //! Irreducible CFGs have no such order; the pass returns an error for them
 //! (the front end builds only reducible CFGs).
 
+use std::collections::{HashMap, HashSet};
+
 use crate::dominator_tree::DominatorTree;
 use crate::flowgraph::ControlFlowGraph;
 use crate::ir::{Block, Function, Module};
@@ -78,8 +80,9 @@ pub fn compute_layout(func: &Function) -> Result<Vec<Block>, LayoutError> {
     let mut order = Vec::with_capacity(func.layout.len());
     ctx.place_region(None, &mut order)?;
     // Unreachable blocks: same relative order, at the end.
+    let mut placed: HashSet<Block> = order.iter().copied().collect();
     for &b in &func.layout {
-        if !domtree.is_reachable(b) && !order.contains(&b) {
+        if !domtree.is_reachable(b) && placed.insert(b) {
             order.push(b);
         }
     }
@@ -88,7 +91,7 @@ pub fn compute_layout(func: &Function) -> Result<Vec<Block>, LayoutError> {
 
 /// A node of a region: a block directly in the region's loop, or a loop
 /// directly nested in it.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Node {
     Block(Block),
     Loop(LoopId),
@@ -151,14 +154,16 @@ impl Context<'_> {
         // The region's nodes, in reverse post-order (so the header, or
         // the entry, is first).
         let mut nodes: Vec<Node> = Vec::new();
+        let mut position: HashMap<Node, usize> = HashMap::new();
         for &b in self.domtree.rpo() {
             if let Some(node) = self.node_of(region, b) {
-                if !nodes.contains(&node) {
+                if let std::collections::hash_map::Entry::Vacant(e) = position.entry(node) {
+                    e.insert(nodes.len());
                     nodes.push(node);
                 }
             }
         }
-        let index_of = |node: Node| nodes.iter().position(|&n| n == node);
+        let index_of = |node: Node| position.get(&node).copied();
 
         // Forward edges between the region's nodes: back edges to the
         // header are dropped, and exits from the region are the enclosing

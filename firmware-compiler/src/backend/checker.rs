@@ -56,7 +56,7 @@ use concord_isa::instr::{
     Consensus, Guard, Instr, LoadWidth, Op, Pred, PredSrc, Reg, Space, StoreWidth,
 };
 
-use super::liveness::BitSet;
+use super::liveness::VRegSet;
 use super::mir::VReg;
 use super::pcode::{Effect, Item, Label, Loc, PFunction};
 
@@ -96,25 +96,55 @@ struct State {
     /// Virtual registers some instruction on the path has defined. A lane
     /// arriving along a path that never defined `v` cannot read `v` before
     /// passing one of its definitions, so that path does not constrain
-    /// where `v` lives at a join (see `State::meet_live`).
+    /// where `v` lives at a join (see `State::meet_live`). Only registers
+    /// live at some join are asked about, so only those are tracked (see
+    /// [`Tracked`]): a set over every register at every block would make
+    /// the checker quadratic in the size of the function.
     defined: DefinedSet,
 }
 
-/// A growable set of virtual registers.
+/// The virtual registers `State::defined` tracks, numbered densely: those
+/// live into a block with liveness information (the only ones
+/// `State::meet_live` asks about).
+#[derive(Default)]
+struct Tracked(HashMap<VReg, usize>);
+
+impl Tracked {
+    fn new(live_in: &HashMap<Label, VRegSet>) -> Tracked {
+        let mut all: Vec<usize> = live_in.values().flat_map(VRegSet::iter).collect();
+        all.sort_unstable();
+        all.dedup();
+        Tracked(
+            all.into_iter()
+                .enumerate()
+                .map(|(k, v)| (VReg(v as u32), k))
+                .collect(),
+        )
+    }
+}
+
+/// A growable set of tracked virtual registers (by their [`Tracked`]
+/// number).
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 struct DefinedSet(Vec<u64>);
 
 impl DefinedSet {
-    fn insert(&mut self, v: VReg) {
-        let (word, bit) = (v.index() / 64, v.index() % 64);
+    fn insert(&mut self, v: VReg, tracked: &Tracked) {
+        let Some(&k) = tracked.0.get(&v) else {
+            return;
+        };
+        let (word, bit) = (k / 64, k % 64);
         if self.0.len() <= word {
             self.0.resize(word + 1, 0);
         }
         self.0[word] |= 1 << bit;
     }
 
-    fn contains(&self, v: VReg) -> bool {
-        let (word, bit) = (v.index() / 64, v.index() % 64);
+    fn contains(&self, v: VReg, tracked: &Tracked) -> bool {
+        let Some(&k) = tracked.0.get(&v) else {
+            return false;
+        };
+        let (word, bit) = (k / 64, k % 64);
         self.0.get(word).is_some_and(|w| w & (1 << bit) != 0)
     }
 
@@ -146,7 +176,12 @@ impl State {
     /// never defined a value reads it only after passing a definition
     /// (a value that a guarded loop body defines and an exit reads, with
     /// the loop's entry path holding something else in its register).
-    fn meet_live(&mut self, other: &State, live: &BitSet) -> Result<bool, String> {
+    fn meet_live(
+        &mut self,
+        other: &State,
+        live: &VRegSet,
+        tracked: &Tracked,
+    ) -> Result<bool, String> {
         let before = self.held.clone();
         let mut locs: BTreeSet<Loc> = self.held.keys().copied().collect();
         locs.extend(other.held.keys().copied());
@@ -160,8 +195,8 @@ impl State {
             live_values.dedup();
             if live_values.len() > 1 {
                 live_values.retain(|&v| {
-                    (mine == Some(v) || !self.defined.contains(v))
-                        && (theirs == Some(v) || !other.defined.contains(v))
+                    (mine == Some(v) || !self.defined.contains(v, tracked))
+                        && (theirs == Some(v) || !other.defined.contains(v, tracked))
                 });
             }
             match live_values[..] {
@@ -225,7 +260,7 @@ pub fn check(code: &PFunction, sp: Option<Reg>) -> Result<(), String> {
 pub fn check_predicated(
     code: &PFunction,
     sp: Option<Reg>,
-    live_in: &HashMap<Label, BitSet>,
+    live_in: &HashMap<Label, VRegSet>,
 ) -> Result<(), String> {
     check_with(code, sp, live_in)
 }
@@ -233,7 +268,7 @@ pub fn check_predicated(
 fn check_with(
     code: &PFunction,
     sp: Option<Reg>,
-    live_in: &HashMap<Label, BitSet>,
+    live_in: &HashMap<Label, VRegSet>,
 ) -> Result<(), String> {
     // Flatten to instructions with label positions.
     let mut insts = Vec::new();
@@ -247,7 +282,7 @@ fn check_with(
         }
     }
     let n = insts.len();
-    let mut live_at: HashMap<usize, &BitSet> = HashMap::new();
+    let mut live_at: HashMap<usize, &VRegSet> = HashMap::new();
     for (label, set) in live_in {
         if let Some(&pos) = labels.get(label) {
             live_at.insert(pos, set);
@@ -290,87 +325,117 @@ fn check_with(
             }
         }
     }
-
-    // The state each edge carries; a block's state is recomputed from all
-    // of them whenever one changes (predicated joins can gain a value when
-    // a path arrives, so an incremental meet would keep stale conflicts).
-    let mut in_state: Vec<Option<State>> = vec![None; n];
     if n == 0 {
         return Ok(());
     }
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, ss) in succs.iter().enumerate() {
         for &s in ss {
-            if !preds[s].contains(&i) {
+            if preds[s].last() != Some(&i) {
                 preds[s].push(i);
             }
         }
     }
+    // States are kept at the starts of straight-line runs only (the entry,
+    // labels, joins, branch targets and fall-throughs of branches) and on
+    // the edges between runs; inside a run they are recomputed. Memory then
+    // grows with the number of runs, not with the number of instructions
+    // times the size of a state.
+    let mut leader = vec![false; n];
+    leader[0] = true;
+    for &pos in labels.values() {
+        if pos < n {
+            leader[pos] = true;
+        }
+    }
+    for i in 1..n {
+        if preds[i] != [i - 1] || succs[i - 1] != [i] {
+            leader[i] = true;
+        }
+    }
+    let tracked = Tracked::new(live_in);
+    let block_end = |l: usize| (l + 1..n).find(|&k| leader[k]).map_or(n - 1, |k| k - 1);
+
+    // The state each edge carries; a run's starting state is recomputed
+    // from all of them when it is next visited after one changed
+    // (predicated joins can gain a value when a path arrives, so an
+    // incremental meet would keep stale conflicts). Visiting lowest
+    // position first recomputes a join once its incoming paths have
+    // settled rather than once per path.
+    let mut in_state: Vec<Option<State>> = vec![None; n];
     let mut edge_out: HashMap<(usize, usize), State> = HashMap::new();
+    let mut stale = vec![false; n];
     in_state[0] = Some(State::default());
-    // Lowest position first: code order is close to reverse post-order,
-    // so a loop's body settles before its exits are revisited.
     let mut work = BTreeSet::from([0usize]);
     let mut steps = 0usize;
     let mut visits = vec![0u32; n];
-    while let Some(i) = work.pop_first() {
+    while let Some(l) = work.pop_first() {
         steps += 1;
         if steps > 200 * n + 1000 {
             return Err("the data flow does not settle".into());
         }
-        let Some(state) = in_state[i].clone() else {
+        if std::mem::take(&mut stale[l]) {
+            let mut merged: Option<State> = (l == 0).then(State::default);
+            for &p in &preds[l] {
+                let Some(e) = edge_out.get(&(p, l)) else {
+                    continue;
+                };
+                match merged.as_mut() {
+                    None => merged = Some(e.clone()),
+                    Some(m) => {
+                        match live_at.get(&l) {
+                            Some(live) => m.meet_live(e, live, &tracked),
+                            None => m.meet(e),
+                        }
+                        .map_err(|e| format!("instruction {l}: {e}"))?;
+                    }
+                }
+            }
+            // A join that keeps changing stops gaining values: from then on
+            // its state only shrinks, so the iteration ends.
+            visits[l] += 1;
+            if visits[l] > 64 {
+                if let (Some(m), Some(old)) = (merged.as_mut(), in_state[l].as_ref()) {
+                    m.meet(old).map_err(|e| format!("instruction {l}: {e}"))?;
+                }
+            }
+            if merged == in_state[l] {
+                continue;
+            }
+            in_state[l] = merged;
+        }
+        let Some(mut state) = in_state[l].clone() else {
             continue;
         };
-        let out = transfer(i, insts[i], state, false)?;
-        let target = insts[i].target.and_then(|t| labels.get(&t).copied());
-        for &s in &succs[i] {
-            let mut out = out.clone();
-            if Some(s) == target && s != i + 1 {
-                if let Some((pred, value)) = insts[i].instr.and_then(consensus_fact) {
+        let end = block_end(l);
+        for (i, p) in insts.iter().enumerate().take(end + 1).skip(l) {
+            state = transfer(i, p, state, false, &tracked)?;
+        }
+        let target = insts[end].target.and_then(|t| labels.get(&t).copied());
+        for &s in &succs[end] {
+            let mut out = state.clone();
+            if Some(s) == target && s != end + 1 {
+                if let Some((pred, value)) = insts[end].instr.and_then(consensus_fact) {
                     if out.uniform.get(&pred) == Some(&!value) {
                         continue; // an impossible path
                     }
                     out.uniform.insert(pred, value);
                 }
             }
-            if edge_out.get(&(i, s)) == Some(&out) {
+            if edge_out.get(&(end, s)) == Some(&out) {
                 continue;
             }
-            edge_out.insert((i, s), out);
-            let mut merged: Option<State> = (s == 0).then(State::default);
-            for &p in &preds[s] {
-                let Some(e) = edge_out.get(&(p, s)) else {
-                    continue;
-                };
-                match merged.as_mut() {
-                    None => merged = Some(e.clone()),
-                    Some(m) => {
-                        match live_at.get(&s) {
-                            Some(live) => m.meet_live(e, live),
-                            None => m.meet(e),
-                        }
-                        .map_err(|e| format!("instruction {s}: {e}"))?;
-                    }
-                }
-            }
-            // A join that keeps changing stops gaining values: from then on
-            // its state only shrinks, so the iteration ends.
-            visits[s] += 1;
-            if visits[s] > 64 {
-                if let (Some(m), Some(old)) = (merged.as_mut(), in_state[s].as_ref()) {
-                    m.meet(old).map_err(|e| format!("instruction {s}: {e}"))?;
-                }
-            }
-            if merged != in_state[s] {
-                in_state[s] = merged;
-                work.insert(s);
-            }
+            edge_out.insert((end, s), out);
+            stale[s] = true;
+            work.insert(s);
         }
     }
     // Every read against the settled states, in code order.
-    for (i, state) in in_state.into_iter().enumerate() {
-        if let Some(state) = state {
-            transfer(i, insts[i], state, true)?;
+    for (l, state) in in_state.into_iter().enumerate() {
+        if let Some(mut state) = state {
+            for (i, p) in insts.iter().enumerate().take(block_end(l) + 1).skip(l) {
+                state = transfer(i, p, state, true, &tracked)?;
+            }
         }
     }
     Ok(())
@@ -608,6 +673,7 @@ fn transfer(
     p: &super::pcode::PInst,
     mut state: State,
     strict: bool,
+    tracked: &Tracked,
 ) -> Result<State, String> {
     let text = p
         .instr
@@ -748,7 +814,7 @@ fn transfer(
             Effect::Def(_, v)
             | Effect::Remat(_, v)
             | Effect::Exclusive(_, v)
-            | Effect::CopyDone { dst: v, .. } => state.defined.insert(v),
+            | Effect::CopyDone { dst: v, .. } => state.defined.insert(v, tracked),
             _ => {}
         }
     }

@@ -36,7 +36,7 @@
 //! function that evicts values reserves the two registers just below the
 //! stack pointer as scratch registers for the reload/store code.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use concord_isa::instr::Reg;
 
@@ -195,60 +195,83 @@ pub fn stack_size(
     // Depth-first search with an "on the path" mark detects recursion.
     // With `cut_cycles`, a call back into a function already on the path
     // counts nothing: the stack of one pass down the deepest chain, the
-    // least any recursive program needs.
-    fn need(
-        g: &Graph,
-        f: FuncId,
-        cut_cycles: bool,
-        on_path: &mut Vec<FuncId>,
-        memo: &mut HashMap<FuncId, u64>,
-    ) -> Option<u64> {
-        if let Some(&n) = memo.get(&f) {
-            return Some(n);
+    // least any recursive program needs. The search keeps its own stack:
+    // a chain of thousands of functions each calling the next is a short
+    // source but as deep a search.
+    fn need(g: &Graph, root: FuncId, cut_cycles: bool) -> Option<u64> {
+        struct Visit {
+            f: FuncId,
+            next: usize,
+            below: u64,
         }
-        if on_path.contains(&f) {
-            return cut_cycles.then_some(0);
-        }
-        on_path.push(f);
-        let (frame, divides) = g.frames.get(&f).copied().unwrap_or((0, false));
-        let bounded_depth = g.recursion_frames.get(&f).copied();
-        let mut below = if divides { u64::from(DIV_AREA) } else { 0 };
-        for &c in g.callees.get(&f).map(Vec::as_slice).unwrap_or(&[]) {
-            if c == f && bounded_depth.is_some() {
+        let start = |f: FuncId| {
+            let divides = g.frames.get(&f).is_some_and(|&(_, d)| d);
+            Visit {
+                f,
+                next: 0,
+                below: if divides { u64::from(DIV_AREA) } else { 0 },
+            }
+        };
+        let mut memo: HashMap<FuncId, u64> = HashMap::new();
+        let mut on_path: HashSet<FuncId> = HashSet::from([root]);
+        let mut path = vec![start(root)];
+        while let Some(top) = path.last_mut() {
+            let f = top.f;
+            let bounded_depth = g.recursion_frames.get(&f).copied();
+            let callees = g.callees.get(&f).map(Vec::as_slice).unwrap_or(&[]);
+            if let Some(&c) = callees.get(top.next) {
+                top.next += 1;
+                if c == f && bounded_depth.is_some() {
+                    continue;
+                }
+                if let Some(&n) = memo.get(&c) {
+                    top.below = top.below.max(n);
+                } else if on_path.contains(&c) {
+                    if !cut_cycles {
+                        return None;
+                    }
+                } else {
+                    on_path.insert(c);
+                    path.push(start(c));
+                }
                 continue;
             }
-            below = below.max(need(g, c, cut_cycles, on_path, memo)?);
+            let frame = g.frames.get(&f).map_or(0, |&(frame, _)| frame);
+            let copies = bounded_depth.unwrap_or(1).max(1);
+            let total = u64::from(frame)
+                .saturating_mul(copies)
+                .saturating_add(top.below);
+            memo.insert(f, total);
+            on_path.remove(&f);
+            path.pop();
+            match path.last_mut() {
+                Some(caller) => caller.below = caller.below.max(total),
+                None => return Some(total),
+            }
         }
-        on_path.pop();
-        let copies = bounded_depth.unwrap_or(1).max(1);
-        let total = u64::from(frame)
-            .saturating_mul(copies)
-            .saturating_add(below);
-        memo.insert(f, total);
-        Some(total)
+        None
     }
     let graph = Graph {
         frames,
         callees,
         recursion_frames,
     };
-    match need(&graph, kernel, false, &mut Vec::new(), &mut HashMap::new()) {
+    match need(&graph, kernel, false) {
         Some(n) => StackNeed {
             size: n.next_multiple_of(8),
             recursive: false,
             minimum: n.next_multiple_of(8),
         },
         None => {
-            let minimum = need(&graph, kernel, true, &mut Vec::new(), &mut HashMap::new())
-                .unwrap_or(0)
-                .next_multiple_of(8);
+            let minimum = need(&graph, kernel, true).unwrap_or(0).next_multiple_of(8);
             // Room for the deepest chain plus `DEFAULT_RECURSION_DEPTH - 1`
             // more frames of the largest function on a cycle: a fixed size
             // would be overrun as soon as frames grow (spills at small
             // budgets, predication's demoted masks).
+            let cyclic = on_cycles(callees);
             let cycle_frame = frames
                 .iter()
-                .filter(|(&f, _)| on_cycle(callees, f))
+                .filter(|(f, _)| cyclic.contains(f))
                 .map(|(_, &(frame, divides))| {
                     u64::from(frame) + if divides { u64::from(DIV_AREA) } else { 0 }
                 })
@@ -266,20 +289,68 @@ pub fn stack_size(
     }
 }
 
-/// Whether `f` can call itself, directly or through other functions.
-fn on_cycle(callees: &HashMap<FuncId, Vec<FuncId>>, f: FuncId) -> bool {
-    let mut seen = Vec::new();
-    let mut work: Vec<FuncId> = callees.get(&f).cloned().unwrap_or_default();
-    while let Some(g) = work.pop() {
-        if g == f {
-            return true;
+/// The functions that can call themselves, directly or through other
+/// functions: those with a call to themselves or in a strongly connected
+/// component of more than one function (Tarjan's algorithm, with an
+/// explicit stack, linear in the call graph).
+fn on_cycles(callees: &HashMap<FuncId, Vec<FuncId>>) -> HashSet<FuncId> {
+    let mut index: HashMap<FuncId, usize> = HashMap::new();
+    let mut low: HashMap<FuncId, usize> = HashMap::new();
+    let mut stack: Vec<FuncId> = Vec::new();
+    let mut on_stack: HashSet<FuncId> = HashSet::new();
+    let mut out = HashSet::new();
+    let mut roots: Vec<FuncId> = callees.keys().copied().collect();
+    roots.sort_unstable();
+    for root in roots {
+        if index.contains_key(&root) {
+            continue;
         }
-        if !seen.contains(&g) {
-            seen.push(g);
-            work.extend(callees.get(&g).into_iter().flatten().copied());
+        // (function, next callee to look at)
+        let mut search = vec![(root, 0usize)];
+        while let Some(top) = search.last_mut() {
+            let (f, next) = (top.0, &mut top.1);
+            if *next == 0 {
+                let k = index.len();
+                index.insert(f, k);
+                low.insert(f, k);
+                stack.push(f);
+                on_stack.insert(f);
+            }
+            let cs = callees.get(&f).map(Vec::as_slice).unwrap_or(&[]);
+            if let Some(&c) = cs.get(*next) {
+                *next += 1;
+                if c == f {
+                    out.insert(f);
+                }
+                if !index.contains_key(&c) {
+                    search.push((c, 0));
+                } else if on_stack.contains(&c) {
+                    let l = low[&f].min(index[&c]);
+                    low.insert(f, l);
+                }
+                continue;
+            }
+            search.pop();
+            if let Some(&(caller, _)) = search.last() {
+                let l = low[&caller].min(low[&f]);
+                low.insert(caller, l);
+            }
+            if low[&f] == index[&f] {
+                let mut component = Vec::new();
+                while let Some(g) = stack.pop() {
+                    on_stack.remove(&g);
+                    component.push(g);
+                    if g == f {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    out.extend(component);
+                }
+            }
         }
     }
-    false
+    out
 }
 
 /// The per-thread stack a kernel needs.

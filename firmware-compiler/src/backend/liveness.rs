@@ -17,43 +17,76 @@
 
 use super::mir::{MBlock, MFunction, MInst, VReg};
 
-/// A fixed-size bit set over virtual registers.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct BitSet {
-    words: Vec<u64>,
+/// A set of virtual registers (by index), stored as a sorted list: the
+/// live sets of a function with thousands of blocks are mostly small, and
+/// a dense bit set per block would make liveness quadratic in memory.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct VRegSet {
+    items: Vec<u32>,
 }
 
-impl BitSet {
-    pub fn new(len: usize) -> BitSet {
-        BitSet {
-            words: vec![0; len.div_ceil(64)],
-        }
-    }
+impl VRegSet {
     pub fn insert(&mut self, i: usize) {
-        self.words[i / 64] |= 1 << (i % 64);
+        if let Err(k) = self.items.binary_search(&(i as u32)) {
+            self.items.insert(k, i as u32);
+        }
     }
     pub fn remove(&mut self, i: usize) {
-        self.words[i / 64] &= !(1 << (i % 64));
+        if let Ok(k) = self.items.binary_search(&(i as u32)) {
+            self.items.remove(k);
+        }
     }
     pub fn contains(&self, i: usize) -> bool {
-        self.words[i / 64] >> (i % 64) & 1 == 1
+        self.items.binary_search(&(i as u32)).is_ok()
     }
     /// `self |= other`; whether anything changed.
-    pub fn union_with(&mut self, other: &BitSet) -> bool {
-        let mut changed = false;
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            let n = *a | *b;
-            changed |= n != *a;
-            *a = n;
+    pub fn union_with(&mut self, other: &VRegSet) -> bool {
+        if other
+            .items
+            .iter()
+            .all(|v| self.items.binary_search(v).is_ok())
+        {
+            return false;
         }
-        changed
+        let mut merged = Vec::with_capacity(self.items.len() + other.items.len());
+        let (mut a, mut b) = (self.items.iter().peekable(), other.items.iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(&&x), Some(&&y)) if x < y => a.next(),
+                (Some(&&x), Some(&&y)) if y < x => b.next(),
+                (Some(_), Some(_)) => {
+                    b.next();
+                    a.next()
+                }
+                (Some(_), None) => a.next(),
+                (None, Some(_)) => b.next(),
+                (None, None) => break,
+            };
+            merged.extend(next);
+        }
+        self.items = merged;
+        true
     }
+    /// `self - other`.
+    pub fn difference(&self, other: &VRegSet) -> VRegSet {
+        VRegSet {
+            items: self
+                .items
+                .iter()
+                .copied()
+                .filter(|v| other.items.binary_search(v).is_err())
+                .collect(),
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+    /// The members in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(w, &bits)| {
-            (0..64)
-                .filter(move |i| bits >> i & 1 == 1)
-                .map(move |i| w * 64 + i)
-        })
+        self.items.iter().map(|&v| v as usize)
     }
 }
 
@@ -78,8 +111,8 @@ impl Interval {
 /// Liveness results for one function.
 #[derive(Clone, Debug)]
 pub struct Liveness {
-    pub live_in: Vec<BitSet>,
-    pub live_out: Vec<BitSet>,
+    pub live_in: Vec<VRegSet>,
+    pub live_out: Vec<VRegSet>,
     /// Linear index of the first instruction of each block (one past the
     /// end for the last entry).
     pub block_start: Vec<u32>,
@@ -91,27 +124,47 @@ impl Liveness {
     pub fn compute(mf: &MFunction) -> Liveness {
         let n = mf.num_vregs();
         let nb = mf.blocks.len();
-        let mut gen = vec![BitSet::new(n); nb];
-        let mut kill = vec![BitSet::new(n); nb];
-        for (b, block) in mf.blocks.iter().enumerate() {
+        let mut gen = Vec::with_capacity(nb);
+        let mut kill = Vec::with_capacity(nb);
+        // Scratch marks over all registers, reset after each block: the
+        // per-block sets are then built in time linear in the block.
+        let mut mark = vec![0u8; n];
+        const GEN: u8 = 1;
+        const KILL: u8 = 2;
+        for block in &mf.blocks {
             // Walk backwards: a use makes the register live, a full
             // definition kills it.
-            let (g, k) = (&mut gen[b], &mut kill[b]);
+            let mut touched = Vec::new();
             for inst in block.insts.iter().rev() {
                 if !inst.is_partial_def() {
                     for d in inst.defs() {
-                        g.remove(d.index());
-                        k.insert(d.index());
+                        touched.push(d.0);
+                        mark[d.index()] = (mark[d.index()] & !GEN) | KILL;
                     }
                 }
                 for u in inst.uses() {
-                    g.insert(u.index());
+                    touched.push(u.0);
+                    mark[u.index()] |= GEN;
                 }
             }
+            touched.sort_unstable();
+            touched.dedup();
+            let (mut g, mut k) = (Vec::new(), Vec::new());
+            for &v in &touched {
+                let m = std::mem::take(&mut mark[v as usize]);
+                if m & GEN != 0 {
+                    g.push(v);
+                }
+                if m & KILL != 0 {
+                    k.push(v);
+                }
+            }
+            gen.push(VRegSet { items: g });
+            kill.push(VRegSet { items: k });
         }
         let succs: Vec<Vec<MBlock>> = (0..nb).map(|b| mf.succs(MBlock(b as u32))).collect();
         let mut live_in = gen.clone();
-        let mut live_out = vec![BitSet::new(n); nb];
+        let mut live_out = vec![VRegSet::default(); nb];
         let mut changed = true;
         while changed {
             changed = false;
@@ -121,10 +174,7 @@ impl Liveness {
                     live_out[b].union_with(&s_in);
                 }
                 // in = gen | (out - kill)
-                let mut new_in = live_out[b].clone();
-                for (w, kw) in new_in.words.iter_mut().zip(&kill[b].words) {
-                    *w &= !kw;
-                }
+                let mut new_in = live_out[b].difference(&kill[b]);
                 new_in.union_with(&gen[b]);
                 if new_in != live_in[b] {
                     live_in[b] = new_in;

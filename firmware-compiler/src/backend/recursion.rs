@@ -217,12 +217,24 @@ fn is_decrement_of(func: &Function, v: Value, p: Value) -> bool {
     }
 }
 
+/// Definitions looked at per bound: enough for the argument expressions of
+/// real recursions, and a cap on the recursion and the work (both operands
+/// of `smin`, `and` or `select` are followed) that a long chain of them
+/// would cost. Out of fuel, a value has no known bound.
+const BOUND_FUEL: u32 = 64;
+
 /// An upper bound on the signed value of `v`.
 fn upper_bound(func: &Function, v: Value) -> Option<i32> {
+    let mut fuel = BOUND_FUEL;
+    upper_bound_with(func, v, &mut fuel)
+}
+
+fn upper_bound_with(func: &Function, v: Value, fuel: &mut u32) -> Option<i32> {
+    *fuel = fuel.checked_sub(1)?;
     if let Some(c) = iconst(func, v) {
         return Some(c);
     }
-    if let Some(m) = nonnegative_bound(func, v) {
+    if let Some(m) = nonnegative_bound_with(func, v, fuel) {
         return Some(m);
     }
     let ValueDef::Result(i) = func.value_def(v) else {
@@ -232,20 +244,26 @@ fn upper_bound(func: &Function, v: Value) -> Option<i32> {
         InstData::Binary {
             op: BinaryOp::SMin,
             args: [a, b],
-        } => match (upper_bound(func, *a), upper_bound(func, *b)) {
+        } => match (
+            upper_bound_with(func, *a, fuel),
+            upper_bound_with(func, *b, fuel),
+        ) {
             (Some(m), Some(n)) => Some(m.min(n)),
             (Some(m), None) | (None, Some(m)) => Some(m),
             (None, None) => None,
         },
         InstData::Select {
             if_true, if_false, ..
-        } => Some(upper_bound(func, *if_true)?.max(upper_bound(func, *if_false)?)),
+        } => Some(
+            upper_bound_with(func, *if_true, fuel)?.max(upper_bound_with(func, *if_false, fuel)?),
+        ),
         _ => None,
     }
 }
 
 /// `m` when `v` is known to lie in `0..=m`.
-fn nonnegative_bound(func: &Function, v: Value) -> Option<i32> {
+fn nonnegative_bound_with(func: &Function, v: Value, fuel: &mut u32) -> Option<i32> {
+    *fuel = fuel.checked_sub(1)?;
     if let Some(c) = iconst(func, v) {
         return (c >= 0).then_some(c);
     }
@@ -263,7 +281,10 @@ fn nonnegative_bound(func: &Function, v: Value) -> Option<i32> {
             let cb = iconst(func, *b);
             match op {
                 // `x & y` lies in `0..=m` when either operand does.
-                BinaryOp::And => match (nonnegative_bound(func, *a), nonnegative_bound(func, *b)) {
+                BinaryOp::And => match (
+                    nonnegative_bound_with(func, *a, fuel),
+                    nonnegative_bound_with(func, *b, fuel),
+                ) {
                     (Some(m), Some(n)) => Some(m.min(n)),
                     (Some(m), None) | (None, Some(m)) => Some(m),
                     (None, None) => None,
@@ -279,7 +300,10 @@ fn nonnegative_bound(func: &Function, v: Value) -> Option<i32> {
         }
         InstData::Select {
             if_true, if_false, ..
-        } => Some(nonnegative_bound(func, *if_true)?.max(nonnegative_bound(func, *if_false)?)),
+        } => Some(
+            nonnegative_bound_with(func, *if_true, fuel)?
+                .max(nonnegative_bound_with(func, *if_false, fuel)?),
+        ),
         _ => None,
     }
 }

@@ -250,3 +250,47 @@ pub enum ExprKind {
     SizeofExpr(Box<Expr>),
     Comma(Box<Expr>, Box<Expr>),
 }
+
+/// Frees the tree with a loop: the left spine of a flat chain
+/// (`x + x + … + x`, `a, b, …`) is as deep as the chain is long, too deep
+/// for the recursion of a derived drop.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let mut pending = Vec::new();
+        self.kind.take_children(&mut pending);
+        while let Some(mut e) = pending.pop() {
+            e.kind.take_children(&mut pending);
+        }
+    }
+}
+
+impl ExprKind {
+    /// Moves the sub-expressions into `out`, leaving a leaf.
+    fn take_children(&mut self, out: &mut Vec<Expr>) {
+        use ExprKind as E;
+        if matches!(
+            self,
+            E::IntLit { .. } | E::BoolLit(_) | E::Ident(_) | E::SizeofType(_)
+        ) {
+            return;
+        }
+        match std::mem::replace(self, E::BoolLit(false)) {
+            E::Member(a, _)
+            | E::Unary(_, a)
+            | E::IncDec { target: a, .. }
+            | E::Cast(_, a)
+            | E::SizeofExpr(a) => out.push(*a),
+            E::Index(a, b) | E::Binary(_, a, b) | E::Assign(_, a, b) | E::Comma(a, b) => {
+                out.push(*a);
+                out.push(*b);
+            }
+            E::Cond(c, a, b) => {
+                out.push(*c);
+                out.push(*a);
+                out.push(*b);
+            }
+            E::Call(_, args) => out.extend(args),
+            E::IntLit { .. } | E::BoolLit(_) | E::Ident(_) | E::SizeofType(_) => {}
+        }
+    }
+}

@@ -98,13 +98,22 @@ impl Diagnostic {
 pub struct LineIndex<'a> {
     src: &'a str,
     line_starts: Vec<usize>,
+    /// Per line: only ASCII, so a column is a byte difference. Counting
+    /// characters from the line start for every position would make one
+    /// long line (a flat chain of thousands of terms) quadratic.
+    ascii: Vec<bool>,
 }
 
 impl<'a> LineIndex<'a> {
     pub fn new(src: &'a str) -> LineIndex<'a> {
         let mut line_starts = vec![0];
         line_starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { src, line_starts }
+        let ascii = src.split('\n').map(str::is_ascii).collect();
+        LineIndex {
+            src,
+            line_starts,
+            ascii,
+        }
     }
 
     pub fn line_col(&self, offset: u32) -> (u32, u32) {
@@ -114,10 +123,13 @@ impl<'a> LineIndex<'a> {
             Err(l) => l - 1,
         };
         let start = self.line_starts[line];
-        let col = self
-            .src
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count());
+        let col = if self.ascii.get(line).copied().unwrap_or(false) {
+            offset - start
+        } else {
+            self.src
+                .get(start..offset)
+                .map_or(offset - start, |s| s.chars().count())
+        };
         (line as u32 + 1, col as u32 + 1)
     }
 

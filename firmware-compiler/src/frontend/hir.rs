@@ -156,6 +156,8 @@ pub enum ExprKind {
     Barrier,
     /// `a, b`: evaluates `a`, yields `b`.
     Comma(Box<Expr>, Box<Expr>),
+    /// `abs(a)` on an `int`: `smax(a, -a)`, `a` evaluated once.
+    Abs(Box<Expr>),
 }
 
 impl Expr {
@@ -163,9 +165,21 @@ impl Expr {
         Expr { kind, ty, span }
     }
 
+    /// The same expression with type `ty` (a conversion that changes no
+    /// bits).
+    pub fn with_ty(mut self, ty: Ty) -> Expr {
+        self.ty = ty;
+        self
+    }
+
+    pub fn with_span(mut self, span: Span) -> Expr {
+        self.span = span;
+        self
+    }
+
     /// Calls `f` on each direct sub-expression (places included).
-    pub fn for_each_child(&self, mut f: impl FnMut(&Expr)) {
-        fn place_children(p: &Place, f: &mut impl FnMut(&Expr)) {
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+        fn place_children<'a>(p: &'a Place, f: &mut impl FnMut(&'a Expr)) {
             if let PlaceKind::Mem { addr, .. } = &p.kind {
                 f(addr)
             }
@@ -179,7 +193,10 @@ impl Expr {
             | ExprKind::OldValue
             | ExprKind::Barrier => {}
             ExprKind::Read(p) => place_children(p, &mut f),
-            ExprKind::Unary(_, a) | ExprKind::ToBool(a) | ExprKind::Vote(_, a) => f(a),
+            ExprKind::Unary(_, a)
+            | ExprKind::ToBool(a)
+            | ExprKind::Vote(_, a)
+            | ExprKind::Abs(a) => f(a),
             ExprKind::Binary(_, a, b)
             | ExprKind::Cmp(_, a, b)
             | ExprKind::LogAnd(a, b)
@@ -206,6 +223,111 @@ impl Expr {
                 f(addr);
                 f(value)
             }
+        }
+    }
+}
+
+/// The operand evaluated first, through which flat chains nest: the left
+/// operand of a binary operator, a comparison, `&&`, `||` or `,`, and the
+/// operand of the unary conversions between the links (`x < y < z`
+/// converts each comparison to `int`). Passes walk this spine with a loop
+/// ([`Expr::left_spine`]); other children nest only as deep as the
+/// parser's nesting cap allows.
+pub fn left_operand(e: &Expr) -> Option<&Expr> {
+    match &e.kind {
+        ExprKind::Unary(_, a)
+        | ExprKind::ToBool(a)
+        | ExprKind::Binary(_, a, _)
+        | ExprKind::Cmp(_, a, _)
+        | ExprKind::LogAnd(a, _)
+        | ExprKind::LogOr(a, _)
+        | ExprKind::Comma(a, _) => Some(a),
+        _ => None,
+    }
+}
+
+impl Expr {
+    /// The nodes from `self` down its left spine ([`left_operand`]), and
+    /// the first node off it (the one evaluated first).
+    pub fn left_spine(&self) -> (Vec<&Expr>, &Expr) {
+        let mut spine = Vec::new();
+        let mut e = self;
+        while let Some(a) = left_operand(e) {
+            spine.push(e);
+            e = a;
+        }
+        (spine, e)
+    }
+}
+
+/// Frees the tree with a loop: a flat chain (`x + x + … + x`) nests as
+/// deep as it is long, too deep for the recursion of a derived drop.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let mut pending = Vec::new();
+        self.kind.take_children(&mut pending);
+        while let Some(mut e) = pending.pop() {
+            e.kind.take_children(&mut pending);
+        }
+    }
+}
+
+impl ExprKind {
+    /// Moves the sub-expressions (places included) into `out`, leaving a
+    /// leaf.
+    fn take_children(&mut self, out: &mut Vec<Expr>) {
+        use ExprKind as E;
+        fn place(p: Place, out: &mut Vec<Expr>) {
+            if let PlaceKind::Mem { addr, .. } = p.kind {
+                out.push(*addr);
+            }
+        }
+        if matches!(
+            self,
+            E::Const(_)
+                | E::BoolConst(_)
+                | E::Special(_)
+                | E::StackAddr(_)
+                | E::SharedAddr(_)
+                | E::OldValue
+                | E::Barrier
+        ) {
+            return;
+        }
+        match std::mem::replace(self, E::Const(0)) {
+            E::Read(p) => place(*p, out),
+            E::Unary(_, a) | E::ToBool(a) | E::Vote(_, a) | E::Abs(a) => out.push(*a),
+            E::Binary(_, a, b)
+            | E::Cmp(_, a, b)
+            | E::LogAnd(a, b)
+            | E::LogOr(a, b)
+            | E::Comma(a, b)
+            | E::Atomic {
+                addr: a, value: b, ..
+            } => {
+                out.push(*a);
+                out.push(*b);
+            }
+            E::Cond(c, a, b) => {
+                out.push(*c);
+                out.push(*a);
+                out.push(*b);
+            }
+            E::Assign(p, v)
+            | E::Update {
+                place: p, new: v, ..
+            } => {
+                place(*p, out);
+                out.push(*v);
+            }
+            E::Call(_, args) => out.extend(args),
+            E::Const(_)
+            | E::BoolConst(_)
+            | E::Special(_)
+            | E::StackAddr(_)
+            | E::SharedAddr(_)
+            | E::OldValue
+            | E::Barrier => {}
         }
     }
 }

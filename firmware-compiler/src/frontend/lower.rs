@@ -413,25 +413,43 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Branches on a `bool` condition, turning `&&`, `||` and `!` into
-    /// control flow.
+    /// control flow. A chain of `&&`/`||` nests as deep as it is long, so
+    /// the conditions are worked off a stack, in the order a recursive
+    /// descent would emit them.
     fn branch(&mut self, cond: &Expr, then: Block, els: Block) {
-        match &cond.kind {
-            ExprKind::LogAnd(a, b) => {
-                let mid = self.func.create_block();
-                self.branch(a, mid, els);
-                self.start(mid);
-                self.branch(b, then, els);
-            }
-            ExprKind::LogOr(a, b) => {
-                let mid = self.func.create_block();
-                self.branch(a, then, mid);
-                self.start(mid);
-                self.branch(b, then, els);
-            }
-            ExprKind::Unary(UnaryOp::Not, a) if a.ty.is_bool() => self.branch(a, els, then),
-            _ => {
-                let c = self.expr_value(cond);
-                self.brif(c, BlockCall::new(then), BlockCall::new(els));
+        enum Work<'e> {
+            Branch(&'e Expr, Block, Block),
+            Start(Block),
+        }
+        let mut work = vec![Work::Branch(cond, then, els)];
+        while let Some(w) = work.pop() {
+            let (cond, then, els) = match w {
+                Work::Start(b) => {
+                    self.start(b);
+                    continue;
+                }
+                Work::Branch(c, t, e) => (c, t, e),
+            };
+            match &cond.kind {
+                ExprKind::LogAnd(a, b) => {
+                    let mid = self.func.create_block();
+                    work.push(Work::Branch(b, then, els));
+                    work.push(Work::Start(mid));
+                    work.push(Work::Branch(a, mid, els));
+                }
+                ExprKind::LogOr(a, b) => {
+                    let mid = self.func.create_block();
+                    work.push(Work::Branch(b, then, els));
+                    work.push(Work::Start(mid));
+                    work.push(Work::Branch(a, then, mid));
+                }
+                ExprKind::Unary(UnaryOp::Not, a) if a.ty.is_bool() => {
+                    work.push(Work::Branch(a, els, then));
+                }
+                _ => {
+                    let c = self.expr_value(cond);
+                    self.brif(c, BlockCall::new(then), BlockCall::new(els));
+                }
             }
         }
     }
@@ -440,23 +458,112 @@ impl<'a> Lowerer<'a> {
 
     /// An expression that has a value (the checker guarantees it).
     fn expr_value(&mut self, e: &Expr) -> Value {
-        match self.expr(e) {
-            Some(v) => v,
-            // A `void` value where one is needed cannot pass the checker;
-            // a zero keeps the IR well-formed regardless.
-            None => self.iconst(0),
-        }
+        let v = self.expr(e);
+        self.or_zero(v)
     }
 
+    /// Evaluates `e`: first the end of its left spine (see
+    /// [`left_operand`]), then each link up the spine on the value below
+    /// it, with a loop (a flat chain `x + x + … + x` nests as deep as it is
+    /// long). Each node's instructions carry its own location.
     fn expr(&mut self, e: &Expr) -> Option<Value> {
         let saved = self.loc;
-        self.set_loc(e.span);
-        let v = self.expr_inner(e);
+        let (spine, first) = e.left_spine();
+        self.set_loc(first.span);
+        let mut v = self.leaf(first);
+        for link in spine.into_iter().rev() {
+            self.set_loc(link.span);
+            v = self.link(link, v);
+        }
         self.loc = saved;
         v
     }
 
-    fn expr_inner(&mut self, e: &Expr) -> Option<Value> {
+    /// A value or `0` for a missing one: a `void` value where one is
+    /// needed cannot pass the checker, and a zero keeps the IR well-formed
+    /// regardless.
+    fn or_zero(&mut self, v: Option<Value>) -> Value {
+        match v {
+            Some(v) => v,
+            None => self.iconst(0),
+        }
+    }
+
+    /// One link of a chain (a node with a [`left_operand`]), given the
+    /// value of that operand.
+    fn link(&mut self, e: &Expr, left: Option<Value>) -> Option<Value> {
+        Some(match &e.kind {
+            ExprKind::Unary(op, _) => {
+                let arg = self.or_zero(left);
+                let ty = if *op == UnaryOp::BoolToInt {
+                    Type::I32
+                } else {
+                    self.func.value_type(arg)
+                };
+                self.val(InstData::Unary { op: *op, arg }, ty)
+            }
+            ExprKind::Binary(op, _, b) => {
+                let x = self.or_zero(left);
+                let y = self.expr_value(b);
+                self.val(
+                    InstData::Binary {
+                        op: *op,
+                        args: [x, y],
+                    },
+                    Type::I32,
+                )
+            }
+            ExprKind::Cmp(cmp, _, b) => {
+                let x = self.or_zero(left);
+                let y = self.expr_value(b);
+                self.val(
+                    InstData::Icmp {
+                        cmp: *cmp,
+                        args: [x, y],
+                    },
+                    Type::I1,
+                )
+            }
+            ExprKind::ToBool(_) => {
+                let x = self.or_zero(left);
+                let zero = self.iconst(0);
+                self.val(
+                    InstData::Icmp {
+                        cmp: Cmp::Ne,
+                        args: [x, zero],
+                    },
+                    Type::I1,
+                )
+            }
+            ExprKind::LogAnd(_, b) | ExprKind::LogOr(_, b) => {
+                let is_and = matches!(e.kind, ExprKind::LogAnd(..));
+                let x = self.or_zero(left);
+                let rhs = self.func.create_block();
+                let join = self.func.create_block();
+                let result = self.func.add_block_param(join, Type::I1);
+                let short = BlockCall {
+                    block: join,
+                    args: vec![x],
+                };
+                if is_and {
+                    self.brif(x, BlockCall::new(rhs), short);
+                } else {
+                    self.brif(x, short, BlockCall::new(rhs));
+                }
+                self.start(rhs);
+                let y = self.expr_value(b);
+                self.jump(join, vec![y]);
+                self.start(join);
+                result
+            }
+            ExprKind::Comma(_, b) => return self.expr(b),
+            // Not a link: `expr` passes none here.
+            _ => return left,
+        })
+    }
+
+    /// A node that is not a link of a chain (see [`Self::link`]).
+    fn leaf(&mut self, e: &Expr) -> Option<Value> {
         let ty = ir_type(&e.ty);
         Some(match &e.kind {
             ExprKind::Const(imm) => self.iconst(*imm),
@@ -478,69 +585,6 @@ impl<'a> Lowerer<'a> {
                 },
                 Type::I32,
             ),
-            ExprKind::Unary(op, a) => {
-                let arg = self.expr_value(a);
-                let ty = if *op == UnaryOp::BoolToInt {
-                    Type::I32
-                } else {
-                    self.func.value_type(arg)
-                };
-                self.val(InstData::Unary { op: *op, arg }, ty)
-            }
-            ExprKind::Binary(op, a, b) => {
-                let x = self.expr_value(a);
-                let y = self.expr_value(b);
-                self.val(
-                    InstData::Binary {
-                        op: *op,
-                        args: [x, y],
-                    },
-                    Type::I32,
-                )
-            }
-            ExprKind::Cmp(cmp, a, b) => {
-                let x = self.expr_value(a);
-                let y = self.expr_value(b);
-                self.val(
-                    InstData::Icmp {
-                        cmp: *cmp,
-                        args: [x, y],
-                    },
-                    Type::I1,
-                )
-            }
-            ExprKind::ToBool(a) => {
-                let x = self.expr_value(a);
-                let zero = self.iconst(0);
-                self.val(
-                    InstData::Icmp {
-                        cmp: Cmp::Ne,
-                        args: [x, zero],
-                    },
-                    Type::I1,
-                )
-            }
-            ExprKind::LogAnd(a, b) | ExprKind::LogOr(a, b) => {
-                let is_and = matches!(e.kind, ExprKind::LogAnd(..));
-                let x = self.expr_value(a);
-                let rhs = self.func.create_block();
-                let join = self.func.create_block();
-                let result = self.func.add_block_param(join, Type::I1);
-                let short = BlockCall {
-                    block: join,
-                    args: vec![x],
-                };
-                if is_and {
-                    self.brif(x, BlockCall::new(rhs), short);
-                } else {
-                    self.brif(x, short, BlockCall::new(rhs));
-                }
-                self.start(rhs);
-                let y = self.expr_value(b);
-                self.jump(join, vec![y]);
-                self.start(join);
-                result
-            }
             ExprKind::Cond(c, a, b) => {
                 let tb = self.func.create_block();
                 let fb = self.func.create_block();
@@ -625,10 +669,30 @@ impl<'a> Lowerer<'a> {
                 self.ins(InstData::Barrier, None);
                 return None;
             }
-            ExprKind::Comma(a, b) => {
-                self.expr(a);
-                return self.expr(b);
+            ExprKind::Abs(a) => {
+                let x = self.expr_value(a);
+                let neg = self.val(
+                    InstData::Unary {
+                        op: UnaryOp::Neg,
+                        arg: x,
+                    },
+                    Type::I32,
+                );
+                self.val(
+                    InstData::Binary {
+                        op: crate::ir::BinaryOp::SMax,
+                        args: [x, neg],
+                    },
+                    Type::I32,
+                )
             }
+            ExprKind::Unary(..)
+            | ExprKind::ToBool(..)
+            | ExprKind::Binary(..)
+            | ExprKind::Cmp(..)
+            | ExprKind::LogAnd(..)
+            | ExprKind::LogOr(..)
+            | ExprKind::Comma(..) => return self.expr(e),
         })
     }
 }

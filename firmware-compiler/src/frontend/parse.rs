@@ -11,8 +11,15 @@ use super::ast::*;
 use super::diag::{Diagnostic, Span};
 use super::lexer::{Token, TokenKind};
 
-/// Stops runaway recursion on hostile input (`((((...`).
-const MAX_NESTING: u32 = 200;
+/// Stops runaway recursion on hostile input (`((((...`): statements,
+/// expressions in operand position (a parenthesis costs two levels: the
+/// expression and its operand), prefix and postfix operators and brace
+/// initializers each count one level. Flat chains of binary operators or
+/// commas (`x + x + … + x`) do not count: every pass walks them with a
+/// loop.
+pub const MAX_NESTING: u32 = 200;
+/// Pointer levels and array dimensions of one declarator or type name.
+pub const MAX_DERIVATIONS: u32 = 64;
 /// More errors than this are noise; parsing stops.
 const MAX_ERRORS: usize = 30;
 
@@ -38,6 +45,7 @@ pub fn parse(tokens: Vec<Token>, diags: &mut Vec<Diagnostic>) -> TranslationUnit
         diags,
         errors: 0,
         depth: 0,
+        fatal: false,
     };
     let mut unit = TranslationUnit::default();
     while !p.at_eof() && p.errors < MAX_ERRORS {
@@ -120,6 +128,8 @@ struct Parser<'d> {
     diags: &'d mut Vec<Diagnostic>,
     errors: usize,
     depth: u32,
+    /// A limit was exceeded: parsing stops, and nothing more is reported.
+    fatal: bool,
 }
 
 /// What the specifiers of a declaration said, besides the type.
@@ -178,6 +188,9 @@ impl Parser<'_> {
     }
 
     fn error(&mut self, span: Span, msg: impl Into<String>) {
+        if self.fatal {
+            return;
+        }
         self.errors += 1;
         self.diags.push(Diagnostic::error(span, msg));
     }
@@ -226,7 +239,17 @@ impl Parser<'_> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
             let span = self.peek().span;
-            self.error(span, "nesting too deep");
+            self.error(
+                span,
+                format!(
+                    "nesting too deep: more than {MAX_NESTING} levels of nested statements, \
+                     parentheses and operators"
+                ),
+            );
+            // Recovering inside the nest would only report its other half
+            // (`else` without `if`, unmatched braces): stop here.
+            self.fatal = true;
+            self.errors = MAX_ERRORS;
             return Err(());
         }
         Ok(())
@@ -474,10 +497,24 @@ impl Parser<'_> {
     }
 
     /// `*`s with their qualifiers (`const`, `__restrict__`).
-    fn pointers(&mut self) -> u32 {
+    /// Counts one more pointer level or array dimension (`derivations`).
+    fn derive(&mut self, derivations: &mut u32) -> PResult<()> {
+        *derivations += 1;
+        if *derivations > MAX_DERIVATIONS {
+            let span = self.prev_span();
+            self.error(
+                span,
+                format!("type too deeply derived: more than {MAX_DERIVATIONS} pointer levels and array dimensions"),
+            );
+            return Err(());
+        }
+        Ok(())
+    }
+
+    fn pointers(&mut self) -> PResult<u32> {
         let mut n = 0;
         while self.eat("*") {
-            n += 1;
+            self.derive(&mut n)?;
             while self.peek().ident().is_some_and(|w| {
                 matches!(
                     w,
@@ -487,13 +524,13 @@ impl Parser<'_> {
                 self.bump();
             }
         }
-        n
+        Ok(n)
     }
 
     /// A declarator: pointers, name, array dimensions (no initializer).
     fn declarator(&mut self, name_required: bool) -> PResult<Declarator> {
         let start = self.peek().span;
-        let pointers = self.pointers();
+        let pointers = self.pointers()?;
         if self.is("(") {
             let span = self.peek().span;
             self.error(span, "function pointers are not supported by Concord");
@@ -513,7 +550,9 @@ impl Parser<'_> {
             self.ident("a name")?
         };
         let mut dims = Vec::new();
+        let mut derivations = pointers;
         while self.eat("[") {
+            self.derive(&mut derivations)?;
             if self.eat("]") {
                 dims.push(None);
             } else {
@@ -533,7 +572,7 @@ impl Parser<'_> {
 
     fn type_name(&mut self) -> PResult<TypeName> {
         let s = self.type_spec(false)?;
-        let pointers = self.pointers();
+        let pointers = self.pointers()?;
         Ok(TypeName {
             spec: s.spec,
             pointers,
@@ -709,9 +748,11 @@ impl Parser<'_> {
         while !self.is("}") {
             if self.at_eof() {
                 let span = self.peek().span;
-                self.error(span, "expected `}`, found end of file");
-                if let Some(d) = self.diags.last_mut() {
-                    d.labels.push((start, "this `{` is not closed".into()));
+                if !self.fatal {
+                    self.error(span, "expected `}`, found end of file");
+                    if let Some(d) = self.diags.last_mut() {
+                        d.labels.push((start, "this `{` is not closed".into()));
+                    }
                 }
                 return Err(());
             }
@@ -1089,8 +1130,19 @@ impl Parser<'_> {
     }
 
     fn postfix(&mut self) -> PResult<Expr> {
-        let mut e = self.primary()?;
+        let e = self.primary()?;
+        // Each postfix operator nests the tree one level deeper.
+        let depth = self.depth;
+        let r = self.postfix_ops(e);
+        self.depth = depth;
+        r
+    }
+
+    fn postfix_ops(&mut self, mut e: Expr) -> PResult<Expr> {
         loop {
+            if self.is("[") || self.is("(") || self.is(".") || self.is("++") || self.is("--") {
+                self.enter()?;
+            }
             if self.eat("[") {
                 let i = self.expr()?;
                 self.expect("]")?;
@@ -1182,12 +1234,10 @@ impl Parser<'_> {
             }
             TokenKind::Punct("(") => {
                 self.bump();
-                let e = self.expr()?;
+                let mut e = self.expr()?;
                 self.expect(")")?;
-                return Ok(Expr {
-                    kind: e.kind,
-                    span: t.span.to(self.prev_span()),
-                });
+                e.span = t.span.to(self.prev_span());
+                return Ok(e);
             }
             TokenKind::Ident(w) if w == "true" || w == "false" => ExprKind::BoolLit(w == "true"),
             TokenKind::Ident(w) if w == "nullptr" || w == "NULL" => ExprKind::IntLit {
@@ -1287,13 +1337,13 @@ mod tests {
     fn precedence_of_binary_operators() {
         // a + b * c << 1 == d  parses as  ((a + (b*c)) << 1) == d
         let e = expr_of("a + b * c << 1 == d");
-        let ExprKind::Binary(BinaryOp::Eq, l, _) = e.kind else {
+        let ExprKind::Binary(BinaryOp::Eq, l, _) = &e.kind else {
             panic!()
         };
-        let ExprKind::Binary(BinaryOp::Shl, l, _) = l.kind else {
+        let ExprKind::Binary(BinaryOp::Shl, l, _) = &l.kind else {
             panic!()
         };
-        let ExprKind::Binary(BinaryOp::Add, _, r) = l.kind else {
+        let ExprKind::Binary(BinaryOp::Add, _, r) = &l.kind else {
             panic!()
         };
         assert!(matches!(r.kind, ExprKind::Binary(BinaryOp::Mul, _, _)));
@@ -1302,7 +1352,7 @@ mod tests {
     #[test]
     fn assignment_is_right_associative() {
         let e = expr_of("a = b += 2");
-        let ExprKind::Assign(None, _, r) = e.kind else {
+        let ExprKind::Assign(None, _, r) = &e.kind else {
             panic!()
         };
         assert!(matches!(
@@ -1314,11 +1364,11 @@ mod tests {
     #[test]
     fn casts_sizeof_and_postfix() {
         let e = expr_of("(unsigned char)x + sizeof(short) + a[i]++");
-        let ExprKind::Binary(BinaryOp::Add, l, r) = e.kind else {
+        let ExprKind::Binary(BinaryOp::Add, l, r) = &e.kind else {
             panic!()
         };
         assert!(matches!(r.kind, ExprKind::IncDec { prefix: false, .. }));
-        let ExprKind::Binary(BinaryOp::Add, ll, lr) = l.kind else {
+        let ExprKind::Binary(BinaryOp::Add, ll, lr) = &l.kind else {
             panic!()
         };
         assert!(matches!(

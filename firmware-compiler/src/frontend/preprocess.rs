@@ -6,17 +6,37 @@
 //! unrolling). Function-like macros and conditional compilation are
 //! diagnostics naming the feature. Expanded tokens carry the span of the
 //! macro's use, so later messages point at the use site.
+//!
+//! Expansion is iterative (an explicit stack of macro bodies), and bounded
+//! in depth ([`MAX_EXPANSION_DEPTH`] nested macros) and in work
+//! ([`MAX_EXPANSION_TOKENS`] body tokens per file): a chain of thousands
+//! of macros or a few dozen doubling ones is one error at the use, not a
+//! silent truncation or gigabytes of tokens.
 
 use std::collections::{HashMap, HashSet};
 
-use super::diag::{Diagnostic, Span};
+use super::diag::Diagnostic;
 use super::lexer::{Token, TokenKind};
 
+/// Macros nested deeper than this are an error ("macro expansion too
+/// deep"); far beyond any sensible nesting.
+pub const MAX_EXPANSION_DEPTH: usize = 256;
+
+/// The body tokens all macro expansions of a file may go through together
+/// (each token produced and each nested macro expanded counts one); more is
+/// an error ("macro expansion too large"). A million tokens is far more
+/// than the largest kernel that fits the instruction memory.
+pub const MAX_EXPANSION_TOKENS: usize = 1 << 20;
+
 /// Handles the directives of `tokens` and expands macros; returns the
-/// token stream for the parser (ending in `Eof`).
+/// token stream for the parser (ending in `Eof`). When an expansion
+/// exceeds a limit, the stream is just `Eof`: the error is the one
+/// diagnostic worth reading, and a truncated stream would only add parse
+/// errors.
 pub fn preprocess(tokens: Vec<Token>, diags: &mut Vec<Diagnostic>) -> Vec<Token> {
     let mut macros: HashMap<String, Vec<Token>> = HashMap::new();
     let mut out = Vec::with_capacity(tokens.len());
+    let mut budget = MAX_EXPANSION_TOKENS;
     let mut i = 0;
     while i < tokens.len() {
         let tok = &tokens[i];
@@ -33,8 +53,11 @@ pub fn preprocess(tokens: Vec<Token>, diags: &mut Vec<Diagnostic>) -> Vec<Token>
             i = end;
             continue;
         }
-        let mut active = HashSet::new();
-        expand(tok, tok.span, &macros, &mut active, &mut out, 0);
+        if let Err(d) = expand(tok, &macros, &mut out, &mut budget) {
+            diags.push(d);
+            let eof = tokens.last().filter(|t| matches!(t.kind, TokenKind::Eof));
+            return eof.cloned().into_iter().collect();
+        }
         i += 1;
     }
     out
@@ -117,36 +140,98 @@ fn directive(
     }
 }
 
-/// Deep enough for any sensible nesting; stops runaway expansions.
-const MAX_EXPANSION_DEPTH: u32 = 64;
+/// One macro body being expanded.
+struct Frame<'m> {
+    name: &'m str,
+    body: &'m [Token],
+    next: usize,
+    /// `line_start`/`space_before` of the token the body replaces: its
+    /// first token takes them over.
+    line_start: bool,
+    space_before: bool,
+}
 
+/// Appends `tok` to `out`, expanded when it names a macro. A macro is not
+/// expanded again inside its own expansion (C's rule: `#define X X+1`
+/// gives `X+1`). Every token goes out with the span of `tok`, the use.
 fn expand(
     tok: &Token,
-    use_span: Span,
     macros: &HashMap<String, Vec<Token>>,
-    active: &mut HashSet<String>,
     out: &mut Vec<Token>,
-    depth: u32,
-) {
-    if let Some(name) = tok.ident() {
-        if let Some(body) = macros.get(name) {
-            if !active.contains(name) && depth < MAX_EXPANSION_DEPTH {
-                active.insert(name.to_string());
-                for (k, t) in body.iter().enumerate() {
-                    let mut t = t.clone();
-                    t.span = use_span;
-                    if k == 0 {
-                        t.line_start = tok.line_start;
-                        t.space_before = tok.space_before;
-                    }
-                    expand(&t, use_span, macros, active, out, depth + 1);
-                }
-                active.remove(name);
-                return;
-            }
+    budget: &mut usize,
+) -> Result<(), Diagnostic> {
+    let use_span = tok.span;
+    let Some((name, body)) = tok
+        .ident()
+        .and_then(|n| macros.get_key_value(n))
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+    else {
+        out.push(tok.clone());
+        return Ok(());
+    };
+    let mut stack = vec![Frame {
+        name,
+        body,
+        next: 0,
+        line_start: tok.line_start,
+        space_before: tok.space_before,
+    }];
+    let mut active: HashSet<&str> = HashSet::from([name]);
+    while let Some(frame) = stack.last_mut() {
+        let Some(t) = frame.body.get(frame.next) else {
+            active.remove(frame.name);
+            stack.pop();
+            continue;
+        };
+        let first = frame.next == 0;
+        frame.next += 1;
+        let (line_start, space_before) = if first {
+            (frame.line_start, frame.space_before)
+        } else {
+            (t.line_start, t.space_before)
+        };
+        if *budget == 0 {
+            return Err(Diagnostic::error(
+                use_span,
+                format!(
+                    "macro expansion too large: expanding `{name}` takes the macro expansions \
+                     of this file past {MAX_EXPANSION_TOKENS} tokens"
+                ),
+            ));
         }
+        *budget -= 1;
+        let inner = t
+            .ident()
+            .and_then(|n| macros.get_key_value(n))
+            .filter(|(n, _)| !active.contains(n.as_str()));
+        if let Some((inner, inner_body)) = inner {
+            if stack.len() >= MAX_EXPANSION_DEPTH {
+                return Err(Diagnostic::error(
+                    use_span,
+                    format!(
+                        "macro expansion too deep: expanding `{name}` nests more than \
+                         {MAX_EXPANSION_DEPTH} macros (the innermost is `{inner}`)"
+                    ),
+                ));
+            }
+            active.insert(inner);
+            stack.push(Frame {
+                name: inner,
+                body: inner_body,
+                next: 0,
+                line_start,
+                space_before,
+            });
+            continue;
+        }
+        out.push(Token {
+            span: use_span,
+            line_start,
+            space_before,
+            ..t.clone()
+        });
     }
-    out.push(tok.clone());
+    Ok(())
 }
 
 #[cfg(test)]

@@ -126,26 +126,45 @@ fn konst(v: i32, ty: Ty, span: Span) -> Expr {
 }
 
 /// Evaluates a constant expression (literals, `sizeof`, operators), with
-/// the IR's 32-bit semantics.
+/// the IR's 32-bit semantics. A flat chain is folded along its left spine
+/// with a loop.
 pub fn const_eval(e: &Expr) -> Option<i32> {
-    Some(match &e.kind {
+    let (spine, leaf) = e.left_spine();
+    let mut value = match &leaf.kind {
         ExprKind::Const(v) => *v,
         ExprKind::BoolConst(b) => *b as i32,
-        ExprKind::Unary(op, a) => {
-            let a = const_eval(a)?;
-            match op {
-                UnaryOp::Not if e.ty.is_bool() => (a == 0) as i32,
-                UnaryOp::Not => !a,
-                UnaryOp::Neg => a.wrapping_neg(),
-                UnaryOp::Sext8 => a as i8 as i32,
-                UnaryOp::Zext8 => a as u8 as i32,
-                UnaryOp::Sext16 => a as i16 as i32,
-                UnaryOp::Zext16 => a as u16 as i32,
-                UnaryOp::BoolToInt => (a != 0) as i32,
+        ExprKind::Abs(a) => const_eval(a)?.wrapping_abs(),
+        ExprKind::Cond(c, a, b) => {
+            if const_eval(c)? != 0 {
+                const_eval(a)?
+            } else {
+                const_eval(b)?
             }
         }
-        ExprKind::Binary(op, a, b) => {
-            let (a, b) = (const_eval(a)?, const_eval(b)?);
+        _ => return None,
+    };
+    for link in spine.into_iter().rev() {
+        value = const_link(link, value)?;
+    }
+    Some(value)
+}
+
+/// The value of one link of a chain (see [`left_operand`]) whose left
+/// operand is `a`.
+fn const_link(e: &Expr, a: i32) -> Option<i32> {
+    Some(match &e.kind {
+        ExprKind::Unary(op, _) => match op {
+            UnaryOp::Not if e.ty.is_bool() => (a == 0) as i32,
+            UnaryOp::Not => !a,
+            UnaryOp::Neg => a.wrapping_neg(),
+            UnaryOp::Sext8 => a as i8 as i32,
+            UnaryOp::Zext8 => a as u8 as i32,
+            UnaryOp::Sext16 => a as i16 as i32,
+            UnaryOp::Zext16 => a as u16 as i32,
+            UnaryOp::BoolToInt => (a != 0) as i32,
+        },
+        ExprKind::Binary(op, _, b) => {
+            let b = const_eval(b)?;
             let (ua, ub) = (a as u32, b as u32);
             match op {
                 BinaryOp::Add => a.wrapping_add(b),
@@ -168,8 +187,8 @@ pub fn const_eval(e: &Expr) -> Option<i32> {
                 _ => return None,
             }
         }
-        ExprKind::Cmp(cmp, a, b) => {
-            let (a, b) = (const_eval(a)?, const_eval(b)?);
+        ExprKind::Cmp(cmp, _, b) => {
+            let b = const_eval(b)?;
             let (ua, ub) = (a as u32, b as u32);
             (match cmp {
                 Cmp::Eq => a == b,
@@ -184,16 +203,9 @@ pub fn const_eval(e: &Expr) -> Option<i32> {
                 Cmp::GeU => ua >= ub,
             }) as i32
         }
-        ExprKind::ToBool(a) => (const_eval(a)? != 0) as i32,
-        ExprKind::LogAnd(a, b) => (const_eval(a)? != 0 && const_eval(b)? != 0) as i32,
-        ExprKind::LogOr(a, b) => (const_eval(a)? != 0 || const_eval(b)? != 0) as i32,
-        ExprKind::Cond(c, a, b) => {
-            if const_eval(c)? != 0 {
-                const_eval(a)?
-            } else {
-                const_eval(b)?
-            }
-        }
+        ExprKind::ToBool(_) => (a != 0) as i32,
+        ExprKind::LogAnd(_, b) => (a != 0 && const_eval(b)? != 0) as i32,
+        ExprKind::LogOr(_, b) => (a != 0 || const_eval(b)? != 0) as i32,
         _ => return None,
     })
 }
@@ -202,18 +214,20 @@ pub fn const_eval(e: &Expr) -> Option<i32> {
 /// variable assigned from it). A vote's result is the same for the whole
 /// warp, so it stops the taint.
 fn tainted(e: &Expr, vars: &HashSet<VarId>) -> bool {
-    match &e.kind {
-        ExprKind::Vote(..) => false,
-        ExprKind::Special(
-            SpecialReg::TidX | SpecialReg::TidY | SpecialReg::TidZ | SpecialReg::LaneId,
-        ) => true,
-        ExprKind::Read(p) if matches!(p.kind, PlaceKind::Var(v) if vars.contains(&v)) => true,
-        _ => {
-            let mut any = false;
-            e.for_each_child(|c| any |= tainted(c, vars));
-            any
+    let mut pending = vec![e];
+    while let Some(e) = pending.pop() {
+        match &e.kind {
+            ExprKind::Vote(..) => {}
+            ExprKind::Special(
+                SpecialReg::TidX | SpecialReg::TidY | SpecialReg::TidZ | SpecialReg::LaneId,
+            ) => return true,
+            ExprKind::Read(p) if matches!(p.kind, PlaceKind::Var(v) if vars.contains(&v)) => {
+                return true
+            }
+            _ => e.for_each_child(|c| pending.push(c)),
         }
     }
+    false
 }
 
 /// An operand before the lvalue-to-rvalue conversion.
@@ -841,7 +855,12 @@ impl Checker<'_> {
     // ---- expressions ------------------------------------------------------
 
     fn expr_stmt(&mut self, e: &ast::Expr) -> R<Expr> {
-        match self.operand(e)? {
+        let op = self.operand(e)?;
+        self.expr_stmt_of(op)
+    }
+
+    fn expr_stmt_of(&mut self, op: Operand) -> R<Expr> {
+        match op {
             Operand::Value(v) => Ok(v),
             // A lone lvalue: evaluate its address computation only.
             Operand::Place(p, span) if !p.ty.is_scalar() => Ok(konst(0, Ty::INT, span)),
@@ -871,10 +890,7 @@ impl Checker<'_> {
                     return Err(());
                 }
                 let addr = self.place_addr(p, span);
-                Ok(Expr {
-                    ty: Ty::Ptr(elem, space),
-                    ..addr
-                })
+                Ok(addr.with_ty(Ty::Ptr(elem, space)))
             }
             Ty::Void => {
                 self.error(span, "a `void` value cannot be used");
@@ -904,9 +920,7 @@ impl Checker<'_> {
             PlaceKind::Var(v) => {
                 Expr::new(ExprKind::StackAddr(v), Ty::Ptr(Box::new(p.ty), space), span)
             }
-            PlaceKind::Mem { addr, .. } => {
-                Expr::new(addr.kind, Ty::Ptr(Box::new(p.ty), space), addr.span)
-            }
+            PlaceKind::Mem { addr, .. } => addr.with_ty(Ty::Ptr(Box::new(p.ty), space)),
         }
     }
 
@@ -969,14 +983,7 @@ impl Checker<'_> {
                 self.index(b, i, span).map(|p| Operand::Place(p, span))
             }
             ast::ExprKind::Unary(op, a) => self.unary(*op, a, span),
-            ast::ExprKind::Binary(op, a, b) => {
-                if matches!(op, ast::BinaryOp::LogAnd | ast::BinaryOp::LogOr) {
-                    return self.logical(*op, a, b, span).map(Operand::Value);
-                }
-                let l = self.rvalue(a)?;
-                let r = self.rvalue(b)?;
-                self.binary(*op, l, r, span).map(Operand::Value)
-            }
+            ast::ExprKind::Binary(..) | ast::ExprKind::Comma(..) => self.chain(e),
             ast::ExprKind::Assign(op, target, v) => {
                 self.assign(*op, target, v, span).map(Operand::Value)
             }
@@ -1041,7 +1048,7 @@ impl Checker<'_> {
             ast::ExprKind::SizeofExpr(a) => {
                 let ty = match self.operand(a)? {
                     Operand::Place(p, _) => p.ty,
-                    Operand::Value(v) => v.ty,
+                    Operand::Value(v) => v.ty.clone(),
                 };
                 if ty == Ty::Void {
                     self.error(span, "`sizeof` of a `void` expression");
@@ -1049,13 +1056,77 @@ impl Checker<'_> {
                 }
                 value(ExprKind::Const(ty.size() as i32), Ty::UINT)
             }
-            ast::ExprKind::Comma(a, b) => {
-                let a = self.expr_stmt(a)?;
-                let b = self.rvalue(b)?;
-                let ty = b.ty.clone();
-                value(ExprKind::Comma(Box::new(a), Box::new(b)), ty)
+        }
+    }
+
+    /// A flat chain of binary operators and commas (`a + b - c`,
+    /// `a && b && c`, `a, b, c`): its left spine is as deep as the chain is
+    /// long, so it is walked with a loop, and each link is checked on the
+    /// value of the links below it. Only right operands recurse.
+    fn chain(&mut self, e: &ast::Expr) -> R<Operand> {
+        // (operator, `None` for a comma; right operand; span of the link)
+        let mut spine = Vec::new();
+        let mut leaf = e;
+        loop {
+            match &leaf.kind {
+                ast::ExprKind::Binary(op, a, b) => {
+                    spine.push((Some(*op), &**b, leaf.span));
+                    leaf = a;
+                }
+                ast::ExprKind::Comma(a, b) => {
+                    spine.push((None, &**b, leaf.span));
+                    leaf = a;
+                }
+                _ => break,
             }
         }
+        let mut acc = self.operand(leaf)?;
+        let mut acc_span = leaf.span;
+        // Whether the value so far depends on `threadIdx`, when known: a
+        // chain of `&&` needs it at every link, and recomputing it from
+        // the whole left operand each time would be quadratic.
+        let mut acc_tainted: Option<bool> = None;
+        for (op, b, span) in spine.into_iter().rev() {
+            let value = match op {
+                Some(op @ (ast::BinaryOp::LogAnd | ast::BinaryOp::LogOr)) => {
+                    let l = self.rvalue_of(acc)?;
+                    let l = self.truth_value(l, acc_span)?;
+                    let div = match acc_tainted {
+                        Some(t) => t,
+                        None => tainted(&l, &self.f.tainted),
+                    };
+                    let vars_before = self.f.tainted.len();
+                    self.f.divergent += div as u32;
+                    let r = self.condition(b);
+                    self.f.divergent -= div as u32;
+                    let (r, r_div) = r?;
+                    // An assignment in `b` may taint a variable `l` reads.
+                    acc_tainted = (self.f.tainted.len() == vars_before).then_some(div || r_div);
+                    let kind = if op == ast::BinaryOp::LogAnd {
+                        ExprKind::LogAnd(Box::new(l), Box::new(r))
+                    } else {
+                        ExprKind::LogOr(Box::new(l), Box::new(r))
+                    };
+                    Expr::new(kind, Ty::BOOL, span)
+                }
+                Some(op) => {
+                    let l = self.rvalue_of(acc)?;
+                    let r = self.rvalue(b)?;
+                    acc_tainted = None;
+                    self.binary(op, l, r, span)?
+                }
+                None => {
+                    let a = self.expr_stmt_of(acc)?;
+                    let b = self.rvalue(b)?;
+                    let ty = b.ty.clone();
+                    acc_tainted = None;
+                    Expr::new(ExprKind::Comma(Box::new(a), Box::new(b)), ty, span)
+                }
+            };
+            acc = Operand::Value(value);
+            acc_span = span;
+        }
+        Ok(acc)
     }
 
     fn ident(&mut self, name: &str, span: Span) -> R<Operand> {
@@ -1139,10 +1210,9 @@ impl Checker<'_> {
                 };
                 let space = p.space();
                 // The array's address as a pointer to its first element.
-                let addr = Expr {
-                    ty: Ty::Ptr(elem.clone(), space),
-                    ..self.place_addr(p, pspan)
-                };
+                let addr = self
+                    .place_addr(p, pspan)
+                    .with_ty(Ty::Ptr(elem.clone(), space));
                 (addr, *elem, space)
             }
             other => {
@@ -1255,28 +1325,13 @@ impl Checker<'_> {
                 let ty = Ty::Int(it.promote());
                 let v = self.convert(v, &ty, span)?;
                 let kind = match op {
-                    ast::UnaryOp::Plus => return Ok(Operand::Value(Expr { span, ..v })),
+                    ast::UnaryOp::Plus => return Ok(Operand::Value(v.with_span(span))),
                     ast::UnaryOp::Neg => ExprKind::Unary(UnaryOp::Neg, Box::new(v)),
                     _ => ExprKind::Unary(UnaryOp::Not, Box::new(v)),
                 };
                 Ok(Operand::Value(Expr::new(kind, ty, span)))
             }
         }
-    }
-
-    fn logical(&mut self, op: ast::BinaryOp, a: &ast::Expr, b: &ast::Expr, span: Span) -> R<Expr> {
-        let (l, div) = self.condition(a)?;
-        let div = div as u32;
-        self.f.divergent += div;
-        let r = self.condition(b);
-        self.f.divergent -= div;
-        let (r, _) = r?;
-        let kind = if op == ast::BinaryOp::LogAnd {
-            ExprKind::LogAnd(Box::new(l), Box::new(r))
-        } else {
-            ExprKind::LogOr(Box::new(l), Box::new(r))
-        };
-        Ok(Expr::new(kind, Ty::BOOL, span))
     }
 
     fn truth_value(&mut self, e: Expr, span: Span) -> R<Expr> {
@@ -1519,16 +1574,10 @@ impl Checker<'_> {
                     );
                     Err(())
                 } else {
-                    Ok(Expr {
-                        ty: to.clone(),
-                        ..e
-                    })
+                    Ok(e.with_ty(to.clone()))
                 }
             }
-            (Ty::Int(_), Ty::Ptr(..)) if const_eval(&e) == Some(0) => Ok(Expr {
-                ty: to.clone(),
-                ..e
-            }),
+            (Ty::Int(_), Ty::Ptr(..)) if const_eval(&e) == Some(0) => Ok(e.with_ty(to.clone())),
             (from, to) => {
                 self.error(
                     span,
@@ -1541,31 +1590,25 @@ impl Checker<'_> {
 
     fn cast(&mut self, e: Expr, to: Ty, span: Span) -> R<Expr> {
         let out = match (&e.ty, &to) {
-            (_, Ty::Void) => Ok(Expr::new(e.kind, Ty::Void, span)),
+            (_, Ty::Void) => Ok(e.with_ty(Ty::Void).with_span(span)),
             (Ty::Ptr(..), Ty::Int(IntTy::Int | IntTy::UInt))
-            | (Ty::Int(IntTy::Int | IntTy::UInt), Ty::Ptr(..)) => Ok(Expr {
-                ty: to.clone(),
-                ..e
-            }),
+            | (Ty::Int(IntTy::Int | IntTy::UInt), Ty::Ptr(..)) => Ok(e.with_ty(to.clone())),
             (Ty::Ptr(..), Ty::Int(t)) => {
                 let t = *t;
-                let as_int = Expr { ty: Ty::UINT, ..e };
+                let as_int = e.with_ty(Ty::UINT);
                 self.convert(as_int, &Ty::Int(t), span)
             }
             (Ty::Int(_), Ty::Ptr(..)) => {
                 let v = self.convert(e, &Ty::UINT, span)?;
-                Ok(Expr {
-                    ty: to.clone(),
-                    ..v
-                })
+                Ok(v.with_ty(to.clone()))
             }
-            (Ty::Ptr(_, fs), Ty::Ptr(te, _)) => Ok(Expr {
-                ty: Ty::Ptr(te.clone(), *fs),
-                ..e
-            }),
+            (Ty::Ptr(_, fs), Ty::Ptr(te, _)) => {
+                let ty = Ty::Ptr(te.clone(), *fs);
+                Ok(e.with_ty(ty))
+            }
             _ => self.convert(e, &to, span),
         }?;
-        Ok(Expr { span, ..out })
+        Ok(out.with_span(span))
     }
 
     // ---- calls ---------------------------------------------------------------
@@ -1699,16 +1742,7 @@ impl Checker<'_> {
                 arity(self, 1)?;
                 let a = self.rvalue(&args[0])?;
                 let a = self.convert(a, &Ty::INT, span)?;
-                let neg = Expr::new(
-                    ExprKind::Unary(UnaryOp::Neg, Box::new(a.clone())),
-                    Ty::INT,
-                    span,
-                );
-                Ok(Expr::new(
-                    ExprKind::Binary(BinaryOp::SMax, Box::new(a), Box::new(neg)),
-                    Ty::INT,
-                    span,
-                ))
+                Ok(Expr::new(ExprKind::Abs(Box::new(a)), Ty::INT, span))
             }
             "atomicCAS" | "atomicInc" | "atomicDec" | "__syncwarp" | "__shfl_sync"
             | "__shfl_down_sync" | "__shfl_up_sync" | "__shfl_xor_sync" | "printf" | "malloc"
@@ -1829,10 +1863,7 @@ fn convert_int(e: Expr, from: IntTy, to: IntTy) -> Expr {
     };
     match to.narrowing() {
         Some(op) if !from_fits => Expr::new(ExprKind::Unary(op, Box::new(e)), Ty::Int(to), span),
-        _ => Expr {
-            ty: Ty::Int(to),
-            ..e
-        },
+        _ => e.with_ty(Ty::Int(to)),
     }
 }
 
@@ -1945,6 +1976,27 @@ fn recursion_of_stmt(s: &ast::Stmt, name: &str) -> Recursion {
 /// `&&`, `||` or `?:` do not count).
 fn calls_unconditionally(e: &ast::Expr, name: &str) -> bool {
     use ast::ExprKind as E;
+    // Down the left spine of a flat chain with a loop.
+    let mut e = e;
+    loop {
+        match &e.kind {
+            E::Binary(op, a, b) => {
+                if !matches!(op, ast::BinaryOp::LogAnd | ast::BinaryOp::LogOr)
+                    && calls_unconditionally(b, name)
+                {
+                    return true;
+                }
+                e = a;
+            }
+            E::Comma(a, b) => {
+                if calls_unconditionally(b, name) {
+                    return true;
+                }
+                e = a;
+            }
+            _ => break,
+        }
+    }
     match &e.kind {
         E::Call(f, args) => f.name == name || args.iter().any(|a| calls_unconditionally(a, name)),
         E::IntLit { .. } | E::BoolLit(_) | E::Ident(_) | E::SizeofType(_) | E::SizeofExpr(_) => {
@@ -1953,14 +2005,10 @@ fn calls_unconditionally(e: &ast::Expr, name: &str) -> bool {
         E::Member(a, _) | E::Unary(_, a) | E::Cast(_, a) | E::IncDec { target: a, .. } => {
             calls_unconditionally(a, name)
         }
-        E::Index(a, b) | E::Assign(_, a, b) | E::Comma(a, b) => {
+        E::Index(a, b) | E::Assign(_, a, b) => {
             calls_unconditionally(a, name) || calls_unconditionally(b, name)
         }
-        E::Binary(op, a, b) => {
-            calls_unconditionally(a, name)
-                || (!matches!(op, ast::BinaryOp::LogAnd | ast::BinaryOp::LogOr)
-                    && calls_unconditionally(b, name))
-        }
+        E::Binary(..) | E::Comma(..) => false,
         E::Cond(c, a, b) => {
             calls_unconditionally(c, name)
                 || (calls_unconditionally(a, name) && calls_unconditionally(b, name))
@@ -2037,20 +2085,20 @@ mod tests {
     #[test]
     fn pointer_arithmetic_scales() {
         let e = typed("short *p, int i", "int", "*(p + i)");
-        let ExprKind::Read(place) = e.kind else {
+        let ExprKind::Read(place) = &e.kind else {
             panic!()
         };
-        let PlaceKind::Mem { space, addr } = place.kind else {
+        let PlaceKind::Mem { space, addr } = &place.kind else {
             panic!()
         };
-        assert_eq!(space, Space::Global);
-        let ExprKind::Binary(BinaryOp::Add, _, scaled) = addr.kind else {
+        assert_eq!(*space, Space::Global);
+        let ExprKind::Binary(BinaryOp::Add, _, scaled) = &addr.kind else {
             panic!()
         };
-        let ExprKind::Binary(BinaryOp::Mul, _, size) = scaled.kind else {
+        let ExprKind::Binary(BinaryOp::Mul, _, size) = &scaled.kind else {
             panic!()
         };
-        assert_eq!(const_eval(&size), Some(2));
+        assert_eq!(const_eval(size), Some(2));
         let e = typed("int *p, int *q", "int", "p - q");
         assert!(matches!(e.kind, ExprKind::Binary(BinaryOp::SDiv, _, _)));
     }

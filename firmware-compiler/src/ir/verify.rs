@@ -79,9 +79,16 @@ pub fn verify_function(module: &Module, id: FuncId) -> Result<(), VerifyError> {
             message: "no such function".to_string(),
         });
     };
+    let mut laid_out = vec![false; func.blocks.len()];
+    for &b in &func.layout {
+        if let Some(l) = laid_out.get_mut(b.index()) {
+            *l = true;
+        }
+    }
     let mut verifier = Verifier {
         module,
         func,
+        laid_out,
         block: None,
         inst: None,
     };
@@ -99,6 +106,8 @@ struct DefSite {
 struct Verifier<'a> {
     module: &'a Module,
     func: &'a Function,
+    /// Per block: whether it is in the layout.
+    laid_out: Vec<bool>,
     /// What is being checked, for error messages.
     block: Option<Block>,
     inst: Option<Inst>,
@@ -493,7 +502,7 @@ impl Verifier<'_> {
     fn branch_target(&self, call: &BlockCall) -> Result<(), VerifyError> {
         let func = self.func;
         let target = call.block;
-        if !func.layout.contains(&target) || target.index() >= func.blocks.len() {
+        if !self.laid_out.get(target.index()).copied().unwrap_or(false) {
             return self.fail(format!("the target {target} is not laid out"));
         }
         let params = &func.block(target).params;

@@ -175,6 +175,7 @@ pub fn run_function(func: &mut Function) -> bool {
     for (s, defs) in def_blocks.iter().enumerate() {
         let slot = StackSlot::new(s);
         let mut has_param: HashSet<Block> = HashSet::new();
+        let def_set: HashSet<Block> = defs.iter().copied().collect();
         let mut worklist = defs.clone();
         while let Some(x) = worklist.pop() {
             for &y in frontiers.get(&x).into_iter().flatten() {
@@ -182,7 +183,7 @@ pub fn run_function(func: &mut Function) -> bool {
                     let p = func.add_block_param(y, Type::I32);
                     new_params.entry(y).or_default().push((slot, p));
                     all_new_params.insert(p);
-                    if !defs.contains(&y) {
+                    if !def_set.contains(&y) {
                         worklist.push(y);
                     }
                 }
@@ -297,9 +298,14 @@ fn dominance_frontiers(
             let mut runner = p;
             while runner != idom {
                 let df = frontiers.entry(runner).or_default();
-                if !df.contains(&b) {
-                    df.push(b);
+                // `b` is added to frontiers only here, so a runner that
+                // already has it was passed by an earlier predecessor's
+                // walk, which went on up to `idom` the same way: stopping
+                // keeps a join of many predecessors down a chain linear.
+                if df.last() == Some(&b) {
+                    break;
                 }
+                df.push(b);
                 match domtree.idom(runner) {
                     Some(up) => runner = up,
                     None => break,

@@ -25,7 +25,7 @@
 //! The min-PC reconvergence of the target does not depend on block
 //! boundaries, only on the final layout, which the back end computes later.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::util::{
     block_exists, func_ids, remove_trivial_params, remove_unreachable_blocks, terminator, Aliases,
@@ -107,6 +107,20 @@ fn thread_jumps(func: &mut Function) -> bool {
         func.inst(i)
             .for_each_arg(|v| *uses.entry(v).or_default() += 1);
     }
+    // The blocks whose terminator branches to each block, kept up to date
+    // as branches are redirected (scanning every branch for every
+    // forwarding block would be quadratic).
+    let mut callers: HashMap<Block, Vec<Block>> = HashMap::new();
+    for &b in &func.layout {
+        if let Some(term) = terminator(func, b) {
+            for call in func.inst(term).branch_targets() {
+                let list = callers.entry(call.block).or_default();
+                if list.last() != Some(&b) {
+                    list.push(b);
+                }
+            }
+        }
+    }
     let mut changed = false;
     for pos in 1..func.layout.len() {
         let e = func.layout[pos];
@@ -125,16 +139,24 @@ fn thread_jumps(func: &mut Function) -> bool {
         {
             continue;
         }
-        for k in 0..func.layout.len() {
-            let b = func.layout[k];
+        let mut from = callers.remove(&e).unwrap_or_default();
+        from.sort_unstable();
+        from.dedup();
+        let mut still_calling = Vec::new();
+        for b in from {
             if b == e {
+                still_calling.push(b);
                 continue;
             }
             let Some(term) = terminator(func, b) else {
                 continue;
             };
+            let mut redirected = false;
             for call in func.inst_mut(term).branch_targets_mut() {
                 if call.block != e || call.args.len() != params.len() {
+                    if call.block == e {
+                        still_calling.push(b);
+                    }
                     continue;
                 }
                 let new_args: Vec<Value> = fwd_args
@@ -154,8 +176,15 @@ fn thread_jumps(func: &mut Function) -> bool {
                 }
                 call.block = target;
                 call.args = new_args;
+                redirected = true;
                 changed = true;
             }
+            if redirected {
+                callers.entry(target).or_default().push(b);
+            }
+        }
+        if !still_calling.is_empty() {
+            callers.insert(e, still_calling);
         }
     }
     changed
@@ -176,8 +205,9 @@ fn merge_straight_line_blocks(func: &mut Function) -> bool {
             }
         }
     }
+    let laid_out: HashSet<Block> = func.layout.iter().copied().collect();
     let mut aliases = Aliases::default();
-    let mut merged: Vec<Block> = Vec::new();
+    let mut merged: HashSet<Block> = HashSet::new();
     for pos in 0..func.layout.len() {
         let p = func.layout[pos];
         if merged.contains(&p) {
@@ -195,7 +225,7 @@ fn merge_straight_line_blocks(func: &mut Function) -> bool {
                 || b == entry
                 || edges.get(&b) != Some(&1)
                 || merged.contains(&b)
-                || !func.layout.contains(&b)
+                || !laid_out.contains(&b)
             {
                 break;
             }
@@ -211,7 +241,7 @@ fn merge_straight_line_blocks(func: &mut Function) -> bool {
             let insts = &mut func.blocks[p.index()].insts;
             insts.pop();
             insts.extend(moved);
-            merged.push(b);
+            merged.insert(b);
         }
     }
     if merged.is_empty() {

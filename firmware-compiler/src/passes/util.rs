@@ -6,7 +6,7 @@
 //! wrong length) by skipping what they cannot interpret; the verifier is the
 //! place that reports such IR.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ir::{Block, FuncId, Function, InstData, Module, StackSlot, Value, ValueDef};
 
@@ -41,6 +41,21 @@ impl Aliases {
             }
         }
         v
+    }
+
+    /// [`Self::resolve`], pointing every value on the way straight at the
+    /// result, so that repeated lookups along a long chain stay cheap.
+    pub fn resolve_compressing(&mut self, v: Value) -> Value {
+        let to = self.resolve(v);
+        let mut at = v;
+        while let Some(&next) = self.map.get(&at) {
+            if next == to {
+                break;
+            }
+            self.map.insert(at, to);
+            at = next;
+        }
+        to
     }
 
     /// Rewrites the operands of one instruction.
@@ -127,27 +142,41 @@ pub(super) fn remove_unreachable_blocks(func: &mut Function) -> bool {
 /// with the matching argument of every laid-out branch to `block`, and
 /// renumbers the remaining parameters' definitions.
 pub(super) fn remove_block_params(func: &mut Function, block: Block, remove: &[bool]) {
-    if !block_exists(func, block) || !remove.iter().any(|&r| r) {
+    remove_params(func, &HashMap::from([(block, remove.to_vec())]));
+}
+
+/// [`remove_block_params`] for several blocks at once, in one pass over
+/// the branches (one pass per block would be quadratic in the number of
+/// blocks).
+pub(super) fn remove_params(func: &mut Function, removals: &HashMap<Block, Vec<bool>>) {
+    let removals: HashMap<Block, &Vec<bool>> = removals
+        .iter()
+        .filter(|(&b, remove)| block_exists(func, b) && remove.iter().any(|&r| r))
+        .map(|(&b, remove)| (b, remove))
+        .collect();
+    if removals.is_empty() {
         return;
     }
-    let old = std::mem::take(&mut func.blocks[block.index()].params);
-    let mut kept = Vec::with_capacity(old.len());
-    for (i, v) in old.into_iter().enumerate() {
-        if !remove.get(i).copied().unwrap_or(false) {
-            if let Some(data) = func.values.get_mut(v.index()) {
-                data.def = ValueDef::Param(block, kept.len());
+    for (&block, remove) in &removals {
+        let old = std::mem::take(&mut func.blocks[block.index()].params);
+        let mut kept = Vec::with_capacity(old.len());
+        for (i, v) in old.into_iter().enumerate() {
+            if !remove.get(i).copied().unwrap_or(false) {
+                if let Some(data) = func.values.get_mut(v.index()) {
+                    data.def = ValueDef::Param(block, kept.len());
+                }
+                kept.push(v);
             }
-            kept.push(v);
         }
+        func.blocks[block.index()].params = kept;
     }
-    func.blocks[block.index()].params = kept;
     for k in 0..func.layout.len() {
         let b = func.layout[k];
         let Some(term) = terminator(func, b) else {
             continue;
         };
         for call in func.inst_mut(term).branch_targets_mut() {
-            if call.block == block {
+            if let Some(remove) = removals.get(&call.block) {
                 let mut i = 0;
                 call.args.retain(|_| {
                     let keep = !remove.get(i).copied().unwrap_or(false);
@@ -164,52 +193,74 @@ pub(super) fn remove_block_params(func: &mut Function, block: Block, remove: &[b
 /// that value. In valid SSA such a value dominates the block: the first
 /// entry into the block comes over an edge that passes it. Entry-block
 /// parameters (a device function's arguments) are kept.
+///
+/// Replacing one parameter can make others trivial (a chain of joins each
+/// passing the previous one's parameter on): a worklist revisits just the
+/// blocks whose incoming arguments name a replaced parameter, so the work
+/// stays near-linear in the size of the function.
 pub(super) fn remove_trivial_params(func: &mut Function) -> bool {
-    let mut changed = false;
-    loop {
-        let incoming = incoming_args(func);
-        let mut aliases = Aliases::default();
-        let mut removals: Vec<(Block, Vec<bool>)> = Vec::new();
-        for (pos, &b) in func.layout.iter().enumerate() {
-            if pos == 0 || !block_exists(func, b) {
+    let incoming = incoming_args(func);
+    // The blocks whose incoming arguments name each value.
+    let mut readers: HashMap<Value, Vec<Block>> = HashMap::new();
+    for (&b, calls) in &incoming {
+        for args in calls {
+            for &a in args {
+                readers.entry(a).or_default().push(b);
+            }
+        }
+    }
+    let mut aliases = Aliases::default();
+    let mut removals: HashMap<Block, Vec<bool>> = HashMap::new();
+    let mut work: Vec<Block> = func
+        .layout
+        .iter()
+        .skip(1)
+        .rev()
+        .copied()
+        .filter(|&b| block_exists(func, b))
+        .collect();
+    let mut queued: HashSet<Block> = work.iter().copied().collect();
+    while let Some(b) = work.pop() {
+        queued.remove(&b);
+        let Some(calls) = incoming.get(&b) else {
+            continue;
+        };
+        let params = &func.blocks[b.index()].params;
+        for (i, &p) in params.iter().enumerate() {
+            if removals.get(&b).is_some_and(|r| r[i]) {
                 continue;
             }
-            let params = &func.blocks[b.index()].params;
-            let Some(calls) = incoming.get(&b) else {
-                continue;
-            };
-            let mut remove = vec![false; params.len()];
-            for (i, &p) in params.iter().enumerate() {
-                let mut same: Option<Value> = None;
-                let mut trivial = true;
-                for args in calls {
-                    match args.get(i) {
-                        Some(&a) if a == p => {}
-                        Some(&a) if same.is_none() || same == Some(a) => same = Some(a),
-                        _ => {
-                            trivial = false;
-                            break;
-                        }
+            let mut same: Option<Value> = None;
+            let mut trivial = true;
+            for args in calls {
+                match args.get(i).map(|&a| aliases.resolve_compressing(a)) {
+                    Some(a) if a == p => {}
+                    Some(a) if same.is_none() || same == Some(a) => same = Some(a),
+                    _ => {
+                        trivial = false;
+                        break;
                     }
                 }
-                if let (true, Some(v)) = (trivial, same) {
-                    aliases.insert(p, v);
-                    remove[i] = true;
+            }
+            if let (true, Some(v)) = (trivial, same) {
+                aliases.insert(p, v);
+                removals
+                    .entry(b)
+                    .or_insert_with(|| vec![false; params.len()])[i] = true;
+                for &r in readers.get(&p).into_iter().flatten() {
+                    if queued.insert(r) {
+                        work.push(r);
+                    }
                 }
             }
-            if remove.iter().any(|&r| r) {
-                removals.push((b, remove));
-            }
         }
-        if removals.is_empty() {
-            return changed;
-        }
-        changed = true;
-        for (b, remove) in removals {
-            remove_block_params(func, b, &remove);
-        }
-        aliases.apply(func);
     }
+    if removals.is_empty() {
+        return false;
+    }
+    remove_params(func, &removals);
+    aliases.apply(func);
+    true
 }
 
 /// The argument lists of every laid-out branch, grouped by target block.

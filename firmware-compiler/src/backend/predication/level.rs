@@ -20,6 +20,8 @@
 //! `(X, l)`. The labels say which way the branch went: the two arms of a
 //! block's conditional branch, or, for a collapsed loop, the exit target.
 
+use std::collections::HashMap;
+
 use crate::dominator_tree::GraphDominators;
 use crate::ir::{Block, Function, InstData};
 use crate::loop_analysis::{LoopAnalysis, LoopId};
@@ -79,6 +81,9 @@ pub struct Level {
     pub dom: GraphDominators,
     /// The labelled control dependences of each node.
     pub cd: Vec<Vec<(usize, Label)>>,
+    /// The position of each node in `nodes` (a search through `nodes` per
+    /// lookup would make functions of thousands of blocks quadratic).
+    index: HashMap<Node, usize>,
 }
 
 /// Why a function has no level graphs.
@@ -91,7 +96,7 @@ pub enum LevelError {
 
 impl Level {
     pub fn node_of(&self, n: Node) -> Option<usize> {
-        self.nodes.iter().position(|&x| x == n)
+        self.index.get(&n).copied()
     }
 
     /// The distinct destinations of `n`'s edges.
@@ -150,12 +155,13 @@ fn build_level(
     loops: &LoopAnalysis,
     level: Option<LoopId>,
 ) -> Result<Level, LevelError> {
-    let position = |b: Block| {
-        func.layout
-            .iter()
-            .position(|&x| x == b)
-            .unwrap_or(usize::MAX)
-    };
+    let layout_position: HashMap<Block, usize> = func
+        .layout
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| (b, k))
+        .collect();
+    let position = |b: Block| layout_position.get(&b).copied().unwrap_or(usize::MAX);
     // Nodes in layout order of their first block.
     let mut nodes: Vec<(usize, Node)> = Vec::new();
     for &b in &func.layout {
@@ -170,7 +176,11 @@ fn build_level(
     }
     nodes.sort_by_key(|&(p, _)| p);
     let nodes: Vec<Node> = nodes.into_iter().map(|(_, n)| n).collect();
-    let index = |n: Node| nodes.iter().position(|&x| x == n);
+    let mut node_index: HashMap<Node, usize> = HashMap::new();
+    for (k, &n) in nodes.iter().enumerate() {
+        node_index.entry(n).or_insert(k);
+    }
+    let index = |n: Node| node_index.get(&n).copied();
 
     // Where an IR block is, seen from this level.
     let dest_of = |b: Block| -> Result<Dest, LevelError> {
@@ -375,5 +385,6 @@ fn build_level(
         ipdom,
         dom,
         cd,
+        index: node_index,
     })
 }
