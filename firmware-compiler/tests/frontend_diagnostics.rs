@@ -619,3 +619,23 @@ error: wrong number of arguments to `f`: expected 1, found 2
 ";
     assert_eq!(text, expected);
 }
+
+#[test]
+fn rendering_shows_at_most_twenty_diagnostics_and_counts_the_rest() {
+    // 30 lines with an unknown identifier each: 30 errors found, the first
+    // 20 rendered (lines 2..=21), then one note for the other 10. A mangled
+    // file of 20,000 bad lines used to print megabytes.
+    let body: String = (0..30).map(|i| format!("  o[0] = u{i};\n")).collect();
+    let src = format!("__global__ void k(int *o) {{\n{body}}}\n");
+    let (ok, diags) = diagnostics(&src);
+    assert!(!ok);
+    assert_eq!(diags.iter().filter(|d| d.severity == E).count(), 30);
+    let text = render(&diags, &src, "many.cu");
+    assert_eq!(text.matches("unknown identifier").count(), 20, "{text}");
+    assert!(text.contains("many.cu:21:"), "{text}");
+    assert!(!text.contains("many.cu:22:"), "{text}");
+    assert!(
+        text.ends_with("note: 10 more error(s) and 0 more warning(s) in many.cu not shown (only the first 20 diagnostics are)\n"),
+        "{text}"
+    );
+}

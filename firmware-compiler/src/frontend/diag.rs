@@ -357,7 +357,7 @@ impl<'a> Files<'a> for View {
 pub fn render(diags: &[Diagnostic], src: &str, file: &str) -> String {
     let config = term::Config::default();
     let mut out = NoColor::new(Vec::new());
-    for d in diags {
+    for d in diags.iter().take(MAX_RENDERED) {
         let mut spans = vec![d.span];
         spans.extend(d.labels.iter().map(|(span, _)| *span));
         let (view, ranges) = View::new(src, file, &spans);
@@ -376,8 +376,22 @@ pub fn render(diags: &[Diagnostic], src: &str, file: &str) -> String {
         // Writing into a Vec cannot fail; a failure would only lose text.
         let _ = term::emit(&mut out, &config, &view, &cs);
     }
-    String::from_utf8_lossy(&out.into_inner()).into_owned()
+    let mut text = String::from_utf8_lossy(&out.into_inner()).into_owned();
+    if let Some(rest) = diags.get(MAX_RENDERED..).filter(|rest| !rest.is_empty()) {
+        let errors = rest.iter().filter(|d| d.is_error()).count();
+        let warnings = rest.len() - errors;
+        text += &format!(
+            "note: {errors} more error(s) and {warnings} more warning(s) in {} not shown (only the first {MAX_RENDERED} diagnostics are)\n",
+            show::escape(file)
+        );
+    }
+    text
 }
+
+/// The most diagnostics one rendering shows, as gcc's `-fmax-errors`: a
+/// mangled file can hold an error per line, and a report of megabytes
+/// helps no one.
+pub const MAX_RENDERED: usize = 20;
 
 #[cfg(test)]
 mod tests {
