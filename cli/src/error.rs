@@ -120,16 +120,31 @@ impl From<concord_isa::func::Trap> for CliError {
     }
 }
 
+/// A run that did not complete: a trap, or a run stopped by its per-step
+/// hook. In the CLI only an output stops a run (its size limit or a failed
+/// write), and that output reports why first: this message is a fallback.
+impl<S> From<concord_isa::func::RunError<S>> for CliError {
+    fn from(e: concord_isa::func::RunError<S>) -> Self {
+        match e {
+            concord_isa::func::RunError::Trap(trap) => CliError::from(trap),
+            concord_isa::func::RunError::Stopped(_) => {
+                CliError::from("the run was stopped before the launch ended")
+            }
+        }
+    }
+}
+
 /// Lock-step co-simulation: a divergence or a final-state difference is a
 /// mismatch, the lock-step watchdog a trap, a core the cycle model cannot
-/// build a bad configuration.
+/// build a bad configuration, a run stopped by its hook an output's doing
+/// (as for `RunError` above).
 impl From<concord_testbench::cosim::CosimError> for CliError {
     fn from(e: concord_testbench::cosim::CosimError) -> Self {
         use concord_testbench::cosim::CosimError;
         let class = match &e {
             CosimError::Mismatch(_) | CosimError::Final(_) => ErrorClass::Mismatch,
             CosimError::Watchdog { .. } => ErrorClass::Trap,
-            CosimError::Setup(_) => ErrorClass::Input,
+            CosimError::Setup(_) | CosimError::Stopped { .. } => ErrorClass::Input,
         };
         // The mismatch table ends with a newline; the report is one block.
         CliError::new(class, e.to_string().trim_end())

@@ -15,8 +15,6 @@
 //! * [`install_signal_cleanup`]: SIGINT, SIGTERM and SIGHUP remove the
 //!   temporary files still pending and exit 128 + the signal (130, 143,
 //!   129); destructors do not run on a signal, so they cannot do it.
-//! * [`stop_run`] and [`catch_stop`]: how an output that reached its size
-//!   limit stops a simulation from inside the model's per-step hook.
 //!
 //! The rules are documented in `docs/errors.md` (output files).
 
@@ -462,28 +460,6 @@ pub fn install_signal_cleanup() {
     });
 }
 
-/// The payload with which [`stop_run`] unwinds.
-struct StopRun;
-
-/// Stops a simulation from inside a model's per-step hook (an observer or
-/// a per-cycle callback), which has no other way to end the run: unwinds
-/// to the enclosing [`catch_stop`] without running the panic hook, so
-/// nothing is printed. The hooks run between steps in Rust code, never
-/// inside the Verilated model, so the model is left in a consistent state.
-pub fn stop_run() -> ! {
-    std::panic::resume_unwind(Box::new(StopRun))
-}
-
-/// Runs `f`; `None` if a hook inside it called [`stop_run`]. Real panics
-/// go on unwinding.
-pub fn catch_stop<T>(f: impl FnOnce() -> T) -> Option<T> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(v) => Some(v),
-        Err(payload) if payload.is::<StopRun>() => None,
-        Err(payload) => std::panic::resume_unwind(payload),
-    }
-}
-
 /// Parses a byte count for a size-limit flag: a number, optionally
 /// followed by `K`, `M`, `G` or `T` (powers of 1024; `KiB`... also read).
 pub fn parse_size(text: &str) -> Result<u64, String> {
@@ -536,17 +512,5 @@ mod tests {
         assert_eq!(std_stream(Path::new("/dev/stdout")), Some(Kind::Stdout));
         assert_eq!(std_stream(Path::new("/dev/stderr")), Some(Kind::Stderr));
         assert_eq!(std_stream(Path::new("./-x")), None);
-    }
-
-    #[test]
-    fn stop_run_unwinds_quietly_to_catch_stop() {
-        let stopped: Option<u32> = catch_stop(|| {
-            if std::hint::black_box(true) {
-                stop_run()
-            }
-            1
-        });
-        assert_eq!(stopped, None);
-        assert_eq!(catch_stop(|| 7), Some(7));
     }
 }

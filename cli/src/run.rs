@@ -9,6 +9,7 @@
 
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -156,22 +157,23 @@ impl TraceOut {
     }
 
     /// Appends one record. A record that would pass the limit, or a write
-    /// that fails, stops the run ([`output::stop_run`]): the file then ends
-    /// with the last whole record.
-    fn record(&mut self, value: &serde_json::Value) {
+    /// that fails, is not written and breaks: the model's hook passes that
+    /// on and the run stops, the file ending with the last whole record.
+    fn record(&mut self, value: &serde_json::Value) -> ControlFlow<()> {
         self.line.clear();
         serde_json::to_writer(&mut self.line, value).expect("a JSON value serializes");
         self.line.push(b'\n');
         if self.written + self.line.len() as u64 > self.limit {
             self.full = true;
-            output::stop_run();
+            return ControlFlow::Break(());
         }
         if let Err(e) = self.out.write_all(&self.line) {
             self.error = Some(e);
-            output::stop_run();
+            return ControlFlow::Break(());
         }
         self.written += self.line.len() as u64;
         self.records += 1;
+        ControlFlow::Continue(())
     }
 
     /// Finishes the file (renamed into place), then reports a failed write
@@ -200,7 +202,7 @@ struct TraceWriter {
 }
 
 impl Observer for TraceWriter {
-    fn issue(&mut self, i: &Issue) {
+    fn issue(&mut self, i: &Issue) -> ControlFlow<()> {
         self.out.record(&json!({
             "issue": i.index,
             "block": i.block,
@@ -208,7 +210,7 @@ impl Observer for TraceWriter {
             "pc": i.pc,
             "mask": LaneMask::new(i.active, self.lanes).to_string(),
             "exec": LaneMask::new(i.executing, self.lanes).to_string(),
-        }));
+        }))
     }
 }
 
@@ -252,11 +254,14 @@ impl Vcd {
         }
     }
 
-    fn watch(&mut self, cycle: u64) {
+    /// Breaks (the run stops after this cycle) once the file is past the
+    /// limit.
+    fn watch(&mut self, cycle: u64) -> ControlFlow<()> {
         if cycle % VCD_POLL_CYCLES == 0 && self.size() > self.limit {
             self.full_at = Some(cycle);
-            output::stop_run();
+            return ControlFlow::Break(());
         }
+        ControlFlow::Continue(())
     }
 
     fn size(&self) -> u64 {
@@ -435,27 +440,22 @@ fn run_functional(
         out,
         lanes: config.lanes as usize,
     });
-    let result = output::catch_stop(|| {
-        func::run(
-            config,
-            launch,
-            &mut global,
-            options,
-            tracer.as_mut().map(|t| t as &mut dyn Observer),
-        )
-    });
+    let result = func::run(
+        config,
+        launch,
+        &mut global,
+        options,
+        tracer.as_mut().map(|t| t as &mut dyn Observer),
+    );
     // The trace is kept whatever the run ended with: up to a trap, it
-    // shows how the kernel got there.
+    // shows how the kernel got there. Only the trace stops a run, and its
+    // `finish` reports why first.
     if let Some(t) = tracer {
         t.out.finish()?;
     }
-    let stats = result.ok_or(STOPPED)??;
+    let stats = result?;
     Ok((global, RunStats::Functional(stats)))
 }
-
-/// Only an output's limit or failed write stops a run, and that output's
-/// `finish` reports it first.
-const STOPPED: &str = "the run was stopped";
 
 /// The timed models: the cycle model alone, the RTL alone, or both in lock-step.
 fn run_timed(
@@ -474,23 +474,23 @@ fn run_timed(
             let mut v = serde_json::to_value(t).expect("trace serializes");
             v["cycle"] = json!(cycle);
             v["mask"] = json!(LaneMask::new(t.active, config.lanes as usize).to_string());
-            out.record(&v);
+            out.record(&v)?;
         }
         if let Some(vcd) = vcd.as_mut() {
-            vcd.watch(cycle);
+            vcd.watch(cycle)?;
         }
+        ControlFlow::Continue(())
     };
     let hook: Option<concord_testbench::cosim::OnCycle<'_>> =
         if hooked { Some(&mut on_cycle) } else { None };
     let watchdog = prepared.watchdog;
     let lockstep = args.model == Model::Rtl && !args.no_lockstep;
-    let result: Option<Result<(Vec<u8>, Counters), CliError>> = match args.model {
+    let result: Result<(Vec<u8>, Counters), CliError> = match args.model {
         Model::Cycle => {
             let mut global = prepared.global.clone();
-            output::catch_stop(|| {
-                concord_testbench::cycle::run(config, launch, &mut global, watchdog, hook)
-            })
-            .map(|r| r.map(|c| (global, c)).map_err(CliError::from))
+            concord_testbench::cycle::run(config, launch, &mut global, watchdog, hook)
+                .map(|c| (global, c))
+                .map_err(CliError::from)
         }
         _ => {
             let mut rtl = crate::rtl::build(config, vcd_path.is_some())?;
@@ -503,35 +503,33 @@ fn run_timed(
                     other => CliError::from(other),
                 })?;
             }
-            let r = output::catch_stop(|| {
-                if lockstep {
-                    concord_testbench::cosim::run(
-                        config,
-                        launch,
-                        &prepared.global,
-                        &mut rtl,
-                        watchdog,
-                        hook,
-                    )
-                    .map_err(CliError::from)
-                    .and_then(|o| {
-                        o.result?;
-                        Ok((o.global, o.counters))
-                    })
-                } else {
-                    let mut global = prepared.global.clone();
-                    concord_testbench::verilator::run(
-                        &mut rtl,
-                        config,
-                        launch,
-                        &mut global,
-                        watchdog,
-                        hook,
-                    )
-                    .map(|c| (global, c))
-                    .map_err(CliError::from)
-                }
-            });
+            let r = if lockstep {
+                concord_testbench::cosim::run(
+                    config,
+                    launch,
+                    &prepared.global,
+                    &mut rtl,
+                    watchdog,
+                    hook,
+                )
+                .map_err(CliError::from)
+                .and_then(|o| {
+                    o.result?;
+                    Ok((o.global, o.counters))
+                })
+            } else {
+                let mut global = prepared.global.clone();
+                concord_testbench::verilator::run(
+                    &mut rtl,
+                    config,
+                    launch,
+                    &mut global,
+                    watchdog,
+                    hook,
+                )
+                .map(|c| (global, c))
+                .map_err(CliError::from)
+            };
             if vcd_path.is_some() {
                 rtl.close_vcd();
             }
@@ -539,12 +537,12 @@ fn run_timed(
         }
     };
     // Both outputs are kept whatever the run ended with, and their own
-    // failures come first: they may be why the run stopped.
+    // failures come first: only they stop a run.
     let trace_done = trace.map_or(Ok(()), TraceOut::finish);
     let vcd_done = vcd.map_or(Ok(()), Vcd::finish);
     trace_done?;
     vcd_done?;
-    let (global, counters) = result.ok_or(STOPPED)??;
+    let (global, counters) = result?;
     Ok((
         global,
         RunStats::Timed {

@@ -274,7 +274,8 @@ fn check(config: &CoreConfig, case: &Case) -> Result<func::Stats, Trap> {
         &mut global,
         func::Options::default(),
         Some(&mut obs),
-    );
+    )
+    .map_err(func::RunError::unwrap_trap);
     let name = case.name;
 
     // Global memory.

@@ -25,6 +25,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use std::fmt;
+use std::ops::ControlFlow;
 
 use crate::checks::{self, Stacks};
 use crate::config::{Arbitration, CoreConfig};
@@ -108,9 +109,62 @@ impl BlockView<'_> {
 
 /// Receives events during a run. Every method has an empty default.
 pub trait Observer {
-    fn issue(&mut self, _issue: &Issue) {}
+    /// Called at every issue, before the instruction executes. `Break` ends
+    /// the run after this issue: it executes, and unless the launch ends
+    /// there anyway (it was its last, or it traps, or a barrier can then
+    /// never complete) [`run`] returns [`RunError::Stopped`] instead of
+    /// issuing again. Not called in the watchdog's diagnosis window.
+    fn issue(&mut self, _issue: &Issue) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
     fn block_end(&mut self, _block: [u32; 3], _state: &BlockView<'_>) {}
 }
+
+/// Why a run did not complete its launch: a trap (of the kernel or the
+/// watchdog), or a per-step hook that asked to stop. Every model returns
+/// it: `S` is its statistics ([`Stats`] here, the timed models' counters
+/// in `concord-testbench`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError<S = Stats> {
+    Trap(Trap),
+    /// A hook (an [`Observer`], a timed model's per-cycle callback) broke
+    /// and the launch had not ended: what the run did up to there. Memory
+    /// holds the state at that point.
+    Stopped(S),
+}
+
+impl<S> RunError<S> {
+    /// The trap, for a run no hook could stop.
+    ///
+    /// # Panics
+    /// If the run was stopped.
+    #[track_caller]
+    pub fn unwrap_trap(self) -> Trap {
+        match self {
+            RunError::Trap(t) => t,
+            RunError::Stopped(_) => panic!("the run was stopped by its hook, it did not trap"),
+        }
+    }
+}
+
+impl<S> From<Trap> for RunError<S> {
+    fn from(trap: Trap) -> Self {
+        RunError::Trap(trap)
+    }
+}
+
+impl<S> fmt::Display for RunError<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Trap(t) => t.fmt(f),
+            RunError::Stopped(_) => {
+                f.write_str("the run was stopped by its hook before the launch ended")
+            }
+        }
+    }
+}
+
+impl<S: fmt::Debug> std::error::Error for RunError<S> {}
 
 /// Statistics of a completed run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -317,14 +371,16 @@ impl Trap {
     }
 }
 
-/// Executes a whole launch. `global` is the global memory image, updated in place.
+/// Executes a whole launch. `global` is the global memory image, updated
+/// in place. An `observer` whose [`Observer::issue`] breaks ends the run
+/// with [`RunError::Stopped`] (see there).
 pub fn run(
     config: &CoreConfig,
     launch: &Launch<'_>,
     global: &mut [u8],
     options: Options,
     mut observer: Option<&mut dyn Observer>,
-) -> Result<Stats, Trap> {
+) -> Result<Stats, RunError> {
     let program = Program::decode(launch.code);
     let mut stats = Stats {
         lanes: config.lanes,
@@ -341,6 +397,7 @@ pub fn run(
         grid_dim: launch.grid,
         watchdog: options.watchdog,
         observer: observer.take(),
+        stopped: false,
         stacks: Stacks::new(config, launch.stack_bytes),
         code_len: launch.code.len() as u32,
     };
@@ -350,7 +407,9 @@ pub fn run(
             for bx in 0..gx {
                 ctx.block_id = [bx, by, bz];
                 let mut block = Block::new(config, launch);
-                block.run(&mut ctx)?;
+                if block.run(&mut ctx)?.is_break() {
+                    return Err(RunError::Stopped(*ctx.stats));
+                }
                 ctx.stats.blocks += 1;
                 ctx.stats.threads += block.threads as u64;
                 if let Some(obs) = ctx.observer.as_deref_mut() {
@@ -396,6 +455,8 @@ struct Ctx<'a, 'o> {
     grid_dim: [u32; 3],
     watchdog: u64,
     observer: Option<&'o mut dyn Observer>,
+    /// The observer broke: the run ends before the next issue.
+    stopped: bool,
     stacks: Stacks,
     /// The program's length in words: no lane's next PC may reach it.
     code_len: u32,
@@ -609,7 +670,9 @@ impl Block {
         }
     }
 
-    fn run(&mut self, ctx: &mut Ctx<'_, '_>) -> Result<(), Trap> {
+    /// Runs the block to its end; `Break` when the observer stopped the
+    /// run first.
+    fn run(&mut self, ctx: &mut Ctx<'_, '_>) -> Result<ControlFlow<()>, Trap> {
         let n = self.warps.len();
         let mut next = 0;
         loop {
@@ -624,7 +687,7 @@ impl Block {
             }
             let Some(w) = chosen else {
                 if self.waiting == 0 {
-                    return Ok(());
+                    return Ok(ControlFlow::Continue(()));
                 }
                 let first_waiting = self.warps.iter().position(|w| w.waiting != 0).unwrap_or(0);
                 return Err(self.trap_here(
@@ -637,6 +700,10 @@ impl Block {
                     },
                 ));
             };
+            // Before the watchdog: its diagnosis would issue on.
+            if ctx.stopped {
+                return Ok(ControlFlow::Break(()));
+            }
             if ctx.stats.issued >= ctx.watchdog {
                 return Err(self.watchdog(ctx, w));
             }
@@ -877,7 +944,7 @@ impl Block {
         ctx.stats.active_lane_slots += active.count_ones() as u64;
         ctx.stats.executed_lane_slots += exec.count_ones() as u64;
         if let Some(obs) = ctx.observer.as_deref_mut() {
-            obs.issue(&Issue {
+            let flow = obs.issue(&Issue {
                 index: issue_index,
                 block: ctx.block_id,
                 warp: w as u32,
@@ -885,6 +952,7 @@ impl Block {
                 active,
                 executing: exec,
             });
+            ctx.stopped |= flow.is_break();
         }
 
         if instr.is_control() {

@@ -6,7 +6,7 @@ mod common;
 
 use common::{run_asm, Setup};
 use concord_isa::config::Arbitration;
-use concord_isa::func::TrapCause;
+use concord_isa::func::{RunError, TrapCause};
 
 /// Collange 2011, Table 2: `A; if(!c) br 5; B; br 6; C; D` on 4 threads,
 /// T2 and T3 taking the branch. Two setup instructions compute !c, so the
@@ -842,5 +842,116 @@ fn a_loop_that_reads_the_clock_gets_no_verdict() {
     assert_eq!(
         diagnosis,
         "still running: over the next 4096, warp 0 lanes 0-3 run at pcs 0..=2; no state repeated in the 131072 warp-instructions after the watchdog (the kernel reads the clock, so none was looked for); raise `watchdog:` in the launch description if this is a long computation"
+    );
+}
+
+/// An observer that breaks at the k-th issue ends the run right after it:
+/// that instruction executes, nothing issues after it, and the run says it
+/// was stopped (not trapped) unless the launch ended there anyway.
+#[test]
+fn an_observer_that_breaks_stops_the_run_after_that_issue() {
+    // Two blocks of one 4-lane warp, 5 issues each: block b stores b + 1
+    // at byte 4 * (b + 1) with its 4th issue.
+    let src = "
+        s2r     r1, %ctaid.x     ; 0
+        add     r1, r1, 1        ; 1
+        shl     r2, r1, 2        ; 2
+        st.global [r2], r1       ; 3
+        exit                     ; 4
+    ";
+    let stop_at = |k| {
+        run_asm(
+            src,
+            Setup {
+                blocks: 2,
+                stop_at: Some(k),
+                ..Setup::default()
+            },
+        )
+    };
+    let stopped = |run: &common::Run| match &run.result {
+        Err(RunError::Stopped(s)) => *s,
+        other => panic!("expected a stopped run, got {other:?}"),
+    };
+
+    // At the shl: the store never ran, block 0 never ended.
+    let run = stop_at(3);
+    let s = stopped(&run);
+    assert_eq!((s.issued, s.blocks, s.threads), (3, 0, 0));
+    assert_eq!(s.active_lane_slots, 3 * 4);
+    assert_eq!(run.trace.len(), 3, "no issue after the break");
+    assert_eq!(run.issues().last().unwrap().0, 2);
+    assert!(run.regs.is_empty(), "no block_end for a block cut short");
+    assert_eq!((run.word(4), run.word(8)), (0, 0));
+
+    // At the store: it executed.
+    let run = stop_at(4);
+    assert_eq!(stopped(&run).issued, 4);
+    assert_eq!((run.word(4), run.word(8)), (1, 0));
+
+    // At block 0's exit: block 0 ended (its registers reported), block 1
+    // never issued.
+    let run = stop_at(5);
+    let s = stopped(&run);
+    assert_eq!((s.issued, s.blocks, s.threads), (5, 1, 4));
+    assert_eq!(run.trace.len(), 5);
+    assert_eq!(run.regs.len(), 1);
+    assert_eq!(run.reg(0, 2), 4);
+    assert_eq!((run.word(4), run.word(8)), (1, 0));
+
+    // At the launch's last issue: the launch completed.
+    let run = stop_at(10);
+    let s = run.stats();
+    assert_eq!((s.issued, s.blocks, s.threads), (10, 2, 8));
+    assert_eq!((run.word(4), run.word(8)), (1, 2));
+
+    // An issue that traps reports the trap, even when the observer broke there.
+    let src = "
+        movi    r1, 8192         ; 0: past the 4096-byte memory
+        ld.global r2, [r1]       ; 1
+        exit                     ; 2
+    ";
+    let run = run_asm(
+        src,
+        Setup {
+            stop_at: Some(2),
+            ..Setup::default()
+        },
+    );
+    assert!(
+        matches!(
+            run.trap().cause,
+            TrapCause::AddressOutOfRange { addr: 8192, .. }
+        ),
+        "{}",
+        run.trap()
+    );
+    assert_eq!((run.trap().pc, run.trap().issued), (1, 2));
+
+    // The break wins over the watchdog that would fire before the next
+    // issue; the watchdog's diagnosis window does not call the observer.
+    let spin = "
+    spin:
+        add r1, r1, 1            ; 0
+        bra spin                 ; 1
+    ";
+    let setup = |k| Setup {
+        watchdog: 50,
+        stop_at: Some(k),
+        ..Setup::default()
+    };
+    let run = run_asm(spin, setup(50));
+    assert_eq!(stopped(&run).issued, 50);
+    assert_eq!(run.trace.len(), 50);
+    let run = run_asm(spin, setup(51));
+    assert!(
+        matches!(run.trap().cause, TrapCause::Watchdog { limit: 50, .. }),
+        "{}",
+        run.trap()
+    );
+    assert_eq!(
+        run.trace.len(),
+        50,
+        "the observer sees no issue of the window"
     );
 }

@@ -8,9 +8,10 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::ops::ControlFlow;
 
 use concord_isa::config::CoreConfig;
-use concord_isa::func::{self, BlockView, Launch, Observer, Trap};
+use concord_isa::func::{self, BlockView, Launch, Observer, RunError, Trap};
 
 use crate::cycle::{CycleModel, GlobalMemory};
 use crate::host::{launch_writes, START};
@@ -66,6 +67,11 @@ pub enum CosimError {
     /// matched on every cycle up to it and through the diagnosis window.
     #[error("{trap}")]
     Watchdog { trap: Box<Trap> },
+    /// The per-cycle hook broke before the launch ended: the run ended
+    /// after that cycle, without the final comparisons. The cycle model's
+    /// counters up to there.
+    #[error("the run was stopped by its per-cycle hook after {} cycles", counters.cycles)]
+    Stopped { counters: Counters },
 }
 
 /// What a co-simulated launch ended with (identical in both models).
@@ -96,7 +102,12 @@ impl Observer for LastBlock {
 }
 
 /// The per-cycle callback: cycle number and the (identical) trace port.
-pub type OnCycle<'a> = &'a mut dyn FnMut(u64, &TracePort);
+/// `Break` ends the run after that cycle ([`CosimError::Stopped`]), unless
+/// the cycle model is then done or trapped: the run then ends as it would
+/// have (the `DONE`/`TRAP` cycle in lock-step, the final comparisons)
+/// without calling the hook again. It is not called in the watchdog's
+/// diagnosis window.
+pub type OnCycle<'a> = &'a mut dyn FnMut(u64, &TracePort) -> ControlFlow<()>;
 
 /// What the final state is compared with the functional model on.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -167,6 +178,7 @@ pub fn run_with(
     }
     let mut before: VecDeque<(u64, TracePort)> = VecDeque::with_capacity(CONTEXT);
     let mut cycle = 0u64;
+    let mut stopped = false;
     loop {
         let m = model.step(&mut model_mem);
         let r = rtl.cycle(&mut rtl_mem);
@@ -178,11 +190,19 @@ pub fn run_with(
                 before: before.into(),
             })));
         }
-        if let Some(f) = on_cycle.as_deref_mut() {
-            f(cycle, &m);
+        if !stopped {
+            if let Some(f) = on_cycle.as_deref_mut() {
+                stopped = f(cycle, &m).is_break();
+            }
         }
         if matches!(m.state, State::Done | State::Trap) {
             break;
+        }
+        if stopped && !matches!(model.state(), State::Done | State::Trap) {
+            // Before the watchdog, whose diagnosis would run on.
+            return Err(CosimError::Stopped {
+                counters: model.counters(),
+            });
         }
         if before.len() == CONTEXT {
             before.pop_front();
@@ -246,7 +266,7 @@ pub fn run_with(
         threads,
         regs: Vec::new(),
     };
-    let func_result = func::run(
+    let func_result = match func::run(
         config,
         launch,
         &mut func_mem,
@@ -254,7 +274,11 @@ pub fn run_with(
             watchdog: u64::MAX >> 1,
         },
         Some(&mut last),
-    );
+    ) {
+        Ok(stats) => Ok(stats),
+        Err(RunError::Trap(t)) => Err(t),
+        Err(RunError::Stopped(_)) => unreachable!("`LastBlock` never stops a run"),
+    };
     match (&func_result, &model_trap) {
         (Ok(_), None) => {
             let compared = match oracle {

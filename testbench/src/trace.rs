@@ -198,6 +198,10 @@ impl fmt::Display for TracePort {
     }
 }
 
+/// Why a timed run did not complete its launch: a trap, or its per-cycle
+/// hook broke (`Stopped`, with the counters up to there).
+pub type RunError = concord_isa::func::RunError<Counters>;
+
 /// Counters of a timed run, in the order of docs/microarchitecture.md §2.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Counters {

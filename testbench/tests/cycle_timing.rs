@@ -11,12 +11,14 @@
 //! * a replay re-arbitrates: it starts with `SCHED ARB`;
 //! * the final `SCHED` that finds no warp: 1.
 
+use std::ops::ControlFlow;
+
 use concord_isa::config::{Arbitration, CoreConfig};
 use concord_isa::func::{Launch, TrapCause};
 use concord_isa::mask::LaneMask;
 use concord_isa::Space;
 use concord_testbench::cycle::{self, CycleModel, GlobalMemory, GlobalRequest};
-use concord_testbench::trace::{Counters, State, TracePort};
+use concord_testbench::trace::{Counters, RunError, State, TracePort};
 
 const SCHED: u64 = 1;
 const ARB: u64 = 1;
@@ -708,7 +710,10 @@ fn run_reports_every_cycle_and_the_watchdog() {
         stack_bytes: kernel.stack_bytes,
     };
     let mut seen = Vec::new();
-    let mut f = |n: u64, t: &TracePort| seen.push((n, t.state));
+    let mut f = |n: u64, t: &TracePort| {
+        seen.push((n, t.state));
+        ControlFlow::Continue(())
+    };
     let mut global = vec![0; 4096];
     let c = cycle::run(&config, &launch, &mut global, 1_000, Some(&mut f)).unwrap();
     assert_eq!(c.cycles, SMALL_INIT + ISSUE_ARB + ISSUE + LAST_SCHED);
@@ -727,7 +732,9 @@ fn run_reports_every_cycle_and_the_watchdog() {
         code: &kernel.code,
         ..launch
     };
-    let trap = cycle::run(&config, &launch, &mut global, 5_000, None).unwrap_err();
+    let trap = cycle::run(&config, &launch, &mut global, 5_000, None)
+        .unwrap_err()
+        .unwrap_trap();
     let TrapCause::Watchdog { limit, diagnosis } = &trap.cause else {
         panic!("{trap}")
     };
@@ -738,6 +745,84 @@ fn run_reports_every_cycle_and_the_watchdog() {
     );
     assert_eq!((trap.warp, trap.lanes, trap.pc), (0, 0b1100, 4));
     assert_eq!(trap.issued, 5_000);
+}
+
+/// A per-cycle hook that breaks at cycle `k` ends the run after that cycle
+/// with the counters up to it, unless the core finished there.
+#[test]
+fn a_hook_that_breaks_stops_the_run_after_that_cycle() {
+    let kernel = concord_isa::asm::assemble("add r1, r1, 1\nadd r1, r1, 1\nexit\n", "t.s").unwrap();
+    let config = small(1);
+    let launch = Launch {
+        code: &kernel.code,
+        entry_pc: 0,
+        grid: [1, 1, 1],
+        block: [4, 1, 1],
+        params: &[],
+        stack_bytes: kernel.stack_bytes,
+    };
+    // Breaks at cycle `k`; the result and every (cycle, state) the hook saw.
+    let run = |k: u64, watchdog: u64| {
+        let mut seen = Vec::new();
+        let mut f = |n: u64, t: &TracePort| {
+            seen.push((n, t.state));
+            if n == k {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let mut global = vec![0; 4096];
+        let r = cycle::run(&config, &launch, &mut global, watchdog, Some(&mut f));
+        assert_eq!(global.len(), 4096, "the memory image comes back");
+        (r, seen)
+    };
+    let stopped = |r: Result<Counters, RunError>| match r {
+        Err(RunError::Stopped(c)) => c,
+        other => panic!("expected a stopped run, got {other:?}"),
+    };
+    // The whole run: INIT, the first add (arbitrates), the second add and
+    // the exit (cached group), the SCHED that finds no warp.
+    let total = SMALL_INIT + ISSUE_ARB + ISSUE + ISSUE + LAST_SCHED;
+
+    // In the first INIT cycle.
+    let (r, seen) = run(0, 1_000);
+    let c = stopped(r);
+    assert_eq!((c.cycles, c.issued), (1, 0));
+    assert_eq!(seen, [(0, State::Init)]);
+
+    // In the first add's EXEC: one issue.
+    let k = SMALL_INIT + ISSUE_ARB - 1;
+    let (r, seen) = run(k, 1_000);
+    let c = stopped(r);
+    assert_eq!((c.cycles, c.issued, c.active_lane_slots), (k + 1, 1, 4));
+    assert_eq!(seen.len() as u64, k + 1, "no cycle after the break");
+    assert_eq!(seen.last(), Some(&(k, State::Exec)));
+
+    // In the second add's DECODE (it issues there): two issues. With a
+    // watchdog of 1 that issue trips it, but the break comes first.
+    let k = SMALL_INIT + ISSUE_ARB + SCHED + FETCH + DECODE - 1;
+    for watchdog in [1_000, 1] {
+        let (r, seen) = run(k, watchdog);
+        let c = stopped(r);
+        assert_eq!((c.cycles, c.issued), (k + 1, 2), "watchdog {watchdog}");
+        assert_eq!(seen.last(), Some(&(k, State::Decode)));
+    }
+    let (r, _) = run(u64::MAX, 1);
+    assert!(
+        matches!(r, Err(RunError::Trap(ref t)) if matches!(t.cause, TrapCause::Watchdog { limit: 1, .. })),
+        "{r:?}"
+    );
+
+    // In the last SCHED, which ends the run: it completed, and the hook
+    // is not called for the DONE cycle.
+    let (r, seen) = run(total - 1, 1_000);
+    let c = r.unwrap();
+    assert_eq!((c.cycles, c.issued, c.blocks), (total, 3, 1));
+    assert_eq!(seen.len() as u64, total);
+    let (r, seen) = run(u64::MAX, 1_000);
+    assert_eq!(r, Ok(c));
+    assert_eq!(seen.len() as u64, total + 1);
 }
 
 #[test]

@@ -14,7 +14,9 @@
 #![allow(clippy::needless_range_loop)]
 
 use concord_isa::config::{Arbitration, CoreConfig};
-use concord_isa::func::{self, BlockView, Issue, Observer, Options, Trap, TrapCause};
+use std::ops::ControlFlow;
+
+use concord_isa::func::{self, BlockView, Issue, Observer, Options, RunError, Trap, TrapCause};
 use concord_isa::{Pred, Reg};
 use concord_testbench::cosim;
 use concord_testbench::cycle::{self, CycleModel, GlobalMemory};
@@ -143,8 +145,9 @@ struct Oracle {
 }
 
 impl Observer for Oracle {
-    fn issue(&mut self, issue: &Issue) {
+    fn issue(&mut self, issue: &Issue) -> ControlFlow<()> {
         self.issues.push(*issue);
+        ControlFlow::Continue(())
     }
     fn block_end(&mut self, _block: [u32; 3], s: &BlockView<'_>) {
         self.regs = (0..self.threads)
@@ -225,7 +228,8 @@ fn check_config(case: &Case, kernel: &concord_isa::container::Kernel, base: &Cor
             watchdog: case.watchdog,
         },
         Some(&mut oracle),
-    );
+    )
+    .map_err(RunError::unwrap_trap);
     let limit = 2_000_000;
 
     // A livelock: the cycle watchdog must name the same starved lanes.
@@ -237,7 +241,8 @@ fn check_config(case: &Case, kernel: &concord_isa::container::Kernel, base: &Cor
         let expected = expected.as_ref().unwrap_err();
         let mut global = case.global.clone();
         let got = cycle::run(&config, &launch, &mut global, 200_000, None)
-            .expect_err(&format!("{what}: expected a watchdog trap"));
+            .expect_err(&format!("{what}: expected a watchdog trap"))
+            .unwrap_trap();
         let TrapCause::Watchdog { limit, diagnosis } = &got.cause else {
             panic!("{what}: expected a watchdog trap, got {got}");
         };
@@ -334,7 +339,7 @@ fn check_config(case: &Case, kernel: &concord_isa::container::Kernel, base: &Cor
             );
             assert!(global == mem.bytes, "{what}: run() global memory");
         }
-        Err(t) => assert_eq!(Some(t), core.trap(), "{what}: run()"),
+        Err(e) => assert_eq!(Some(e.unwrap_trap()), core.trap(), "{what}: run()"),
     }
 }
 
@@ -729,7 +734,9 @@ fn functional_trap(case: &Case, config: &CoreConfig) -> Option<Trap> {
         stack_bytes: kernel.stack_bytes,
     };
     let mut global = case.global.clone();
-    func::run(config, &launch, &mut global, Options::default(), None).err()
+    func::run(config, &launch, &mut global, Options::default(), None)
+        .err()
+        .map(RunError::unwrap_trap)
 }
 
 #[test]
@@ -1036,4 +1043,81 @@ fn counters_type_is_the_trace_modules() {
     // The model reports through testbench::trace::Counters.
     let c: Counters = CycleModel::new(&CoreConfig::default()).unwrap().counters();
     assert_eq!(c, Counters::default());
+}
+
+/// In lock-step, a per-cycle hook that breaks ends the run after that
+/// cycle, unless the cores are then done: that run ends as it would have.
+#[test]
+fn a_hook_that_breaks_stops_the_lockstep_run_after_that_cycle() {
+    let config = CoreConfig {
+        global_memory_bytes: 4096,
+        ..configs()[0].clone()
+    };
+    assert!(on_rtl(&config), "a core the other tests build");
+    let kernel = concord_isa::asm::assemble("add r1, r1, 1\nadd r1, r1, 1\nexit\n", "t.s").unwrap();
+    let launch = func::Launch {
+        code: &kernel.code,
+        entry_pc: 0,
+        grid: [1, 1, 1],
+        block: [4, 1, 1],
+        params: &[],
+        stack_bytes: kernel.stack_bytes,
+    };
+    let global = vec![0u8; 4096];
+    // Breaks in the first cycle that `at` picks (given the cycle and the
+    // number of DECODE cycles up to it); the result and the cycles seen.
+    let run = |at: &dyn Fn(u64, u64) -> bool| {
+        RTLS.with(|rtls| {
+            let mut rtls = rtls.borrow_mut();
+            let rtl = rtls.entry(config.clone()).or_insert_with(|| {
+                let verilog = concord_hdl::generate_verilog(&config).unwrap();
+                Rtl::build(&verilog, &BuildOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+            });
+            let mut seen = Vec::new();
+            let mut decodes = 0;
+            let mut f = |n: u64, t: &concord_testbench::trace::TracePort| {
+                decodes += u64::from(t.state == State::Decode);
+                seen.push((n, t.state));
+                if at(n, decodes) {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            };
+            let r = cosim::run(&config, &launch, &global, rtl, 1_000, Some(&mut f));
+            (r, seen)
+        })
+    };
+
+    let (whole, seen) = run(&|_, _| false);
+    let whole = whole.unwrap_or_else(|e| panic!("{e}")).counters;
+    assert_eq!((whole.issued, whole.blocks), (3, 1));
+    let cycles = whole.cycles;
+    assert_eq!(seen.len() as u64, cycles + 1, "up to the DONE cycle");
+
+    // At the second add's DECODE: two issues.
+    let (r, seen) = run(&|_, decodes| decodes == 2);
+    let Err(cosim::CosimError::Stopped { counters }) = r else {
+        panic!("expected a stopped run, got {:?}", r.map(|o| o.counters));
+    };
+    let (k, state) = *seen.last().unwrap();
+    assert_eq!(state, State::Decode);
+    assert_eq!((counters.cycles, counters.issued), (k + 1, 2));
+    assert_eq!(seen.len() as u64, k + 1, "no cycle after the break");
+
+    // One cycle before the end: still stopped.
+    let (r, seen) = run(&|n, _| n == cycles - 2);
+    let Err(cosim::CosimError::Stopped { counters }) = r else {
+        panic!("expected a stopped run, got {:?}", r.map(|o| o.counters));
+    };
+    assert_eq!((counters.cycles, counters.issued), (cycles - 1, 3));
+    assert_eq!(seen.len() as u64, cycles - 1);
+
+    // In the last cycle before DONE: the run completes (in lock-step and
+    // against the functional model), without the hook seeing DONE.
+    let (r, seen) = run(&|n, _| n == cycles - 1);
+    let outcome = r.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(outcome.counters, whole);
+    assert_eq!(outcome.result, Ok(()));
+    assert_eq!(seen.len() as u64, cycles);
 }

@@ -9,6 +9,7 @@
 //! failure names the case and the seed (`dump_case` prints a case).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
 
 use concord_isa::config::{Arbitration, CoreConfig};
 use concord_isa::container::Kernel;
@@ -46,10 +47,11 @@ struct Collect {
 }
 
 impl Observer for Collect {
-    fn issue(&mut self, i: &Issue) {
+    fn issue(&mut self, i: &Issue) -> ControlFlow<()> {
         if i.executing != 0 {
             self.executed.insert(i.pc);
         }
+        ControlFlow::Continue(())
     }
     fn block_end(&mut self, _block: [u32; 3], state: &BlockView<'_>) {
         for t in 0..self.threads {
@@ -673,11 +675,12 @@ fn coverage() {
 fn dump_case() {
     struct Tail(std::collections::VecDeque<Issue>);
     impl Observer for Tail {
-        fn issue(&mut self, i: &Issue) {
+        fn issue(&mut self, i: &Issue) -> ControlFlow<()> {
             if self.0.len() == 48 {
                 self.0.pop_front();
             }
             self.0.push_back(*i);
+            ControlFlow::Continue(())
         }
     }
     let i: u64 = std::env::var("CONCORD_GEN_CASE")

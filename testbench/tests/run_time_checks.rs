@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use concord_compiler::driver::{self, CompileOptions};
 use concord_isa::config::CoreConfig;
-use concord_isa::func::{self, Launch, Trap, TrapCause};
+use concord_isa::func::{self, Launch, RunError, Trap, TrapCause};
 use concord_isa::launch::LaunchDescription;
 use concord_testbench::verilator::{BuildOptions, Rtl};
 use concord_testbench::{cosim, cycle};
@@ -39,9 +39,11 @@ fn on_all_models(config: &CoreConfig, launch: &Launch<'_>, global: &[u8]) -> Res
         &mut func_mem,
         func::Options { watchdog: WATCHDOG },
         None,
-    );
+    )
+    .map_err(RunError::unwrap_trap);
     let mut cycle_mem = global.to_vec();
-    let c = cycle::run(config, launch, &mut cycle_mem, WATCHDOG, None);
+    let c =
+        cycle::run(config, launch, &mut cycle_mem, WATCHDOG, None).map_err(RunError::unwrap_trap);
     match (&f, &c) {
         (Err(a), Err(b)) => assert!(a.same_report(b), "functional `{a}`, cycle model `{b}`"),
         (Ok(_), Ok(_)) => assert!(func_mem == cycle_mem, "final memory differs"),

@@ -6,6 +6,7 @@
 //! `--trace`), cached under Cargo's per-target temp dir, so a second
 //! `cargo test` finds both in the cache.
 
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use concord_isa::config::CoreConfig;
 use concord_isa::func::{Launch, TrapCause};
 use concord_isa::{encode, Instr, LoadWidth, Op, Pred, PredSrc, Reg, Space, StoreWidth};
-use concord_testbench::trace::{State, TracePort};
+use concord_testbench::trace::{Counters, RunError, State, TracePort};
 use concord_testbench::verilator::{host, run, BuildOptions, GlobalMemory, HarnessError, Rtl};
 
 const FIXTURE: &str = include_str!("fixtures/concord_core_toy.v");
@@ -270,7 +271,10 @@ fn run_writes_global_memory_back_and_reports_counters() {
     let mut global = vec![0u8; 256];
     global[0x80] = 10;
     let mut seen = Vec::new();
-    let mut on_cycle = |n: u64, t: &TracePort| seen.push((n, t.clone()));
+    let mut on_cycle = |n: u64, t: &TracePort| {
+        seen.push((n, t.clone()));
+        ControlFlow::Continue(())
+    };
     let c = run(
         &mut rtl,
         &config,
@@ -309,6 +313,77 @@ fn run_writes_global_memory_back_and_reports_counters() {
     assert_eq!(seen[accept + 4].1.state, State::Sched);
 }
 
+/// A per-cycle hook that breaks at cycle `k` ends the run after that
+/// cycle, unless the core is then done. The toy takes 2 `INIT` cycles, then
+/// 4 per instruction (`SCHED FETCH DECODE EXEC`, counted as issued in
+/// `DECODE`); `cycles` leaves out the `DONE` cycle.
+#[test]
+fn a_hook_that_breaks_stops_the_run_after_that_cycle() {
+    let mut rtl = fixture();
+    let config = toy_config();
+    // Breaks at cycle `k`; the result and every (cycle, state) the hook saw.
+    let mut run_to = |code: &[u32], k: u64, watchdog: u64| {
+        let mut seen = Vec::new();
+        let mut f = |n: u64, t: &TracePort| {
+            seen.push((n, t.state));
+            if n == k {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let mut global = vec![0u8; 256];
+        let r = run(
+            &mut rtl,
+            &config,
+            &launch(code, &[]),
+            &mut global,
+            watchdog,
+            Some(&mut f),
+        );
+        (r, seen)
+    };
+    let stopped = |r: Result<Counters, RunError>| match r {
+        Err(RunError::Stopped(c)) => c,
+        other => panic!("expected a stopped run, got {other:?}"),
+    };
+
+    // An endless loop, stopped in the DECODE of its third issue (cycle
+    // 2 + 2 * 4 + 2); a watchdog of 2 would fire there, the break wins.
+    let spin = [nop(0), jump(0)];
+    for watchdog in [10_000, 2] {
+        let (r, seen) = run_to(&spin, 12, watchdog);
+        let c = stopped(r);
+        assert_eq!((c.cycles, c.issued), (13, 3), "watchdog {watchdog}");
+        assert_eq!(seen.len(), 13, "no cycle after the break");
+        assert_eq!(seen.last(), Some(&(12, State::Decode)));
+    }
+    let (r, _) = run_to(&spin, u64::MAX, 2);
+    assert!(
+        matches!(r, Err(RunError::Trap(ref t)) if matches!(t.cause, TrapCause::Watchdog { limit: 2, .. })),
+        "{r:?}"
+    );
+
+    // nop, done: DONE in cycle 2 + 2 * 4 = 10.
+    let code = [nop(0), DONE];
+    let (r, seen) = run_to(&code, 8, 10_000);
+    assert_eq!(
+        (stopped(r).cycles, seen.len()),
+        (9, 9),
+        "stopped in the done's DECODE"
+    );
+    // In the last EXEC the core finishes: the run completes, and the hook
+    // does not see the DONE cycle.
+    let (r, seen) = run_to(&code, 9, 10_000);
+    let c = r.unwrap();
+    assert_eq!((c.cycles, c.issued, c.blocks), (10, 2, 1));
+    assert_eq!(seen.len(), 10);
+    let (r, seen) = run_to(&code, u64::MAX, 10_000);
+    assert_eq!(r, Ok(c));
+    assert_eq!(seen.len(), 11);
+    assert_eq!(seen.last(), Some(&(10, State::Done)));
+}
+
 #[test]
 fn traps_come_back_as_the_functional_models_reports() {
     let config = toy_config();
@@ -319,7 +394,9 @@ fn traps_come_back_as_the_functional_models_reports() {
             block: [2, 2, 1],
             ..launch(code, params)
         };
-        run(&mut rtl, &config, &l, &mut global, 10_000, None).unwrap_err()
+        run(&mut rtl, &config, &l, &mut global, 10_000, None)
+            .unwrap_err()
+            .unwrap_trap()
     };
 
     let t = run_code(&[nop(0), trap(7, 0b0110)], &[0, 0, 3, 1]);
@@ -420,7 +497,8 @@ fn the_watchdog_counts_issues_and_reports_stuck_pcs() {
         1000,
         None,
     )
-    .unwrap_err();
+    .unwrap_err()
+    .unwrap_trap();
     let TrapCause::Watchdog { limit, diagnosis } = &t.cause else {
         panic!("{t}");
     };

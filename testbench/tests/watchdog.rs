@@ -13,7 +13,7 @@ use std::sync::{Mutex, OnceLock};
 use concord_compiler::driver::{self, CompileOptions};
 use concord_isa::config::CoreConfig;
 use concord_isa::container::Kernel;
-use concord_isa::func::{self, Launch, Options, Trap, TrapCause};
+use concord_isa::func::{self, Launch, Options, RunError, Trap, TrapCause};
 use concord_isa::watchdog::{DEFAULT_WATCHDOG, SPAN, WINDOW};
 use concord_isa::{decode, Op};
 use concord_testbench::cosim::{self, CosimError};
@@ -91,10 +91,18 @@ impl Run {
         let opts = Options {
             watchdog: self.watchdog,
         };
-        results.push(func::run(&config, &launch, &mut g, opts, None).map(|_| out(&g)));
+        results.push(
+            func::run(&config, &launch, &mut g, opts, None)
+                .map(|_| out(&g))
+                .map_err(RunError::unwrap_trap),
+        );
 
         let mut g = self.global();
-        results.push(cycle::run(&config, &launch, &mut g, self.watchdog, None).map(|_| out(&g)));
+        results.push(
+            cycle::run(&config, &launch, &mut g, self.watchdog, None)
+                .map(|_| out(&g))
+                .map_err(RunError::unwrap_trap),
+        );
 
         // A failed test must not poison the core for the others (each run
         // resets it).
@@ -119,7 +127,8 @@ impl Run {
         let mut g = self.global();
         results.push(
             verilator::run(&mut rtl, &config, &launch, &mut g, self.watchdog, None)
-                .map(|_| out(&g)),
+                .map(|_| out(&g))
+                .map_err(RunError::unwrap_trap),
         );
         results
     }

@@ -14,7 +14,7 @@ use clap::Args;
 
 use concord_compiler::driver::{self, CompileOptions};
 use concord_isa::config::CoreConfig;
-use concord_isa::func::{Trap, TrapCause};
+use concord_isa::func::{RunError, Trap, TrapCause};
 use concord_isa::launch::LaunchDescription;
 use concord_kernels::harness::func_launch;
 
@@ -150,7 +150,10 @@ pub fn run(args: &FlattenStudyArgs) -> Result<(), CliError> {
                     prepared.watchdog,
                     None,
                 )
-                .map_err(|t| trap_error(&run, t))?;
+                .map_err(|e| match e {
+                    RunError::Trap(t) => trap_error(&run, t),
+                    stopped => CliError::from(stopped),
+                })?;
                 kernel
                     .check_memory(&prepared, &memory)
                     .map_err(|e| CliError::mismatch(format!("{run}: wrong result: {e}")))?;

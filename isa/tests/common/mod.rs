@@ -3,12 +3,14 @@
 #![allow(dead_code)]
 
 use concord_isa::config::{Arbitration, CoreConfig};
-use concord_isa::func::{self, BlockView, Issue, Observer, Options, Stats, Trap};
+use std::ops::ControlFlow;
+
+use concord_isa::func::{self, BlockView, Issue, Observer, Options, RunError, Stats, Trap};
 use concord_isa::mask::LaneMask;
 use concord_isa::{Pred, Reg};
 
 pub struct Run {
-    pub result: Result<Stats, Trap>,
+    pub result: Result<Stats, RunError>,
     pub trace: Vec<Issue>,
     /// Final registers: `regs[block][thread][reg]`.
     pub regs: Vec<Vec<[u32; 32]>>,
@@ -21,17 +23,21 @@ impl Run {
     pub fn stats(&self) -> Stats {
         match &self.result {
             Ok(s) => *s,
-            Err(t) => panic!("unexpected trap: {t}"),
+            Err(e) => panic!("unexpected end: {e}"),
         }
     }
     pub fn trap(&self) -> &Trap {
-        self.result.as_ref().expect_err("expected a trap")
+        match &self.result {
+            Err(RunError::Trap(t)) => t,
+            other => panic!("expected a trap, got {other:?}"),
+        }
     }
-    /// Warp-instructions issued, whether the run completed or trapped.
+    /// Warp-instructions issued, whether the run completed, trapped or
+    /// was stopped.
     pub fn issued(&self) -> u64 {
         match &self.result {
-            Ok(s) => s.issued,
-            Err(t) => t.issued,
+            Ok(s) | Err(RunError::Stopped(s)) => s.issued,
+            Err(RunError::Trap(t)) => t.issued,
         }
     }
     /// `(pc, mask)` of every issue, masks in the `1100` lane-0-first form.
@@ -55,11 +61,17 @@ struct Collect {
     regs: Vec<Vec<[u32; 32]>>,
     preds: Vec<Vec<[bool; 8]>>,
     threads: usize,
+    stop_at: Option<u64>,
 }
 
 impl Observer for Collect {
-    fn issue(&mut self, i: &Issue) {
+    fn issue(&mut self, i: &Issue) -> ControlFlow<()> {
         self.trace.push(*i);
+        if self.stop_at == Some(self.trace.len() as u64) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
     }
     fn block_end(&mut self, _block: [u32; 3], state: &BlockView<'_>) {
         let mut regs = Vec::new();
@@ -90,6 +102,8 @@ pub struct Setup {
     pub global: Vec<u8>,
     pub arbitration: Arbitration,
     pub watchdog: u64,
+    /// The observer breaks at this issue (1 = the first).
+    pub stop_at: Option<u64>,
 }
 
 impl Default for Setup {
@@ -103,6 +117,7 @@ impl Default for Setup {
             global: vec![0; 4096],
             arbitration: Arbitration::DepthPc,
             watchdog: 100_000,
+            stop_at: None,
         }
     }
 }
@@ -128,6 +143,7 @@ pub fn run_asm(source: &str, setup: Setup) -> Run {
     let mut global = setup.global;
     let mut collect = Collect {
         threads: setup.threads as usize,
+        stop_at: setup.stop_at,
         ..Collect::default()
     };
     let result = func::run(

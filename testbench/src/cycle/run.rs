@@ -1,6 +1,8 @@
 //! Running a whole launch on the cycle model, and the watchdog's diagnosis
 //! on it (which the lock-step co-simulation and the RTL harness share).
 
+use std::ops::ControlFlow;
+
 use concord_isa::config::CoreConfig;
 use concord_isa::func::{Launch, Trap};
 use concord_isa::instr::{Op, Space, SpecialReg};
@@ -9,7 +11,7 @@ use concord_isa::watchdog::{
 };
 
 use super::{CycleModel, GlobalMemory, GlobalRequest, ISSUED, REPLAYS};
-use crate::trace::{Counters, State, TracePort};
+use crate::trace::{Counters, RunError, State, TracePort};
 
 /// The host writes that load `launch`, ending with `start`: the code
 /// (`imem[i]`), `entry_pc`, `code_len`, `grid`, `block`, `param_count`,
@@ -21,8 +23,9 @@ pub(crate) fn load(core: &mut CycleModel, launch: &Launch<'_>) {
     core.host_write(crate::host::START, 1);
 }
 
-/// The per-cycle callback of [`run`]: cycle number and trace port.
-pub type OnCycle<'a> = &'a mut dyn FnMut(u64, &TracePort);
+/// The per-cycle callback of [`run`]: cycle number and trace port. `Break`
+/// ends the run after that cycle.
+pub type OnCycle<'a> = &'a mut dyn FnMut(u64, &TracePort) -> ControlFlow<()>;
 
 /// Loads `launch` through host writes, starts it and runs it to `DONE` or
 /// `TRAP`, or until it has issued more than `watchdog` warp-instructions
@@ -32,7 +35,11 @@ pub type OnCycle<'a> = &'a mut dyn FnMut(u64, &TracePort);
 ///
 /// `on_cycle(n, trace)` sees every cycle from the first `INIT` cycle
 /// (`n` = 0) to the first `DONE`/`TRAP` cycle (`n` = the final `cycles`),
-/// as [`CycleModel::step`] returns them.
+/// as [`CycleModel::step`] returns them. If it breaks, the run ends after
+/// that cycle, and unless the core is then in `DONE` or `TRAP` (its result
+/// stands) it returns [`RunError::Stopped`] with the counters so far
+/// (`cycles` = `n` + 1), before the watchdog could fire; the hook is not
+/// called again. It is not called in the watchdog's diagnosis window.
 ///
 /// The watchdog trap (`TrapCause::Watchdog`, `limit` = `watchdog`) comes
 /// from [`diagnose`]: a deadlock, livelock or endless loop when the state
@@ -47,7 +54,7 @@ pub fn run(
     global: &mut Vec<u8>,
     watchdog: u64,
     mut on_cycle: Option<OnCycle<'_>>,
-) -> Result<Counters, Trap> {
+) -> Result<Counters, RunError> {
     let mut core = CycleModel::new(config).unwrap_or_else(|e| panic!("{e}"));
     let mut memory = GlobalMemory::new(
         std::mem::take(global),
@@ -56,25 +63,30 @@ pub fn run(
     );
     load(&mut core, launch);
     let mut n = 0u64;
+    let mut stopped = false;
     let result = loop {
         match core.state {
             State::Done => break Ok(core.counters()),
-            State::Trap => break Err(core.trap().expect("a trap report in TRAP")),
+            State::Trap => break Err(RunError::Trap(core.trap().expect("a trap report in TRAP"))),
             _ => {}
+        }
+        if stopped {
+            break Err(RunError::Stopped(core.counters()));
         }
         if core.issued_instructions() > watchdog {
             let never: Result<Trap, std::convert::Infallible> =
                 diagnose(&mut core, &mut memory, watchdog, |_| Ok(()));
-            break Err(never.unwrap_or_else(|e| match e {}));
+            break Err(RunError::Trap(never.unwrap_or_else(|e| match e {})));
         }
         match on_cycle.as_deref_mut() {
             Some(f) => {
                 let t = core.step(&mut memory);
-                f(n, &t);
+                stopped = f(n, &t).is_break();
                 n += 1;
-                if matches!(core.state, State::Done | State::Trap) {
-                    // Show the first cycle in the final state too.
-                    f(n, &core.step(&mut memory));
+                if !stopped && matches!(core.state, State::Done | State::Trap) {
+                    // Show the first cycle in the final state too (the run
+                    // has ended: a break changes nothing).
+                    let _ = f(n, &core.step(&mut memory));
                 }
             }
             None => core.run_untraced(&mut memory, watchdog),

@@ -145,6 +145,11 @@ pub struct Status {
 }
 
 impl Status {
+    /// Done or trapped.
+    pub fn ended(&self) -> bool {
+        self.done || self.trapped
+    }
+
     fn from_bits(b: u32) -> Status {
         Status {
             running: b & 1 != 0,

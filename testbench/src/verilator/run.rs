@@ -2,6 +2,7 @@
 //! watchdog, copy global memory back.
 
 use std::fmt::Write as _;
+use std::ops::ControlFlow;
 
 use concord_isa::config::CoreConfig;
 use concord_isa::func::{Launch, Trap, TrapCause};
@@ -9,10 +10,11 @@ use concord_isa::mask::lane_list;
 
 use super::{host, GlobalMemory, Rtl};
 use crate::cycle::{self, CycleModel};
-use crate::trace::{Counters, State, TracePort};
+use crate::trace::{Counters, RunError, State, TracePort};
 
-/// A per-cycle callback: the cycle's index and its trace.
-pub type CycleHook<'a> = &'a mut dyn FnMut(u64, &TracePort);
+/// A per-cycle callback: the cycle's index and its trace. `Break` ends the
+/// run after that cycle.
+pub type CycleHook<'a> = &'a mut dyn FnMut(u64, &TracePort) -> ControlFlow<()>;
 
 /// Cycles of the trace the fallback watchdog report describes.
 const WATCH_WINDOW: u64 = 4096;
@@ -24,7 +26,12 @@ const WATCH_WINDOW: u64 = 4096;
 /// issued more than `watchdog` warp-instructions (replays not counted: the
 /// unit of every model, `concord_isa::watchdog`). `on_cycle` sees every
 /// cycle's trace with its index (0 = the first cycle after `start`) up to
-/// the end or the watchdog. `global` holds the final memory in every case.
+/// the end or the watchdog. If it breaks, the run ends after that cycle
+/// with [`RunError::Stopped`] and the counters so far (`cycles` = the
+/// index + 1), before the watchdog could fire; unless the core is then done
+/// or trapped: the run then ends as it would have (with its `DONE`/`TRAP`
+/// cycle), without calling `on_cycle` again. `global` holds the final
+/// memory in every case.
 ///
 /// A trap returns the core's report ([`Rtl::trap_report`]). The watchdog
 /// returns the report of `concord_isa::watchdog` (deadlock, livelock,
@@ -47,7 +54,7 @@ pub fn run(
     global: &mut Vec<u8>,
     watchdog: u64,
     mut on_cycle: Option<CycleHook<'_>>,
-) -> Result<Counters, Trap> {
+) -> Result<Counters, RunError> {
     assert!(
         launch.code.len() <= config.imem_words as usize,
         "{} words of code, the instruction memory holds {} (`imem_words`)",
@@ -72,19 +79,24 @@ pub fn run(
     // counter tells an issue from a replay.
     let mut decodes = 0u64;
     let mut check_at = watchdog.saturating_add(1);
+    let mut stopped = false;
     let outcome = loop {
         let t = match rtl.try_cycle(&mut memory) {
             Ok(t) => t,
             Err(e) => break Outcome::Watchdog(Some(e.to_string())),
         };
-        if let Some(f) = on_cycle.as_deref_mut() {
-            f(n, &t);
+        if !stopped {
+            if let Some(f) = on_cycle.as_deref_mut() {
+                stopped = f(n, &t).is_break();
+            }
         }
         watch.observe(n, &t);
         n += 1;
         match t.state {
             State::Done => break Outcome::Done,
             State::Trap => break Outcome::Trap,
+            // A core that has just ended shows it in the next cycle.
+            _ if stopped && !rtl.status().ended() => break Outcome::Stopped,
             State::Decode => {
                 decodes += 1;
                 if decodes >= check_at {
@@ -103,39 +115,44 @@ pub fn run(
 
     let result = match outcome {
         Outcome::Done => Ok(rtl.counters()),
-        Outcome::Trap => Err(rtl.trap_report(launch.code, config).unwrap_or_else(|| {
-            // The trace said TRAP but the pin does not: report it as is.
-            let c = rtl.counters();
-            watch.trap(
-                n,
-                &c,
-                launch,
-                format!(
-                    "the trace showed TRAP in cycle {} but `trapped` is 0",
-                    n - 1
-                ),
-            )
-        })),
+        Outcome::Stopped => Err(RunError::Stopped(rtl.counters())),
+        Outcome::Trap => Err(RunError::Trap(
+            rtl.trap_report(launch.code, config).unwrap_or_else(|| {
+                // The trace said TRAP but the pin does not: report it as is.
+                let c = rtl.counters();
+                watch.trap(
+                    n,
+                    &c,
+                    launch,
+                    format!(
+                        "the trace showed TRAP in cycle {} but `trapped` is 0",
+                        n - 1
+                    ),
+                )
+            }),
+        )),
         Outcome::Watchdog(Some(e)) => {
             let c = rtl.counters();
             let diagnosis = format!("stopped after {n} cycles: {e}");
-            Err(watch.trap(watchdog, &c, launch, diagnosis))
+            Err(RunError::Trap(watch.trap(watchdog, &c, launch, diagnosis)))
         }
-        Outcome::Watchdog(None) => Err(replay_diagnosis(
-            rtl,
-            config,
-            launch,
-            initial,
-            &mut memory,
-            watchdog,
-            n,
-            watch.hash,
-        )
-        .unwrap_or_else(|why| {
-            let c = rtl.counters();
-            let diagnosis = format!("{}; {why}", watch.diagnosis(n).trim_end_matches(';'));
-            watch.trap(watchdog, &c, launch, diagnosis)
-        })),
+        Outcome::Watchdog(None) => Err(RunError::Trap(
+            replay_diagnosis(
+                rtl,
+                config,
+                launch,
+                initial,
+                &mut memory,
+                watchdog,
+                n,
+                watch.hash,
+            )
+            .unwrap_or_else(|why| {
+                let c = rtl.counters();
+                let diagnosis = format!("{}; {why}", watch.diagnosis(n).trim_end_matches(';'));
+                watch.trap(watchdog, &c, launch, diagnosis)
+            }),
+        )),
     };
     *global = memory.bytes;
     result
@@ -208,6 +225,8 @@ enum Outcome {
     Trap,
     /// With the harness error that stopped the run, if any.
     Watchdog(Option<String>),
+    /// The per-cycle hook broke.
+    Stopped,
 }
 
 /// What the fallback watchdog report needs: per warp, the issues (`DECODE`
