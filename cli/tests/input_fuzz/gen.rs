@@ -675,7 +675,7 @@ pub fn case(format: Format, index: u64, seed: u64, seeds: &Seeds) -> Case {
             } else {
                 mutated(&mut rng, format, &seeds.sources)
             };
-            let emit = s(*rng.pick(&["bin", "asm", "ir"]));
+            let emit = rng.pick(&["bin", "asm", "ir"]).to_string();
             Case {
                 file_name: "in.cu",
                 bytes,
