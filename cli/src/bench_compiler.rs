@@ -9,96 +9,28 @@
 //!
 //! A second table compiles generated straight-line kernels of growing
 //! length and reports the heap's high-water mark during each compilation
-//! (bytes, counted by the binary's allocator, [`Counting`]: it adds a
+//! (bytes, counted by the binary's allocator,
+//! `concord_compiler::heap::CountingAllocator`: it adds a
 //! thread-local counter to every allocation of the `concord` binary), so
 //! that the growth of compile memory with the size of the code is visible.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use concord_compiler::driver::{self, CompileOptions};
+use concord_compiler::heap::{peak_heap, straight_line, CountingAllocator};
 use concord_isa::config::CoreConfig;
 use concord_kernels::harness::{run_functional, LoadedLaunch};
 use concord_kernels::suite;
 
 use crate::error::CliError;
 use crate::output::outln;
-/// The system allocator, counting per thread the bytes live on the heap
-/// and their high-water mark (for the compile-memory table).
-struct Counting;
-
-thread_local! {
-    static LIVE: Cell<isize> = const { Cell::new(0) };
-    static PEAK: Cell<isize> = const { Cell::new(0) };
-}
-
-fn count(delta: isize) {
-    let _ = LIVE.try_with(|live| {
-        let now = live.get() + delta;
-        live.set(now);
-        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
-    });
-}
-
-// SAFETY: every call goes to `System` unchanged; the counting only reads
-// the sizes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc(layout);
-        if !p.is_null() {
-            count(layout.size() as isize);
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc_zeroed(layout);
-        if !p.is_null() {
-            count(layout.size() as isize);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout);
-        count(-(layout.size() as isize));
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = System.realloc(ptr, layout, new_size);
-        if !p.is_null() {
-            count(new_size as isize - layout.size() as isize);
-        }
-        p
-    }
-}
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// Runs `f`; returns its result and the heap's high-water mark above the
-/// level at the start, in bytes (allocations of this thread).
-fn peak_heap<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let start = LIVE.with(Cell::get);
-    PEAK.with(|p| p.set(start));
-    let out = f();
-    (out, (PEAK.with(Cell::get) - start).max(0) as usize)
-}
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// Lengths of the straight-line kernels, in statements (the longest fits
 /// the largest instruction memory).
 const STRAIGHT_LINE: [usize; 3] = [2_500, 5_000, 10_000];
-
-/// `n` statements of straight-line code (two loads, an add and a store
-/// each), the shape whose compile memory used to grow quadratically.
-fn straight_line(n: usize) -> String {
-    let mut src = String::from("__global__ void k(int *o, int x) {\n");
-    for i in 0..n {
-        src += &format!("  o[{}] = o[{}] + x;\n", i % 64, (i * 7) % 64);
-    }
-    src + "}\n"
-}
 
 /// The bound: every suite kernel compiles in under 20 ms.
 const COMPILE_BUDGET: Duration = Duration::from_millis(20);

@@ -32,6 +32,7 @@ pub mod backend;
 
 pub mod driver;
 
-// Testing aids.
+// Testing and measuring aids.
 pub mod filetest;
+pub mod heap;
 pub mod kernel_gen;
