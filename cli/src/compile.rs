@@ -55,6 +55,29 @@ pub struct CompileFlags {
 }
 
 impl CompileFlags {
+    /// The flags given on the command line, as written there: those whose
+    /// value is not the default (giving a default changes nothing).
+    pub fn given(&self) -> Vec<&'static str> {
+        let default = CompileFlags::default();
+        [
+            ("--regs", self.regs != default.regs),
+            ("--stack-bytes", self.stack_bytes != default.stack_bytes),
+            (
+                "--inline-threshold",
+                self.inline_threshold != default.inline_threshold,
+            ),
+            (
+                "--flatten-loops",
+                self.flatten_loops != default.flatten_loops,
+            ),
+            ("--spill", self.spill != default.spill),
+            ("--divergence", self.divergence != default.divergence),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect()
+    }
+
     pub fn options(&self, config: &CoreConfig) -> CompileOptions {
         let mut o = CompileOptions::for_core(config);
         o.regs = self.regs;
@@ -137,12 +160,38 @@ pub fn compile_file(
 
 /// The kernel a launch description runs: loaded (`.s`, `.cbin`) or
 /// compiled (`.cu`) for `config` with `flags`.
+/// Compile flags change only programs that are compiled: given for a
+/// launch whose program is assembly or a container, they would be ignored
+/// without a word, so they are refused (a usage error) before any work.
+pub fn check_flags_apply(desc: &LaunchDescription, flags: &CompileFlags) -> Result<(), CliError> {
+    let given = flags.given();
+    if given.is_empty() || is_kernel_source(&desc.program) {
+        return Ok(());
+    }
+    Err(CliError::usage(format!(
+        "{} only {} CUDA-C (`.cu`) programs, but the launch's program {} is not one: \
+         drop {} or launch the kernel's `.cu` source",
+        given.join(", "),
+        if given.len() == 1 {
+            "applies to"
+        } else {
+            "apply to"
+        },
+        input::show_path(&desc.program),
+        if given.len() == 1 { "it" } else { "them" },
+    )))
+}
+
+fn is_kernel_source(program: &Path) -> bool {
+    program.extension().is_some_and(|e| e == "cu")
+}
+
 pub fn program_for_launch(
     desc: &LaunchDescription,
     config: &CoreConfig,
     flags: &CompileFlags,
 ) -> Result<Kernel, String> {
-    if desc.program.extension().is_some_and(|e| e == "cu") {
+    if is_kernel_source(&desc.program) {
         let compiled = compile_file(&desc.program, config, flags)?;
         let k = select_kernel(&compiled, desc.entry.as_deref(), "with `entry:`").map_err(|e| {
             format!(

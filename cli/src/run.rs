@@ -390,6 +390,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         .chain(vcd.iter().map(|v| ("--vcd", v)))
         .collect();
     output::check_distinct(&outputs, &inputs)?;
+    crate::compile::check_flags_apply(&desc, &args.compile)?;
     let config = match &config_path {
         Some(p) => CoreConfig::load(p).map_err(|e| e.to_string())?,
         None => CoreConfig::default(),

@@ -489,6 +489,39 @@ fn bad_compile_flags_are_errors() {
     assert!(e.contains("power of two"), "{e}");
 }
 
+/// Compile flags on a launch of an assembly program used to be ignored
+/// without a word: `--regs 8` ran the same code as without it.
+#[test]
+fn compile_flags_for_a_program_that_is_not_compiled_are_refused() {
+    let e = usage(&["run", "kernels/vecadd.yaml", "--regs", "8"]);
+    assert!(
+        e.contains("--regs only applies to CUDA-C (`.cu`) programs, but the launch's program kernels/vecadd.s is not one"),
+        "{e}"
+    );
+    let e = usage(&[
+        "cosim",
+        "kernels/vecadd.yaml",
+        "--divergence",
+        "predicate",
+        "--flatten-loops",
+    ]);
+    assert!(
+        e.contains("--flatten-loops, --divergence only apply to"),
+        "{e}"
+    );
+    // A flag given at its default changes nothing, and a `.cu` launch
+    // takes them all.
+    ok(&["run", "kernels/vecadd.yaml", "--spill", "plain"]);
+    ok(&[
+        "run",
+        "kernels/suite/saxpy-small.yaml",
+        "--regs",
+        "8",
+        "--divergence",
+        "predicate",
+    ]);
+}
+
 #[test]
 fn kernel_choice_messages_name_only_the_flags_given() {
     let dir = scratch("kernel-choice");

@@ -322,6 +322,17 @@ fn control_characters_never_reach_the_terminal() {
     let err = fails(&["run", s(&launch)]);
     assert!(printable(&err), "{err:?}");
     assert!(err.contains("`a\\x1b[8m` is a scalar"), "{err}");
+    // A raw control character in the YAML text itself: refused by the YAML
+    // reader, which knows only its byte offset; the message gives the line
+    // and column as every other YAML error does.
+    let raw = dir.join("raw.yaml");
+    std::fs::write(&raw, "program: e.s\ngrid: [1\x1b]\nblock: [1]\n").unwrap();
+    let err = fails(&["run", s(&raw)]);
+    assert!(printable(&err), "{err:?}");
+    assert!(
+        err.contains("control characters are not allowed at line 2 column 9 (byte 21)"),
+        "{err}"
+    );
 }
 
 #[test]

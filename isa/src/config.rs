@@ -120,7 +120,7 @@ impl CoreConfig {
         } else {
             serde_yaml::from_str(text).map_err(|e| ConfigError::Parse {
                 file: file.to_string(),
-                message: e.to_string(),
+                message: input::yaml_message(&e, text),
             })?
         };
         config.validate().map_err(|e| match e {

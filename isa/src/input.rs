@@ -304,6 +304,42 @@ pub fn text(mut bytes: Vec<u8>, file: &str, kind: Kind) -> Result<String, InputE
     })
 }
 
+/// A YAML parse error as shown to people. serde_yaml names most places by
+/// line and column, but a reader error (a control character in the text)
+/// only by its byte offset, "at position N": that is turned into the line
+/// and column too, so every YAML error can be found in an editor.
+pub fn yaml_message(error: &serde_yaml::Error, text: &str) -> String {
+    let message = error.to_string();
+    const AT: &str = " at position ";
+    let Some(start) = message.find(AT) else {
+        return message;
+    };
+    let digits = &message[start + AT.len()..];
+    let end = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    let Ok(offset) = digits[..end].parse::<usize>() else {
+        return message;
+    };
+    let offset = offset.min(text.len());
+    // The offset counts bytes; a character boundary at or before it.
+    let offset = (0..=offset)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .chars()
+        .count()
+        + 1;
+    format!(
+        "{} at line {line} column {column} (byte {offset}){}",
+        &message[..start],
+        &digits[end..]
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -327,6 +363,21 @@ mod tests {
             e.message.starts_with("invalid UTF-8 at byte 5 (0xc0)"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn yaml_reader_errors_are_located_by_line_and_column() {
+        let text = "program: a.s\ngrid: [1\u{1b}]\n";
+        let e = serde_yaml::from_str::<serde_yaml::Value>(text).unwrap_err();
+        // "program: a.s\n" is 13 bytes and "grid: [1" 8: the ESC is byte 21,
+        // line 2, column 9.
+        assert_eq!(
+            yaml_message(&e, text),
+            "control characters are not allowed at line 2 column 9 (byte 21)"
+        );
+        // Errors serde_yaml locates itself are left as they are.
+        let e = serde_yaml::from_str::<serde_yaml::Value>("a: [1\n").unwrap_err();
+        assert_eq!(yaml_message(&e, "a: [1\n"), e.to_string());
     }
 
     #[test]

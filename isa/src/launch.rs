@@ -753,7 +753,7 @@ impl LaunchDescription {
         }
         let raw: RawLaunch = serde_yaml::from_str(text).map_err(|e| LaunchError::File {
             file: file_name.clone(),
-            message: e.to_string(),
+            message: crate::input::yaml_message(&e, text),
         })?;
         let program = resolve(file, &raw.program);
         existing_file("program", &raw.program, &program).map_err(at)?;

@@ -1,8 +1,8 @@
 //! What a build shows while it runs: a spinner on stderr with the elapsed
 //! time and the current step ("verilating", "compiling C++ (2/4)",
-//! "linking"), read from the build log as it grows. Only when stderr is a
-//! terminal: logs and tests get nothing (the harness's callers print what
-//! they need).
+//! "linking"), read from the build log as it grows, when stderr is a
+//! terminal. Off a terminal (logs, CI) a build that takes tens of seconds
+//! is still announced: one line when it starts and one when it is done.
 
 use std::fs::File;
 use std::io::{IsTerminal as _, Read as _};
@@ -39,6 +39,9 @@ impl Progress {
             bar.enable_steady_tick(Duration::from_millis(120));
             bar
         });
+        if bar.is_none() {
+            eprintln!("building {what} with Verilator (20-70 s)");
+        }
         Progress {
             bar,
             what,
@@ -65,16 +68,16 @@ impl Progress {
     /// Clears the spinner; after a successful build, leaves one line saying
     /// where the model went.
     pub fn finish(self, built_in: Option<&Path>) {
-        if let Some(bar) = self.bar {
+        if let Some(bar) = &self.bar {
             bar.finish_and_clear();
-            if let Some(dir) = built_in {
-                eprintln!(
-                    "built {} in {:.0} s (cached in {})",
-                    self.what,
-                    self.started.elapsed().as_secs_f64(),
-                    dir.display()
-                );
-            }
+        }
+        if let Some(dir) = built_in {
+            eprintln!(
+                "built {} in {:.0} s (cached in {})",
+                self.what,
+                self.started.elapsed().as_secs_f64(),
+                dir.display()
+            );
         }
     }
 }
