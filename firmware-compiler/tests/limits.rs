@@ -274,15 +274,50 @@ fn nesting_beyond_the_cap_is_one_error_at_its_place() {
     assert!(one_error(&src).0.starts_with("nesting too deep"));
     let src = "__global__ void k(int *o, int x) {\n  x".to_string() + &"++".repeat(300) + ";\n}\n";
     assert!(one_error(&src).0.starts_with("nesting too deep"));
-    // An `else if` chain is nested statements.
+}
+
+/// `if (x == 0) o[0] = 1; else if (x == 1) o[0] = 4; … else o[0] = -1;`
+/// with `arms` arms: arm `k` stores `3k + 1`.
+fn else_if_chain(arms: usize) -> String {
+    let chain = (0..arms)
+        .map(|k| format!("if (x == {k}) o[0] = {};", 3 * k + 1))
+        .collect::<Vec<_>>()
+        .join("\n  else ");
+    format!("  {chain}\n  else o[0] = -1;")
+}
+
+#[test]
+fn else_if_chains_are_flat_up_to_their_cap() {
+    // An `else if` chain is flat in the source: it used to count as 300
+    // levels of nesting and fail at the 200th arm. Up to the cap it goes
+    // through every pass, in a test thread's small stack.
+    let arms = concord_compiler::frontend::parse::MAX_IF_ARMS;
+    let kernel = build("", &else_if_chain(arms), DivergenceStrategy::Branch);
+    for (x, expected) in [
+        (0, 1),
+        (1, 4),
+        (2000, 6001),
+        (4095, 12286),
+        (4096, -1),
+        (-5, -1),
+    ] {
+        assert_eq!(exec(&kernel, x, 1), [expected], "x = {x}");
+    }
+    for strategy in STRATEGIES {
+        assert_eq!(run_with("", &else_if_chain(300), 299, 1, strategy), [898]);
+    }
+    // One arm more is one error at the `if` that starts it: line 2 holds
+    // the first arm, and each `else if` line is `  else if …`.
     let src = format!(
-        "__global__ void k(int *o, int x) {{\n  {};\n}}\n",
-        (0..300)
-            .map(|k| format!("if (x == {k}) o[0] = {k}"))
-            .collect::<Vec<_>>()
-            .join("; else ")
+        "__global__ void k(int *o, int x) {{\n{}\n}}\n",
+        else_if_chain(arms + 1)
     );
-    assert!(one_error(&src).0.starts_with("nesting too deep"));
+    let (message, line, col) = one_error(&src);
+    assert_eq!(
+        message,
+        format!("`else if` chain too long: more than {arms} arms")
+    );
+    assert_eq!((line, col), (2 + arms as u32, 8));
 }
 
 #[test]

@@ -254,6 +254,33 @@ pub enum ExprKind {
 /// Frees the tree with a loop: the left spine of a flat chain
 /// (`x + x + … + x`, `a, b, …`) is as deep as the chain is long, too deep
 /// for the recursion of a derived drop.
+/// Frees an `else if` chain with a loop: the parser reads it flat
+/// (`parse::MAX_IF_ARMS` arms), but it nests as deep as it is long.
+impl Drop for Stmt {
+    fn drop(&mut self) {
+        let mut next = self.kind.take_else_if();
+        while let Some(mut s) = next {
+            next = s.kind.take_else_if();
+        }
+    }
+}
+
+impl StmtKind {
+    /// The `else` of an `if` when it is itself an `if`, moved out.
+    fn take_else_if(&mut self) -> Option<Box<Stmt>> {
+        match self {
+            StmtKind::If { els, .. }
+                if els
+                    .as_ref()
+                    .is_some_and(|e| matches!(e.kind, StmtKind::If { .. })) =>
+            {
+                els.take()
+            }
+            _ => None,
+        }
+    }
+}
+
 impl Drop for Expr {
     fn drop(&mut self) {
         let mut pending = Vec::new();

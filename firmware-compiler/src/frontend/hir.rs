@@ -260,6 +260,27 @@ impl Expr {
     }
 }
 
+/// Frees an `else if` chain with a loop: it nests as deep as it is long
+/// (`parse::MAX_IF_ARMS` arms).
+impl Drop for Stmt {
+    fn drop(&mut self) {
+        let mut next = self.take_else_if();
+        while let Some(mut s) = next {
+            next = s.take_else_if();
+        }
+    }
+}
+
+impl Stmt {
+    /// The `else` of an `if` when it is exactly one `if`, moved out.
+    fn take_else_if(&mut self) -> Option<Stmt> {
+        match self {
+            Stmt::If { els, .. } if matches!(els.as_slice(), [Stmt::If { .. }]) => els.pop(),
+            _ => None,
+        }
+    }
+}
+
 /// Frees the tree with a loop: a flat chain (`x + x + … + x`) nests as
 /// deep as it is long, too deep for the recursion of a derived drop.
 impl Drop for Expr {

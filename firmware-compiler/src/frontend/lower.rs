@@ -307,30 +307,50 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// An `if` and the `else if`s nested in its `else` (a chain that may be
+    /// thousands of arms long), in a loop: the blocks are made in the order
+    /// the nested tree's recursion would make them, and the joins started
+    /// innermost first.
+    fn if_chain(&mut self, s: &Stmt) {
+        let mut joins = Vec::new();
+        let mut current = s;
+        while let Stmt::If { cond, then, els } = current {
+            let then_b = self.func.create_block();
+            let join = self.func.create_block();
+            joins.push(join);
+            let else_b = if els.is_empty() {
+                join
+            } else {
+                self.func.create_block()
+            };
+            self.branch(cond, then_b, else_b);
+            self.start(then_b);
+            self.stmts(then);
+            if els.is_empty() {
+                break;
+            }
+            self.jump_if_open(join);
+            self.start(else_b);
+            match els.as_slice() {
+                [next @ Stmt::If { .. }] => current = next,
+                _ => {
+                    self.stmts(els);
+                    break;
+                }
+            }
+        }
+        for join in joins.into_iter().rev() {
+            self.start(join);
+        }
+    }
+
     fn stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Expr(e) => {
                 self.expr(e);
             }
             Stmt::Block(b) => self.stmts(b),
-            Stmt::If { cond, then, els } => {
-                let then_b = self.func.create_block();
-                let join = self.func.create_block();
-                let else_b = if els.is_empty() {
-                    join
-                } else {
-                    self.func.create_block()
-                };
-                self.branch(cond, then_b, else_b);
-                self.start(then_b);
-                self.stmts(then);
-                if !els.is_empty() {
-                    self.jump_if_open(join);
-                    self.start(else_b);
-                    self.stmts(els);
-                }
-                self.start(join);
-            }
+            Stmt::If { .. } => self.if_chain(s),
             Stmt::While { cond, body } => {
                 let header = self.func.create_block();
                 let body_b = self.func.create_block();

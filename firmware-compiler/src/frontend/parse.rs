@@ -18,6 +18,12 @@ use super::lexer::{Token, TokenKind};
 /// commas (`x + x + … + x`) do not count: every pass walks them with a
 /// loop.
 pub const MAX_NESTING: u32 = 200;
+/// Arms of one `if … else if … else` chain. A chain is flat in the source
+/// and does not count as nesting, but the analyses of its nested branches
+/// cost time quadratic in its length: 4096 arms compile in a few seconds,
+/// far more than any real kernel has, and more would not fit the largest
+/// instruction memory by much anyway.
+pub const MAX_IF_ARMS: usize = 4096;
 /// Pointer levels and array dimensions of one declarator or type name.
 pub const MAX_DERIVATIONS: u32 = 64;
 /// More errors than this are noise; parsing stops.
@@ -784,6 +790,56 @@ impl Parser<'_> {
         r
     }
 
+    /// `if (c0) s0 else if (c1) s1 ... else sN`, read as a loop: an
+    /// `else if` chain is flat in the source (a `switch` written out), so
+    /// its arms do not count as nesting and a long chain cannot exhaust the
+    /// stack. The result is the nested tree the grammar gives, each `if`
+    /// spanning from its keyword to the end of the chain.
+    fn if_chain(&mut self, start: Span) -> PResult<Stmt> {
+        let mut arms = Vec::new();
+        let mut arm_start = start;
+        let els = loop {
+            self.bump();
+            self.expect("(")?;
+            let cond = self.expr()?;
+            self.expect(")")?;
+            let then = Box::new(self.stmt()?);
+            arms.push((arm_start, cond, then));
+            if !self.is_word("else") {
+                break None;
+            }
+            self.bump();
+            if !self.is_word("if") {
+                break Some(Box::new(self.stmt()?));
+            }
+            arm_start = self.peek().span;
+            if arms.len() == MAX_IF_ARMS {
+                self.error(
+                    arm_start,
+                    format!("`else if` chain too long: more than {MAX_IF_ARMS} arms"),
+                );
+                // The rest of the chain would only add follow-on errors.
+                self.fatal = true;
+                self.errors = MAX_ERRORS;
+                return Err(());
+            }
+        };
+        let end = self.prev_span();
+        let mut chain = els;
+        for (arm_start, cond, then) in arms.into_iter().rev() {
+            chain = Some(Box::new(Stmt {
+                kind: StmtKind::If {
+                    cond,
+                    then,
+                    els: chain,
+                },
+                span: arm_start.to(end),
+            }));
+        }
+        // The first `if` is always an arm.
+        chain.map(|s| *s).ok_or(())
+    }
+
     fn stmt_inner(&mut self) -> PResult<Stmt> {
         let start = self.peek().span;
         let mk = |p: &Self, kind| Stmt {
@@ -805,20 +861,7 @@ impl Parser<'_> {
         }
         let word = self.peek().ident().map(str::to_string);
         match word.as_deref() {
-            Some("if") => {
-                self.bump();
-                self.expect("(")?;
-                let cond = self.expr()?;
-                self.expect(")")?;
-                let then = Box::new(self.stmt()?);
-                let els = if self.is_word("else") {
-                    self.bump();
-                    Some(Box::new(self.stmt()?))
-                } else {
-                    None
-                };
-                Ok(mk(self, StmtKind::If { cond, then, els }))
-            }
+            Some("if") => self.if_chain(start),
             Some("while") => {
                 self.bump();
                 self.expect("(")?;

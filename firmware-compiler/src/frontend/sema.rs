@@ -546,6 +546,55 @@ impl Checker<'_> {
         out
     }
 
+    /// An `if` and the `else if`s that follow it, in a loop rather than by
+    /// recursion (the parser reads such a chain flat, see
+    /// `parse::Parser::if_chain`). Each `else` branch is a sub-statement
+    /// with its own scope, and an arm's divergence covers every arm after
+    /// it, as if the chain were checked as the nested tree it is.
+    fn if_chain(&mut self, s: &ast::Stmt, out: &mut Vec<Stmt>) {
+        let mut arms = Vec::new();
+        let mut divergent = 0;
+        let mut current = s;
+        let els = loop {
+            let ast::StmtKind::If { cond, then, els } = &current.kind else {
+                unreachable!("if_chain starts at an `if`");
+            };
+            if !arms.is_empty() {
+                // The scope of the previous arm's `else` sub-statement.
+                self.f.scopes.push(HashMap::new());
+            }
+            let c = self.condition(cond);
+            let div = c.as_ref().is_ok_and(|c| c.1) as u32;
+            self.f.divergent += div;
+            divergent += div;
+            let then = self.sub_stmt(then);
+            arms.push((c, then));
+            match els.as_deref() {
+                Some(next) if matches!(next.kind, ast::StmtKind::If { .. }) => current = next,
+                Some(last) => break self.sub_stmt(last),
+                None => break Vec::new(),
+            }
+        };
+        for _ in 1..arms.len() {
+            self.f.scopes.pop();
+        }
+        self.f.divergent -= divergent;
+        // Inside out: an arm whose condition failed is dropped with the
+        // arms after it, as its `else` would have been.
+        let mut chain = els;
+        for (c, then) in arms.into_iter().rev() {
+            chain = match c {
+                Ok((cond, _)) => vec![Stmt::If {
+                    cond,
+                    then,
+                    els: chain,
+                }],
+                Err(_) => Vec::new(),
+            };
+        }
+        out.extend(chain);
+    }
+
     fn condition(&mut self, e: &ast::Expr) -> R<(Expr, bool)> {
         let c = self.rvalue(e)?;
         let c = self.truth_value(c, e.span)?;
@@ -566,17 +615,7 @@ impl Checker<'_> {
                 out.push(Stmt::Block(b));
             }
             ast::StmtKind::Empty => {}
-            ast::StmtKind::If { cond, then, els } => {
-                let c = self.condition(cond);
-                let div = c.as_ref().is_ok_and(|c| c.1) as u32;
-                self.f.divergent += div;
-                let then = self.sub_stmt(then);
-                let els = els.as_ref().map_or(Vec::new(), |e| self.sub_stmt(e));
-                self.f.divergent -= div;
-                if let Ok((cond, _)) = c {
-                    out.push(Stmt::If { cond, then, els });
-                }
-            }
+            ast::StmtKind::If { .. } => self.if_chain(s, out),
             ast::StmtKind::While { cond, body } => {
                 let c = self.condition(cond);
                 let div = c.as_ref().is_ok_and(|c| c.1) as u32;
@@ -1922,19 +1961,33 @@ fn recursion_of_stmt(s: &ast::Stmt, name: &str) -> Recursion {
         })),
         S::Expr(e) => when(calls(e)),
         S::Block(b) => recursion_of_stmts(&b.stmts, name),
-        S::If { cond, then, els } => {
-            if calls(cond) {
-                return Recursion::Always;
+        S::If { .. } => {
+            // An `else if` chain, arm by arm from the last (no recursion
+            // along the chain, which may be thousands of arms long).
+            let mut arms = Vec::new();
+            let mut current = s;
+            let mut last = Recursion::Maybe;
+            while let S::If { cond, then, els } = &current.kind {
+                arms.push((cond, then));
+                match els.as_deref() {
+                    Some(next) if matches!(next.kind, S::If { .. }) => current = next,
+                    Some(e) => {
+                        last = recursion_of_stmt(e, name);
+                        break;
+                    }
+                    None => break,
+                }
             }
-            let a = recursion_of_stmt(then, name);
-            let b = els
-                .as_ref()
-                .map_or(Recursion::Maybe, |e| recursion_of_stmt(e, name));
-            match (a, b) {
-                (Recursion::BaseCase, _) | (_, Recursion::BaseCase) => Recursion::BaseCase,
-                (Recursion::Always, Recursion::Always) => Recursion::Always,
-                _ => Recursion::Maybe,
-            }
+            arms.into_iter().rev().fold(last, |els, (cond, then)| {
+                if calls(cond) {
+                    return Recursion::Always;
+                }
+                match (recursion_of_stmt(then, name), els) {
+                    (Recursion::BaseCase, _) | (_, Recursion::BaseCase) => Recursion::BaseCase,
+                    (Recursion::Always, Recursion::Always) => Recursion::Always,
+                    _ => Recursion::Maybe,
+                }
+            })
         }
         S::While { cond, body } => {
             if calls(cond) {
