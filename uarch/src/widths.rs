@@ -71,7 +71,7 @@ pub const ATOM_OP_BITS: usize = 4;
 /// The largest block: every thread of a block is resident.
 pub const MAX_BLOCK_THREADS: usize = MAX_LANES * MAX_WARPS as usize;
 
-/// `v` as a mask of its low `bits` bits (`bits` < 64).
+/// The mask of the low `bits` bits of a word (`bits` ≤ 32).
 pub const fn low_mask(bits: usize) -> u32 {
     ((1u64 << bits) - 1) as u32
 }
