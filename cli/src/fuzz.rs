@@ -51,11 +51,9 @@ pub fn run(args: FuzzArgs) -> Result<(), CliError> {
         ))
     })?;
     let base = crate::hw::load_config(&args.config)?;
-    // The timed models build only what the hardware can (powers of two).
-    concord_testbench::cycle::CycleModel::new(&base).map_err(|e| match &args.config {
-        Some(p) => format!("{}: {e}", p.display()),
-        None => e,
-    })?;
+    // The timed models build only what the hardware can
+    // (`concord_uarch::HwParams`).
+    crate::hw::check_buildable(&base, args.config.as_deref())?;
     // Generate first, so the core is built once, with memories and call
     // depth large enough for every program of the run.
     let programs: Vec<_> = (0..args.programs)

@@ -1,11 +1,12 @@
 //! `concord verilog` and `concord synth-report`: the generated core as a
 //! file, and its area on iCE40 and ECP5.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use concord_isa::config::CoreConfig;
+use concord_uarch::HwParams;
 
 use crate::error::CliError;
 use crate::output::{self, Output};
@@ -28,6 +29,17 @@ pub struct SynthReportArgs {
     /// Where to write the Markdown table.
     #[arg(short, long, default_value = "synth-report.md")]
     output: PathBuf,
+}
+
+/// Whether the hardware (the RTL, and the cycle model that mirrors it) can
+/// be built for `config`: `concord_uarch::HwParams::new`, the one rule set,
+/// its error naming `file` (where the configuration came from) and the
+/// field.
+pub fn check_buildable(config: &CoreConfig, file: Option<&Path>) -> Result<HwParams, String> {
+    HwParams::new(config).map_err(|e| match file {
+        Some(p) => format!("{}: {e}", p.display()),
+        None => e.to_string(),
+    })
 }
 
 pub fn load_config(path: &Option<PathBuf>) -> Result<CoreConfig, String> {

@@ -113,7 +113,7 @@ enum Command {
 
 #[derive(Subcommand)]
 enum ConfigCommand {
-    /// Validate configuration files and print their parameters.
+    /// Validate configuration files and print their parameters and whether the hardware can build them.
     #[command(
         after_help = "Example:\n  concord config check configs/default.yaml configs/wide.yaml"
     )]
@@ -238,8 +238,17 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         } => {
             for file in files {
                 let c = CoreConfig::load(&file).map_err(|e| e.to_string())?;
+                // Valid for every model; the timed models and the RTL also
+                // need the hardware's rules (`concord_uarch::HwParams`).
+                let hardware = match concord_uarch::HwParams::new(&c) {
+                    Ok(hw) => format!(
+                        "hardware: {} register-file rows, {} shared rows x {} banks, {}-bit PCs",
+                        hw.rf_rows, hw.shared_rows, hw.shared_banks, hw.pc_bits
+                    ),
+                    Err(e) => format!("functional model only, the hardware cannot build it: {e}"),
+                };
                 outln!(
-                    "{}: ok: {} lanes x {} warps, {} registers, {} predicates, {} B shared in {} banks, {} imem words, call depth {} bits, {} B global (latency {}, {} B lines), {}",
+                    "{}: ok: {} lanes x {} warps, {} registers, {} predicates, {} B shared in {} banks, {} imem words, call depth {} bits, {} B global (latency {}, {} B lines), {}; {hardware}",
                     file.display(),
                     c.lanes,
                     c.warps,

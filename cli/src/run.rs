@@ -396,15 +396,9 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         None => CoreConfig::default(),
     };
     if args.model != Model::Functional {
-        // The timed models build only what the hardware can (powers of two).
-        let buildable = match args.model {
-            Model::Rtl => concord_hdl::check_config(&config).map_err(|e| e.to_string()),
-            _ => concord_testbench::cycle::CycleModel::new(&config).map(drop),
-        };
-        buildable.map_err(|e| match &config_path {
-            Some(p) => format!("{}: {e}", p.display()),
-            None => e,
-        })?;
+        // The timed models build only what the hardware can: one rule set
+        // for the cycle model and the RTL (`concord_uarch::HwParams`).
+        crate::hw::check_buildable(&config, config_path.as_deref())?;
     }
     let kernel = crate::compile::program_for_launch(&desc, &config, &args.compile)?;
     let prepared = desc.prepare(&kernel, &config).map_err(|e| e.to_string())?;

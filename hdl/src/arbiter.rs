@@ -9,8 +9,8 @@
 
 use rust_hdl_core::prelude::*;
 
-/// Key width (§3).
-pub const KEY_BITS: usize = 40;
+/// Key width (§3), from the contract (`concord_uarch::widths`).
+pub use concord_uarch::widths::KEY_BITS;
 
 #[derive(LogicBlock)]
 pub struct Arbiter {

@@ -21,8 +21,16 @@
 //! correct Verilog but not what rust-hdl's own simulator computes: the core
 //! is simulated with Verilator, not with rust-hdl.
 
-use concord_isa::config::{Arbitration, CoreConfig};
 use concord_isa::instr::MAX_PARAM_WORDS;
+use concord_uarch::counters::Counter;
+use concord_uarch::host;
+use concord_uarch::ports::gmem_kind;
+use concord_uarch::widths::{
+    ATOM_OP_BITS, GMEM_KIND_BITS, HOST_ADDR_BITS, HOST_RADDR_BITS, LINE_MASK_BITS, MASK_BITS,
+    PC_BITS, PRED_ADDR_BITS, PRED_SLOTS, RF_DATA_BITS, STATE_BITS, TRAP_CAUSE_BITS, WARP_BITS,
+    WORD_BITS,
+};
+use concord_uarch::{HwParams, State, TrapCode};
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::dff_setup;
 
@@ -36,74 +44,16 @@ use crate::stack::StackRegs;
 use crate::util::{Ext, Pack, PackBits, Popcount, Reg, RegE};
 use crate::warps::WarpState;
 
-/// FSM state codes (docs/microarchitecture.md §10, `trace_state`).
-pub mod state {
-    pub const IDLE: u64 = 0;
-    pub const INIT: u64 = 1;
-    pub const SCHED: u64 = 2;
-    pub const ARB: u64 = 3;
-    pub const FETCH: u64 = 4;
-    pub const DECODE: u64 = 5;
-    pub const READ2: u64 = 6;
-    pub const EXEC: u64 = 7;
-    pub const MEM_ARB: u64 = 8;
-    pub const SH_ACCESS: u64 = 9;
-    pub const SH_DATA: u64 = 10;
-    pub const G_REQ: u64 = 11;
-    pub const G_WAIT: u64 = 12;
-    pub const DONE: u64 = 13;
-    pub const TRAP: u64 = 14;
-}
-
-/// Host write addresses (§9).
-pub mod host {
-    pub const ENTRY_PC: u64 = 0x20000;
-    pub const CODE_LEN: u64 = 0x20001;
-    pub const GRID: u64 = 0x20002;
-    pub const BLOCK: u64 = 0x20005;
-    pub const PARAM_COUNT: u64 = 0x20008;
-    pub const STACK_BYTES: u64 = 0x20009;
-    pub const PARAM: u64 = 0x20010;
-    pub const START: u64 = 0x200FF;
-    /// Read addresses.
-    pub const R_STATUS: u64 = 0;
-    pub const R_CAUSE: u64 = 1;
-    pub const R_PC: u64 = 2;
-    pub const R_WARP: u64 = 3;
-    pub const R_LANES: u64 = 4;
-    pub const R_BLOCK: u64 = 5;
-    pub const R_ADDR: u64 = 8;
-    pub const R_DETAIL: u64 = 9;
-    pub const R_ARRIVED: u64 = 10;
-    pub const R_EXITED: u64 = 11;
-    pub const R_THREADS: u64 = 12;
-    pub const R_COUNTERS: u64 = 16;
-}
-
-/// Trap cause codes (§9, `concord_isa::func::TrapCause::code`).
-pub mod cause {
-    pub const OUT_OF_RANGE: u64 = 1;
-    pub const MISALIGNED: u64 = 2;
-    pub const INVALID: u64 = 3;
-    pub const PC_OUT: u64 = 4;
-    pub const DEPTH_OVERFLOW: u64 = 5;
-    pub const RET_AT_ZERO: u64 = 6;
-    pub const BARRIER: u64 = 7;
-    pub const MISSING_PARAM: u64 = 8;
-    pub const STACK_OVERFLOW: u64 = 9;
-    pub const NEXT_PC: u64 = 10;
-}
-
-/// Number of 64-bit counters (§2).
-pub const COUNTERS: usize = 11;
-
-/// Global memory request kinds (§8).
-const KIND_READ: u64 = 0;
-const KIND_WRITE: u64 = 1;
-const KIND_ATOMIC: u64 = 2;
-
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(v.into())
+}
+
+fn state(s: State) -> Constant<Bits<STATE_BITS>> {
+    k(s.code().into())
+}
+
+fn cause(c: TrapCode) -> Constant<Bits<TRAP_CAUSE_BITS>> {
+    k(c.code().into())
 }
 
 fn regs<T: Synth>(n: usize) -> Vec<Reg<T>> {
@@ -116,14 +66,15 @@ fn regse<T: Synth>(n: usize) -> Vec<RegE<T>> {
 
 /// Host-written registers in `HostDec::sel` order: entry pc, code length,
 /// grid x..z, block x..z, parameter count, parameters 0..15, stack bytes.
+/// (`update` selects them by these indices.)
 fn host_addrs() -> Vec<u64> {
     let mut a = vec![host::ENTRY_PC, host::CODE_LEN];
     a.extend((0..3).map(|i| host::GRID + i));
     a.extend((0..3).map(|i| host::BLOCK + i));
     a.push(host::PARAM_COUNT);
-    a.extend((0..MAX_PARAM_WORDS as u64).map(|i| host::PARAM + i));
+    a.extend((0..MAX_PARAM_WORDS as u32).map(|i| host::PARAM + i));
     a.push(host::STACK_BYTES);
-    a
+    a.into_iter().map(u64::from).collect()
 }
 
 /// `HostDec::sel` index of the stack-bytes register; `update` writes the
@@ -131,79 +82,81 @@ fn host_addrs() -> Vec<u64> {
 const SEL_STACK_BYTES: usize = 9 + MAX_PARAM_WORDS;
 const _: () = assert!(SEL_STACK_BYTES == 25);
 
-/// Host read table size: status .. threads, then two words per counter.
-const HOST_READS: usize = host::R_COUNTERS as usize + 2 * COUNTERS;
-
-/// Values the core is built from (checked by `crate::check_config`).
-#[derive(Clone, Debug)]
-pub struct CoreParams {
-    pub lanes: usize,
-    pub warps: usize,
-    pub rp: usize,
-    pub preds: usize,
-    pub shared_bytes: u32,
-    pub banks: usize,
-    pub rows: usize,
-    pub imem_words: usize,
-    pub max_depth: u32,
-    pub line_bytes: usize,
-    pub global_bytes: u32,
-    pub depth_pc: bool,
-}
-
-impl CoreParams {
-    pub fn from_config(c: &CoreConfig) -> CoreParams {
-        CoreParams {
-            lanes: c.lanes as usize,
-            warps: c.warps as usize,
-            rp: (c.registers as usize).next_power_of_two(),
-            preds: c.predicates as usize,
-            shared_bytes: c.shared_memory_bytes,
-            banks: c.shared_banks as usize,
-            rows: (c.shared_memory_bytes / (4 * c.shared_banks)) as usize,
-            imem_words: c.imem_words as usize,
-            max_depth: c.max_call_depth(),
-            line_bytes: c.global_line_bytes as usize,
-            global_bytes: c.global_memory_bytes,
-            depth_pc: c.arbitration == Arbitration::DepthPc,
-        }
-    }
-}
+// `update` drives the host read mux (`HostRead::vals`) and the status
+// value with literal indices and bits, and builds PCs and predicate trace
+// addresses with literal widths: in `#[hdl_gen]` logic an index must be a
+// literal or a loop variable, and a Rust constant in an expression becomes
+// a Verilog name. The literals are the register map of
+// `concord_uarch::host` and the widths of `concord_uarch::widths`, checked
+// here.
+const _: () = assert!(
+    host::STATUS == 0
+        && host::TRAP_CAUSE == 1
+        && host::TRAP_PC == 2
+        && host::TRAP_WARP == 3
+        && host::TRAP_LANES == 4
+        && host::TRAP_BLOCK == 5
+        && host::TRAP_ADDR == 8
+        && host::TRAP_DETAIL == 9
+        && host::ARRIVED == 10
+        && host::EXITED == 11
+        && host::THREADS == 12
+        && host::COUNTERS == 16
+        && host::READ_WORDS == 38
+        && host::STATUS_RUNNING == 1
+        && host::STATUS_DONE == 2
+        && host::STATUS_TRAPPED == 4
+);
+const _: () = assert!(
+    Counter::Cycles.low_addr() == 16
+        && Counter::Issued.low_addr() == 18
+        && Counter::ActiveLaneSlots.low_addr() == 20
+        && Counter::ExecutedLaneSlots.low_addr() == 22
+        && Counter::Replays.low_addr() == 24
+        && Counter::DivergentBranches.low_addr() == 26
+        && Counter::ConsensualTaken.low_addr() == 28
+        && Counter::ConsensualNotTaken.low_addr() == 30
+        && Counter::BarrierArrivals.low_addr() == 32
+        && Counter::Barriers.low_addr() == 34
+        && Counter::Blocks.low_addr() == 36
+        && Counter::COUNT == 11
+);
+const _: () = assert!(PC_BITS == 16 && PRED_SLOTS == 8);
 
 #[derive(LogicBlock)]
 pub struct Core {
-    // ---- ports (docs/microarchitecture.md §8-§10) ----
+    // ---- ports (`concord_uarch::PORTS`, docs/microarchitecture.md §8-§10) ----
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub host_we: Signal<In, bool>,
-    pub host_addr: Signal<In, Bits<18>>,
-    pub host_wdata: Signal<In, Bits<32>>,
-    pub host_raddr: Signal<In, Bits<8>>,
-    pub host_rdata: Signal<Out, Bits<32>>,
+    pub host_addr: Signal<In, Bits<HOST_ADDR_BITS>>,
+    pub host_wdata: Signal<In, Bits<WORD_BITS>>,
+    pub host_raddr: Signal<In, Bits<HOST_RADDR_BITS>>,
+    pub host_rdata: Signal<Out, Bits<WORD_BITS>>,
     pub running: Signal<Out, bool>,
     pub done: Signal<Out, bool>,
     pub trapped: Signal<Out, bool>,
     pub gmem_req_valid: Signal<Out, bool>,
     pub gmem_req_ready: Signal<In, bool>,
-    pub gmem_req_kind: Signal<Out, Bits<2>>,
-    pub gmem_req_addr: Signal<Out, Bits<32>>,
+    pub gmem_req_kind: Signal<Out, Bits<GMEM_KIND_BITS>>,
+    pub gmem_req_addr: Signal<Out, Bits<WORD_BITS>>,
     pub gmem_req_wdata: Signal<Out, Bits<LINE_BITS>>,
-    pub gmem_req_mask: Signal<Out, Bits<128>>,
-    pub gmem_req_atom_op: Signal<Out, Bits<4>>,
-    pub gmem_req_atom_data: Signal<Out, Bits<32>>,
+    pub gmem_req_mask: Signal<Out, Bits<LINE_MASK_BITS>>,
+    pub gmem_req_atom_op: Signal<Out, Bits<ATOM_OP_BITS>>,
+    pub gmem_req_atom_data: Signal<Out, Bits<WORD_BITS>>,
     pub gmem_resp_valid: Signal<In, bool>,
     pub gmem_resp_data: Signal<In, Bits<LINE_BITS>>,
-    pub trace_state: Signal<Out, Bits<5>>,
-    pub trace_warp: Signal<Out, Bits<4>>,
-    pub trace_pc: Signal<Out, Bits<16>>,
-    pub trace_active: Signal<Out, Bits<32>>,
-    pub trace_exec: Signal<Out, Bits<32>>,
-    pub trace_rf_we: Signal<Out, Bits<32>>,
+    pub trace_state: Signal<Out, Bits<STATE_BITS>>,
+    pub trace_warp: Signal<Out, Bits<WARP_BITS>>,
+    pub trace_pc: Signal<Out, Bits<PC_BITS>>,
+    pub trace_active: Signal<Out, Bits<MASK_BITS>>,
+    pub trace_exec: Signal<Out, Bits<MASK_BITS>>,
+    pub trace_rf_we: Signal<Out, Bits<MASK_BITS>>,
     pub trace_rf_addr: Signal<Out, Bits<RF_ADDR_BITS>>,
-    pub trace_rf_data: Signal<Out, Bits<LINE_BITS>>,
-    pub trace_pred_we: Signal<Out, Bits<32>>,
-    pub trace_pred_addr: Signal<Out, Bits<7>>,
-    pub trace_pred_data: Signal<Out, Bits<32>>,
+    pub trace_rf_data: Signal<Out, Bits<RF_DATA_BITS>>,
+    pub trace_pred_we: Signal<Out, Bits<MASK_BITS>>,
+    pub trace_pred_addr: Signal<Out, Bits<PRED_ADDR_BITS>>,
+    pub trace_pred_data: Signal<Out, Bits<MASK_BITS>>,
 
     // ---- children ----
     decode: Decoder,
@@ -239,18 +192,18 @@ pub struct Core {
     tidgen: TidGen,
     stk: StackRegs,
     wpack: Pack<8, LINE_BITS>,
-    mpack: PackBits<128>,
+    mpack: PackBits<LINE_MASK_BITS>,
 
     // ---- registers ----
-    st: RegE<Bits<5>>,
+    st: RegE<Bits<STATE_BITS>>,
     init_i: RegE<Bits<32>>,
-    cur: Reg<Bits<4>>,
-    rr: Reg<Bits<4>>,
+    cur: Reg<Bits<WARP_BITS>>,
+    rr: Reg<Bits<WARP_BITS>>,
     ir: Reg<Bits<32>>,
     exec: Reg<Bits<32>>,
     pending: RegE<Bits<32>>,
     served: Reg<Bits<32>>,
-    entry_pc: RegE<Bits<16>>,
+    entry_pc: RegE<Bits<PC_BITS>>,
     code_len: RegE<Bits<32>>,
     grid: Vec<RegE<Bits<32>>>,
     blk: Vec<RegE<Bits<32>>>,
@@ -272,9 +225,9 @@ pub struct Core {
     c_arrivals: RegE<Bits<64>>,
     c_barriers: RegE<Bits<64>>,
     c_blocks: RegE<Bits<64>>,
-    t_cause: Reg<Bits<4>>,
-    t_pc: Reg<Bits<16>>,
-    t_warp: Reg<Bits<4>>,
+    t_cause: Reg<Bits<TRAP_CAUSE_BITS>>,
+    t_pc: Reg<Bits<PC_BITS>>,
+    t_warp: Reg<Bits<WARP_BITS>>,
     t_lanes: Reg<Bits<32>>,
     t_block: Vec<Reg<Bits<32>>>,
     t_addr: Reg<Bits<32>>,
@@ -348,34 +301,34 @@ pub struct Core {
     unused_resp: Signal<Local, bool>,
 
     // ---- constants ----
-    s_idle: Constant<Bits<5>>,
-    s_init: Constant<Bits<5>>,
-    s_sched: Constant<Bits<5>>,
-    s_arb: Constant<Bits<5>>,
-    s_fetch: Constant<Bits<5>>,
-    s_decode: Constant<Bits<5>>,
-    s_read2: Constant<Bits<5>>,
-    s_exec: Constant<Bits<5>>,
-    s_mem_arb: Constant<Bits<5>>,
-    s_sh_access: Constant<Bits<5>>,
-    s_sh_data: Constant<Bits<5>>,
-    s_g_req: Constant<Bits<5>>,
-    s_g_wait: Constant<Bits<5>>,
-    s_done: Constant<Bits<5>>,
-    s_trap: Constant<Bits<5>>,
-    tc_oor: Constant<Bits<4>>,
-    tc_mis: Constant<Bits<4>>,
-    tc_invalid: Constant<Bits<4>>,
-    tc_pc: Constant<Bits<4>>,
-    tc_depth: Constant<Bits<4>>,
-    tc_ret: Constant<Bits<4>>,
-    tc_barrier: Constant<Bits<4>>,
-    tc_param: Constant<Bits<4>>,
-    tc_stack: Constant<Bits<4>>,
-    tc_npc: Constant<Bits<4>>,
-    kind_read: Constant<Bits<2>>,
-    kind_write: Constant<Bits<2>>,
-    kind_atomic: Constant<Bits<2>>,
+    s_idle: Constant<Bits<STATE_BITS>>,
+    s_init: Constant<Bits<STATE_BITS>>,
+    s_sched: Constant<Bits<STATE_BITS>>,
+    s_arb: Constant<Bits<STATE_BITS>>,
+    s_fetch: Constant<Bits<STATE_BITS>>,
+    s_decode: Constant<Bits<STATE_BITS>>,
+    s_read2: Constant<Bits<STATE_BITS>>,
+    s_exec: Constant<Bits<STATE_BITS>>,
+    s_mem_arb: Constant<Bits<STATE_BITS>>,
+    s_sh_access: Constant<Bits<STATE_BITS>>,
+    s_sh_data: Constant<Bits<STATE_BITS>>,
+    s_g_req: Constant<Bits<STATE_BITS>>,
+    s_g_wait: Constant<Bits<STATE_BITS>>,
+    s_done: Constant<Bits<STATE_BITS>>,
+    s_trap: Constant<Bits<STATE_BITS>>,
+    tc_oor: Constant<Bits<TRAP_CAUSE_BITS>>,
+    tc_mis: Constant<Bits<TRAP_CAUSE_BITS>>,
+    tc_invalid: Constant<Bits<TRAP_CAUSE_BITS>>,
+    tc_pc: Constant<Bits<TRAP_CAUSE_BITS>>,
+    tc_depth: Constant<Bits<TRAP_CAUSE_BITS>>,
+    tc_ret: Constant<Bits<TRAP_CAUSE_BITS>>,
+    tc_barrier: Constant<Bits<TRAP_CAUSE_BITS>>,
+    tc_param: Constant<Bits<TRAP_CAUSE_BITS>>,
+    tc_stack: Constant<Bits<TRAP_CAUSE_BITS>>,
+    tc_npc: Constant<Bits<TRAP_CAUSE_BITS>>,
+    kind_read: Constant<Bits<GMEM_KIND_BITS>>,
+    kind_write: Constant<Bits<GMEM_KIND_BITS>>,
+    kind_atomic: Constant<Bits<GMEM_KIND_BITS>>,
     zero2: Constant<Bits<2>>,
     zero4: Constant<Bits<4>>,
     zero7: Constant<Bits<7>>,
@@ -383,7 +336,7 @@ pub struct Core {
     zero16: Constant<Bits<16>>,
     zero32: Constant<Bits<32>>,
     zero64: Constant<Bits<64>>,
-    zero128: Constant<Bits<128>>,
+    zero128: Constant<Bits<LINE_MASK_BITS>>,
     zero_line: Constant<Bits<LINE_BITS>>,
     one4: Constant<Bits<4>>,
     one16: Constant<Bits<16>>,
@@ -414,26 +367,20 @@ pub struct Core {
 }
 
 impl Core {
-    pub fn new(p: &CoreParams) -> Self {
+    pub fn new(p: &HwParams) -> Self {
         let lanes = p.lanes;
-        let row_shift = (4 * p.banks).trailing_zeros();
+        let line_bytes = p.global_line_bytes as usize;
         let lane_params = |l: usize| LaneParams {
             lane: l,
             lanes,
             warps: p.warps,
-            rf_words: p.warps * p.rp,
-            depth_pc: p.depth_pc,
-            max_depth: p.max_depth,
-            row_shift,
-            banks: p.banks,
-            line_shift: p.line_bytes.trailing_zeros(),
-            line_bytes: p.line_bytes,
-        };
-        let init_cycles = (p.warps * p.rp).max(p.rows);
-        let lane_mask = if lanes == 32 {
-            0xffff_ffff
-        } else {
-            (1u64 << lanes) - 1
+            rf_words: p.rf_rows,
+            depth_pc: p.depth_pc(),
+            max_depth: p.max_call_depth,
+            row_shift: p.shared_row_shift,
+            banks: p.shared_banks,
+            line_shift: p.global_line_shift,
+            line_bytes,
         };
         Core {
             clock: Default::default(),
@@ -470,9 +417,9 @@ impl Core {
             decode: Decoder::new(),
             arbiter: Arbiter::new(lanes),
             lanes: (0..lanes).map(|l| Lane::new(lane_params(l))).collect(),
-            warps: WarpState::new(lanes, p.warps, p.preds),
+            warps: WarpState::new(lanes, p.warps, p.predicates),
             imem: Ram::new(p.imem_words),
-            shared: Shared::new(p.banks, p.rows),
+            shared: Shared::new(p.shared_banks, p.shared_rows),
             pctl: PredCtl::new(),
             bc: Bcast::new(lanes),
             mc: MemCtl::new(p.shared_bytes, p.global_bytes),
@@ -491,16 +438,16 @@ impl Core {
             tpcx: Default::default(),
             twx: Default::default(),
             tcx: Default::default(),
-            gate: Gate::new(state::G_REQ, state::G_WAIT),
-            hostdec: HostDec::new(&host_addrs(), host::START, p.imem_words as u64),
-            hostrd: HostRead::new(HOST_READS),
+            gate: Gate::new(State::GReq, State::GWait),
+            hostdec: HostDec::new(&host_addrs(), host::START.into(), p.imem_words as u64),
+            hostrd: HostRead::new(host::READ_WORDS),
             trace: TraceOut::new(lanes),
-            loads: Loads::new(lanes, p.line_bytes / 4),
-            rowsel: RowSel::new(lanes, p.banks),
+            loads: Loads::new(lanes, p.global_line_words),
+            rowsel: RowSel::new(lanes, p.shared_banks),
             tidgen: TidGen::new(lanes),
             stk: StackRegs::new(lanes, p.warps, p.global_bytes),
-            wpack: Pack::new(p.line_bytes),
-            mpack: PackBits::new(p.line_bytes),
+            wpack: Pack::new(line_bytes),
+            mpack: PackBits::new(line_bytes),
             st: Default::default(),
             init_i: Default::default(),
             cur: Default::default(),
@@ -589,39 +536,39 @@ impl Core {
             sv_data: Default::default(),
             sv_widx: Default::default(),
             sv_new: Default::default(),
-            gbyte: (0..p.line_bytes).map(|_| Default::default()).collect(),
-            gbe: (0..p.line_bytes).map(|_| Default::default()).collect(),
+            gbyte: (0..line_bytes).map(|_| Default::default()).collect(),
+            gbe: (0..line_bytes).map(|_| Default::default()).collect(),
             t1: Default::default(),
             unused_ok: Default::default(),
             unused_resp: Default::default(),
-            s_idle: k(state::IDLE),
-            s_init: k(state::INIT),
-            s_sched: k(state::SCHED),
-            s_arb: k(state::ARB),
-            s_fetch: k(state::FETCH),
-            s_decode: k(state::DECODE),
-            s_read2: k(state::READ2),
-            s_exec: k(state::EXEC),
-            s_mem_arb: k(state::MEM_ARB),
-            s_sh_access: k(state::SH_ACCESS),
-            s_sh_data: k(state::SH_DATA),
-            s_g_req: k(state::G_REQ),
-            s_g_wait: k(state::G_WAIT),
-            s_done: k(state::DONE),
-            s_trap: k(state::TRAP),
-            tc_oor: k(cause::OUT_OF_RANGE),
-            tc_mis: k(cause::MISALIGNED),
-            tc_invalid: k(cause::INVALID),
-            tc_pc: k(cause::PC_OUT),
-            tc_depth: k(cause::DEPTH_OVERFLOW),
-            tc_ret: k(cause::RET_AT_ZERO),
-            tc_barrier: k(cause::BARRIER),
-            tc_param: k(cause::MISSING_PARAM),
-            tc_stack: k(cause::STACK_OVERFLOW),
-            tc_npc: k(cause::NEXT_PC),
-            kind_read: k(KIND_READ),
-            kind_write: k(KIND_WRITE),
-            kind_atomic: k(KIND_ATOMIC),
+            s_idle: state(State::Idle),
+            s_init: state(State::Init),
+            s_sched: state(State::Sched),
+            s_arb: state(State::Arb),
+            s_fetch: state(State::Fetch),
+            s_decode: state(State::Decode),
+            s_read2: state(State::Read2),
+            s_exec: state(State::Exec),
+            s_mem_arb: state(State::MemArb),
+            s_sh_access: state(State::ShAccess),
+            s_sh_data: state(State::ShData),
+            s_g_req: state(State::GReq),
+            s_g_wait: state(State::GWait),
+            s_done: state(State::Done),
+            s_trap: state(State::Trap),
+            tc_oor: cause(TrapCode::AddressOutOfRange),
+            tc_mis: cause(TrapCode::Misaligned),
+            tc_invalid: cause(TrapCode::InvalidInstruction),
+            tc_pc: cause(TrapCode::PcOutOfRange),
+            tc_depth: cause(TrapCode::CallDepthOverflow),
+            tc_ret: cause(TrapCode::ReturnAtDepthZero),
+            tc_barrier: cause(TrapCode::BarrierNeverCompletes),
+            tc_param: cause(TrapCode::MissingParam),
+            tc_stack: cause(TrapCode::StackOverflow),
+            tc_npc: cause(TrapCode::NextPcOutOfRange),
+            kind_read: k(gmem_kind::READ.into()),
+            kind_write: k(gmem_kind::WRITE.into()),
+            kind_atomic: k(gmem_kind::ATOMIC.into()),
             zero2: k(0),
             zero4: k(0),
             zero7: k(0),
@@ -634,28 +581,28 @@ impl Core {
             one4: k(1),
             one16: k(1),
             one64: k(1),
-            st_one: k(1),
-            st_two: k(2),
-            st_four: k(4),
+            st_one: k(host::STATUS_RUNNING.into()),
+            st_two: k(host::STATUS_DONE.into()),
+            st_four: k(host::STATUS_TRAPPED.into()),
             wm1: k(p.warps as u64 - 1),
             lane_bit: (0..lanes).map(|l| k(1u64 << l)).collect(),
-            lane_mask: k(lane_mask),
-            rp_shift: k(p.rp.trailing_zeros() as u64),
-            lane_shift: k(lanes.trailing_zeros() as u64),
-            rf_words: k((p.warps * p.rp) as u64),
-            rows: k(p.rows as u64),
-            init_last: k(init_cycles as u64 - 1),
-            max_depth: k(p.max_depth as u64),
-            depth_pc: Constant::new(p.depth_pc),
-            line_mask: k(!(p.line_bytes as u64 - 1) & 0xffff_ffff),
-            row_hi: k(!((1u64 << ROW_BITS) - 1) & 0xffff_ffff),
-            resp_used: k(8 * p.line_bytes as u64),
+            lane_mask: k(p.lane_mask.into()),
+            rp_shift: k(p.rf_rows_per_warp.trailing_zeros() as u64),
+            lane_shift: k(p.lane_bits.into()),
+            rf_words: k(p.rf_rows as u64),
+            rows: k(p.shared_rows as u64),
+            init_last: k(u64::from(p.init_cycles) - 1),
+            max_depth: k(p.max_call_depth.into()),
+            depth_pc: Constant::new(p.depth_pc()),
+            line_mask: k((!(p.global_line_bytes - 1)).into()),
+            row_hi: k((!concord_uarch::widths::low_mask(ROW_BITS)).into()),
+            resp_used: k(8 * u64::from(p.global_line_bytes)),
             _lanes: lanes,
             _lm1: lanes - 1,
             _warps: p.warps,
             _wm1: p.warps - 1,
-            _banks: p.banks,
-            _gwords: p.line_bytes / 4,
+            _banks: p.shared_banks,
+            _gwords: p.global_line_words,
             _params: MAX_PARAM_WORDS,
         }
     }

@@ -9,6 +9,9 @@ use concord_isa::encoding::{VOTE_ALL, VOTE_ANY};
 use concord_isa::instr::{Consensus, PredOp, SpecialReg, MAX_PARAM_WORDS};
 use rust_hdl_core::prelude::*;
 
+use concord_uarch::widths::{HOST_ADDR_BITS, HOST_RADDR_BITS, STATE_BITS};
+use concord_uarch::State;
+
 use crate::lane::{LINE_BITS, RF_ADDR_BITS};
 use crate::util::Pack;
 
@@ -352,25 +355,26 @@ impl Logic for MemCtl {
 /// register-file writes), so a wait holds them.
 #[derive(LogicBlock)]
 pub struct Gate {
-    pub st: Signal<In, Bits<5>>,
+    pub st: Signal<In, Bits<STATE_BITS>>,
     pub ready: Signal<In, bool>,
     pub resp_valid: Signal<In, bool>,
     pub go: Signal<Out, bool>,
     waiting_port: Signal<Local, bool>,
-    s_g_req: Constant<Bits<5>>,
-    s_g_wait: Constant<Bits<5>>,
+    s_g_req: Constant<Bits<STATE_BITS>>,
+    s_g_wait: Constant<Bits<STATE_BITS>>,
 }
 
 impl Gate {
-    pub fn new(g_req: u64, g_wait: u64) -> Self {
+    /// `g_req` and `g_wait`: the states that wait on the port.
+    pub fn new(g_req: State, g_wait: State) -> Self {
         Gate {
             st: Default::default(),
             ready: Default::default(),
             resp_valid: Default::default(),
             go: Default::default(),
             waiting_port: Default::default(),
-            s_g_req: Constant::new(g_req.into()),
-            s_g_wait: Constant::new(g_wait.into()),
+            s_g_req: Constant::new(u64::from(g_req.code()).into()),
+            s_g_wait: Constant::new(u64::from(g_wait.code()).into()),
         }
     }
 }
@@ -390,16 +394,16 @@ impl Logic for Gate {
 #[derive(LogicBlock)]
 pub struct HostDec {
     pub host_we: Signal<In, bool>,
-    pub host_addr: Signal<In, Bits<18>>,
+    pub host_addr: Signal<In, Bits<HOST_ADDR_BITS>>,
     pub busy: Signal<In, bool>,
     /// One per entry of `addrs` (given to `new`).
     pub sel: Vec<Signal<Out, bool>>,
     pub start: Signal<Out, bool>,
     pub imem_we: Signal<Out, bool>,
     hw: Signal<Local, bool>,
-    addrs: Vec<Constant<Bits<18>>>,
-    a_start: Constant<Bits<18>>,
-    imem_words: Constant<Bits<18>>,
+    addrs: Vec<Constant<Bits<HOST_ADDR_BITS>>>,
+    a_start: Constant<Bits<HOST_ADDR_BITS>>,
+    imem_words: Constant<Bits<HOST_ADDR_BITS>>,
     _n: usize,
 }
 
@@ -436,7 +440,7 @@ impl Logic for HostDec {
 /// The host read port: `rdata = vals[raddr]`, 0 past the table.
 #[derive(LogicBlock)]
 pub struct HostRead {
-    pub raddr: Signal<In, Bits<8>>,
+    pub raddr: Signal<In, Bits<HOST_RADDR_BITS>>,
     pub vals: Vec<Signal<In, Bits<32>>>,
     pub rdata: Signal<Out, Bits<32>>,
     zero: Constant<Bits<32>>,

@@ -12,21 +12,28 @@
 use concord_isa::instr::{AluOp, AtomOp, Cmp, SpecialReg};
 use rust_hdl_core::prelude::*;
 
-use crate::arbiter::KEY_BITS;
+use concord_uarch::widths::{KEY_BITS, LANE_INDEX_BITS, PC_BITS, THREAD_ID_BITS};
+
 use crate::ram::Ram;
 use crate::util::{Ext, Reg, RegE};
 
-/// Register-file address width: `warp * RP + reg` < 16 * 32.
-pub const RF_ADDR_BITS: usize = 9;
-/// Width of the global line / shared row bus (bytes 0..127).
-pub const LINE_BITS: usize = 1024;
+/// Register-file address width (`warp * RP + reg`) and the width of the
+/// global line bus, from the contract (`concord_uarch::widths`).
+pub use concord_uarch::widths::{LINE_BITS, RF_ADDR_BITS};
 
 /// Unsigned restoring division of a dividend below 2^`DIV_BITS` by a 32-bit
 /// divisor: quotient and remainder (thread ids are below 16 * 32). The
 /// remainder is below the divisor and the quotient below the dividend, so
 /// 16-bit arithmetic suffices once a divisor of 2^16 or more is saturated
 /// (it exceeds every dividend just as well).
-pub const DIV_BITS: usize = 9;
+pub const DIV_BITS: usize = THREAD_ID_BITS;
+
+// The arbitration keys follow `concord_uarch::keys`: the inverted depth
+// above a `PC_BITS` PC (branch mode), a word, row or line address above a
+// `LANE_INDEX_BITS` lane field (memory mode). `Lane::update` writes those
+// shifts as literals (16, 5): in `#[hdl_gen]` logic a Rust constant in an
+// expression becomes a Verilog name.
+const _: () = assert!(PC_BITS == 16 && LANE_INDEX_BITS == 5);
 
 /// Index of the dividend's top bit and the number of stages + 1 (loop
 /// bounds that rust-hdl can use in index expressions).

@@ -22,21 +22,20 @@ pub mod util;
 pub mod warps;
 
 use concord_isa::config::{ConfigError, CoreConfig};
-use concord_isa::instr::{MAX_PREDS, MAX_REGS};
+use concord_uarch::HwParams;
 use rust_hdl_core::prelude::*;
 
 /// Name of the generated top module.
 pub const TOP_MODULE: &str = "concord_core";
-/// Width of the PC registers and of every PC port (docs/microarchitecture.md §1).
-pub const PC_BITS: u32 = 16;
 /// Name of the arbiter module in the generated Verilog.
 pub const ARBITER_MODULE: &str = "arbiter";
 
 /// Why no Verilog could be generated for a configuration.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HdlError {
-    /// The configuration is invalid, or valid but not buildable by this RTL;
-    /// `field` is the YAML field name.
+    /// The configuration is invalid, or valid but not buildable by the
+    /// hardware (`concord_uarch::HwParams::new`); `field` is the YAML
+    /// field name.
     #[error("config field `{field}`: {message}")]
     Config {
         field: &'static str,
@@ -44,135 +43,32 @@ pub enum HdlError {
     },
 }
 
-fn rule(field: &'static str, ok: bool, message: impl FnOnce() -> String) -> Result<(), HdlError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(HdlError::Config {
-            field,
-            message: message(),
-        })
+impl From<ConfigError> for HdlError {
+    fn from(e: ConfigError) -> HdlError {
+        match e {
+            ConfigError::Field { field, message, .. } => HdlError::Config { field, message },
+            ConfigError::Parse { message, .. } => HdlError::Config {
+                field: "config",
+                message,
+            },
+        }
     }
 }
 
-/// The hardware rules of docs/microarchitecture.md §1, after the
-/// configuration's own range checks (`CoreConfig::validate`).
-pub fn check_config(c: &CoreConfig) -> Result<(), HdlError> {
-    c.validate().map_err(|e| match e {
-        ConfigError::Field { field, message, .. } => HdlError::Config { field, message },
-        ConfigError::Parse { message, .. } => HdlError::Config {
-            field: "config",
-            message,
-        },
-    })?;
-    let pow2 = |v: u32| v.is_power_of_two();
-    rule(
-        "lanes",
-        pow2(c.lanes) && (4..=32).contains(&c.lanes),
-        || {
-            format!(
-                "{} lanes: the hardware needs a power of two in 4..=32",
-                c.lanes
-            )
-        },
-    )?;
-    rule("warps", (1..=16).contains(&c.warps), || {
-        format!("{} warps: the hardware has 1..=16", c.warps)
-    })?;
-    rule(
-        "registers",
-        (4..=MAX_REGS as u32).contains(&c.registers),
-        || {
-            format!(
-                "{} registers: the encoding addresses 4..={MAX_REGS}",
-                c.registers
-            )
-        },
-    )?;
-    rule(
-        "predicates",
-        (2..=MAX_PREDS as u32).contains(&c.predicates),
-        || {
-            format!(
-                "{} predicates: the encoding addresses 2..={MAX_PREDS}",
-                c.predicates
-            )
-        },
-    )?;
-    rule(
-        "shared_banks",
-        pow2(c.shared_banks) && (1..=32).contains(&c.shared_banks),
-        || {
-            format!(
-                "{} banks: the hardware needs a power of two in 1..=32",
-                c.shared_banks
-            )
-        },
-    )?;
-    let word_bytes = 4 * c.shared_banks;
-    rule(
-        "shared_memory_bytes",
-        c.shared_memory_bytes % word_bytes == 0 && pow2(c.shared_memory_bytes / word_bytes),
-        || {
-            format!(
-                "{} bytes over {} banks: the rows per bank (bytes / (4 x banks)) must be a power of two",
-                c.shared_memory_bytes, c.shared_banks
-            )
-        },
-    )?;
-    rule(
-        "shared_memory_bytes",
-        c.shared_memory_bytes / word_bytes <= 1 << shared::ROW_BITS,
-        || {
-            format!(
-                "{} bytes: at most {} rows per bank",
-                c.shared_memory_bytes,
-                1u32 << shared::ROW_BITS
-            )
-        },
-    )?;
-    rule(
-        "imem_words",
-        // The PC registers, `trace_pc` and the arbiter's PC key are 16 bits:
-        // enough for every PC of such a memory (`checks::pc_bits`).
-        pow2(c.imem_words) && concord_isa::checks::pc_bits(c.imem_words) <= PC_BITS,
-        || {
-            format!(
-                "{} words: the instruction memory must be a power of two of at most 65536 words",
-                c.imem_words
-            )
-        },
-    )?;
-    rule(
-        "call_depth_bits",
-        (1..=16).contains(&c.call_depth_bits),
-        || format!("{} bits: the hardware has 1..=16", c.call_depth_bits),
-    )?;
-    rule(
-        "global_line_bytes",
-        pow2(c.global_line_bytes) && (4..=128).contains(&c.global_line_bytes),
-        || {
-            format!(
-                "{} bytes: the line must be a power of two in 4..=128",
-                c.global_line_bytes
-            )
-        },
-    )?;
-    Ok(())
-}
-
 /// The rust-hdl block of the whole core for `config`, connected and ready
-/// for `rust_hdl_core::prelude::generate_verilog`.
+/// for `rust_hdl_core::prelude::generate_verilog`. The configuration must
+/// pass the hardware's rules (`concord_uarch::HwParams::new`).
 pub fn build(config: &CoreConfig) -> Result<core::Core, HdlError> {
-    check_config(config)?;
-    let mut c = core::Core::new(&core::CoreParams::from_config(config));
+    let params = HwParams::new(config)?;
+    let mut c = core::Core::new(&params);
     c.connect_all();
     Ok(c)
 }
 
 /// Verilog for the whole core, top module `concord_core` with the ports of
-/// docs/microarchitecture.md §8-§10 plus `clock` and `reset` (active high,
-/// synchronous).
+/// `concord_uarch::PORTS` (docs/microarchitecture.md §8-§10: `clock` and
+/// `reset`, active high and synchronous, the host interface, the global
+/// memory port and the trace port).
 ///
 /// rust-hdl names the top module `top` and every sub-module after its path
 /// (`top$lanes$0$rf`); the text is post-processed only to rename `top` to

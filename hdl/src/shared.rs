@@ -9,8 +9,8 @@ use rust_hdl_core::prelude::*;
 use crate::ram::Ram;
 use crate::util::Words;
 
-/// Row address width: at most 1 MiB / 4 rows.
-pub const ROW_BITS: usize = 18;
+/// Row address width (`concord_uarch::widths::SHARED_ROW_BITS`).
+pub const ROW_BITS: usize = concord_uarch::widths::SHARED_ROW_BITS;
 
 #[derive(LogicBlock)]
 pub struct Shared {

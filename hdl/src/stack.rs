@@ -16,6 +16,7 @@ use crate::util::Reg;
 
 /// Bits of the largest constant factor, `lanes × warps + 1` ≤ 513.
 const FACTOR_BITS: usize = 10;
+const _: () = assert!(concord_uarch::widths::MAX_BLOCK_THREADS < 1 << FACTOR_BITS);
 
 #[derive(LogicBlock)]
 pub struct StackRegs {

@@ -22,9 +22,13 @@ use std::time::Duration;
 use concord_isa::config::{Arbitration, CoreConfig};
 use concord_isa::func::{self, BlockView, Observer, Trap, TrapCause};
 use concord_isa::instr::{Pred, Reg};
+use concord_uarch::params::pred_trace_addr;
+use concord_uarch::{host, Counter, HwParams, State, TrapCode};
 
-const R_STATUS: usize = 0;
-const COUNTER_BASE: usize = 16;
+/// Index of a host read register in `RtlRun::regs`.
+fn reg_index(addr: u32) -> usize {
+    addr as usize
+}
 
 /// Serialises Verilator builds (the machine has two cores).
 static BUILD: Mutex<()> = Mutex::new(());
@@ -115,18 +119,18 @@ fn run_rtl(
     for (i, w) in code.iter().enumerate() {
         s += &format!("write {i} {w}\n");
     }
-    s += &format!("write {} {}\n", 0x20000, entry);
-    s += &format!("write {} {}\n", 0x20001, code.len());
+    s += &format!("write {} {}\n", host::ENTRY_PC, entry);
+    s += &format!("write {} {}\n", host::CODE_LEN, code.len());
     for i in 0..3 {
-        s += &format!("write {} {}\n", 0x20002 + i, case.grid[i]);
-        s += &format!("write {} {}\n", 0x20005 + i, case.block[i]);
+        s += &format!("write {} {}\n", host::GRID + i as u32, case.grid[i]);
+        s += &format!("write {} {}\n", host::BLOCK + i as u32, case.block[i]);
     }
-    s += &format!("write {} {}\n", 0x20008, case.params.len());
+    s += &format!("write {} {}\n", host::PARAM_COUNT, case.params.len());
     for (i, p) in case.params.iter().enumerate() {
-        s += &format!("write {} {}\n", 0x20010 + i, p);
+        s += &format!("write {} {}\n", host::PARAM + i as u32, p);
     }
-    s += &format!("write {} {}\n", 0x20009, kernel.stack_bytes);
-    s += &format!("write {} 1\nrun {}\n", 0x200FF, case.max_cycles);
+    s += &format!("write {} {}\n", host::STACK_BYTES, kernel.stack_bytes);
+    s += &format!("write {} 1\nrun {}\n", host::START, case.max_cycles);
     let dir = common::scratch("runs");
     let script = dir.join(format!(
         "{}-{}-{}.txt",
@@ -144,7 +148,7 @@ fn run_rtl(
     let lanes = config.lanes as usize;
     let mut run = RtlRun {
         state: 0,
-        regs: vec![0; 38],
+        regs: vec![0; host::READ_WORDS],
         mem: BTreeMap::new(),
         blocks: Vec::new(),
     };
@@ -166,7 +170,7 @@ fn run_rtl(
                 let ctx = format!("{}: cycle {cycle}: {line}", case.name);
                 // §10 invariants.
                 let high = if lanes == 32 { 0 } else { !0u32 << lanes };
-                assert!(st <= 14, "{ctx}");
+                assert!(State::from_code(st).is_some(), "{ctx}");
                 assert_eq!(
                     (active | exec | rfwe | pwe | pdata) & high,
                     0,
@@ -188,14 +192,16 @@ fn run_rtl(
                         rf.insert((l, rfaddr), *d);
                     }
                 }
-                if st == 1 && prev_state != 1 {
+                let (init, sched, done) =
+                    (State::Init.code(), State::Sched.code(), State::Done.code());
+                if st == init && prev_state != init {
                     preds.clear();
                 }
                 if pwe != 0 {
                     let old = preds.get(&paddr).copied().unwrap_or(0);
                     preds.insert(paddr, (old & !pwe) | (pdata & pwe));
                 }
-                if prev_state == 2 && (st == 1 || st == 13) {
+                if prev_state == sched && (st == init || st == done) {
                     run.blocks.push((rf.clone(), preds.clone()));
                 }
                 prev_state = st;
@@ -237,8 +243,9 @@ impl Observer for Blocks {
     }
 }
 
-fn counter(run: &RtlRun, k: usize) -> u64 {
-    run.regs[COUNTER_BASE + 2 * k] as u64 | (run.regs[COUNTER_BASE + 2 * k + 1] as u64) << 32
+fn counter(run: &RtlRun, c: Counter) -> u64 {
+    let lo = reg_index(c.low_addr());
+    run.regs[lo] as u64 | (run.regs[lo + 1] as u64) << 32
 }
 
 /// Runs `case` on the RTL and the functional model and compares them.
@@ -290,17 +297,23 @@ fn check(config: &CoreConfig, case: &Case) -> Result<func::Stats, Trap> {
 
     // Registers and predicates at each block end.
     let lanes = config.lanes as usize;
-    let rp = (config.registers as usize).next_power_of_two();
+    let hw = HwParams::new(config).unwrap();
     assert_eq!(rtl.blocks.len(), obs.views.len(), "{name}: finished blocks");
     for (b, (view, (rf, preds))) in obs.views.iter().zip(&rtl.blocks).enumerate() {
         for (tid, (regs, ps)) in view.iter().enumerate() {
             let (w, l) = (tid / lanes, tid % lanes);
             for (r, want) in regs.iter().enumerate() {
-                let got = rf.get(&(l, w * rp + r)).copied().unwrap_or(0);
+                let got = rf.get(&(l, hw.rf_row(w, r))).copied().unwrap_or(0);
                 assert_eq!(got, *want, "{name}: block {b} thread {tid} r{r}");
             }
             for (p, want) in ps.iter().enumerate().skip(1) {
-                let got = preds.get(&(w * 8 + p)).copied().unwrap_or(0) >> l & 1 == 1;
+                let got = preds
+                    .get(&(pred_trace_addr(w, p) as usize))
+                    .copied()
+                    .unwrap_or(0)
+                    >> l
+                    & 1
+                    == 1;
                 assert_eq!(got, *want, "{name}: block {b} thread {tid} p{p}");
             }
         }
@@ -309,69 +322,127 @@ fn check(config: &CoreConfig, case: &Case) -> Result<func::Stats, Trap> {
     match &result {
         Ok(stats) => {
             assert_eq!(
-                rtl.state, 13,
+                rtl.state,
+                State::Done.code(),
                 "{name}: RTL did not finish (state {})",
                 rtl.state
             );
-            assert_eq!(rtl.regs[R_STATUS], 2, "{name}: status");
-            let replays = counter(&rtl, 4);
             assert_eq!(
-                counter(&rtl, 1) - replays,
+                rtl.regs[reg_index(host::STATUS)],
+                host::STATUS_DONE,
+                "{name}: status"
+            );
+            let replays = counter(&rtl, Counter::Replays);
+            assert_eq!(
+                counter(&rtl, Counter::Issued) - replays,
                 stats.issued,
                 "{name}: issued - replays"
             );
             if replays == 0 {
                 assert_eq!(
-                    counter(&rtl, 2),
+                    counter(&rtl, Counter::ActiveLaneSlots),
                     stats.active_lane_slots,
                     "{name}: active slots"
                 );
                 assert_eq!(
-                    counter(&rtl, 3),
+                    counter(&rtl, Counter::ExecutedLaneSlots),
                     stats.executed_lane_slots,
                     "{name}: executed slots"
                 );
             }
             assert_eq!(
-                counter(&rtl, 5),
+                counter(&rtl, Counter::DivergentBranches),
                 stats.divergent_branches,
                 "{name}: divergent"
             );
-            assert_eq!(counter(&rtl, 6), stats.consensual_taken, "{name}: taken");
             assert_eq!(
-                counter(&rtl, 7),
+                counter(&rtl, Counter::ConsensualTaken),
+                stats.consensual_taken,
+                "{name}: taken"
+            );
+            assert_eq!(
+                counter(&rtl, Counter::ConsensualNotTaken),
                 stats.consensual_not_taken,
                 "{name}: not taken"
             );
-            assert_eq!(counter(&rtl, 8), stats.barrier_arrivals, "{name}: arrivals");
-            assert_eq!(counter(&rtl, 9), stats.barriers, "{name}: barriers");
-            assert_eq!(counter(&rtl, 10), stats.blocks, "{name}: blocks");
-            assert!(counter(&rtl, 0) > 0, "{name}: cycles");
+            assert_eq!(
+                counter(&rtl, Counter::BarrierArrivals),
+                stats.barrier_arrivals,
+                "{name}: arrivals"
+            );
+            assert_eq!(
+                counter(&rtl, Counter::Barriers),
+                stats.barriers,
+                "{name}: barriers"
+            );
+            assert_eq!(
+                counter(&rtl, Counter::Blocks),
+                stats.blocks,
+                "{name}: blocks"
+            );
+            assert!(counter(&rtl, Counter::Cycles) > 0, "{name}: cycles");
         }
         Err(trap) => {
-            assert_eq!(rtl.state, 14, "{name}: RTL did not trap ({trap})");
-            assert_eq!(rtl.regs[R_STATUS], 4, "{name}: status");
             assert_eq!(
-                Some(rtl.regs[1]),
-                trap.cause.code(),
+                rtl.state,
+                State::Trap.code(),
+                "{name}: RTL did not trap ({trap})"
+            );
+            assert_eq!(
+                rtl.regs[reg_index(host::STATUS)],
+                host::STATUS_TRAPPED,
+                "{name}: status"
+            );
+            assert_eq!(
+                Some(rtl.regs[reg_index(host::TRAP_CAUSE)]),
+                TrapCode::of(&trap.cause).map(TrapCode::code),
                 "{name}: cause of {trap}"
             );
-            assert_eq!(rtl.regs[2], trap.pc, "{name}: trap pc of {trap}");
-            assert_eq!(rtl.regs[3], trap.warp, "{name}: trap warp of {trap}");
-            assert_eq!(rtl.regs[4], trap.lanes, "{name}: trap lanes of {trap}");
-            assert_eq!(&rtl.regs[5..8], &trap.block, "{name}: trap block of {trap}");
+            assert_eq!(
+                rtl.regs[reg_index(host::TRAP_PC)],
+                trap.pc,
+                "{name}: trap pc of {trap}"
+            );
+            assert_eq!(
+                rtl.regs[reg_index(host::TRAP_WARP)],
+                trap.warp,
+                "{name}: trap warp of {trap}"
+            );
+            assert_eq!(
+                rtl.regs[reg_index(host::TRAP_LANES)],
+                trap.lanes,
+                "{name}: trap lanes of {trap}"
+            );
+            let block = reg_index(host::TRAP_BLOCK);
+            assert_eq!(
+                &rtl.regs[block..block + 3],
+                &trap.block,
+                "{name}: trap block of {trap}"
+            );
             match &trap.cause {
                 TrapCause::AddressOutOfRange { addr, .. }
                 | TrapCause::Misaligned { addr, .. }
                 | TrapCause::StackOverflow { addr, .. }
                 | TrapCause::NextPcOutOfRange { target: addr, .. } => {
-                    assert_eq!(rtl.regs[8], *addr, "{name}: trap address of {trap}")
+                    assert_eq!(
+                        rtl.regs[reg_index(host::TRAP_ADDR)],
+                        *addr,
+                        "{name}: trap address of {trap}"
+                    )
                 }
                 TrapCause::InvalidInstruction { word, .. } => {
-                    assert_eq!(rtl.regs[9], *word, "{name}: trap detail of {trap}")
+                    assert_eq!(
+                        rtl.regs[reg_index(host::TRAP_DETAIL)],
+                        *word,
+                        "{name}: trap detail of {trap}"
+                    )
                 }
                 TrapCause::MissingParam { index, .. } => {
-                    assert_eq!(rtl.regs[9], *index as u32, "{name}: trap detail of {trap}")
+                    assert_eq!(
+                        rtl.regs[reg_index(host::TRAP_DETAIL)],
+                        *index as u32,
+                        "{name}: trap detail of {trap}"
+                    )
                 }
                 _ => {}
             }

@@ -14,42 +14,7 @@ use std::time::Duration;
 
 use concord_hdl::{generate_verilog, HdlError};
 use concord_isa::config::CoreConfig;
-
-/// The ports of docs/microarchitecture.md §8-§10 plus clock and reset:
-/// (name, direction, width).
-const PORTS: &[(&str, &str, usize)] = &[
-    ("clock", "input", 1),
-    ("reset", "input", 1),
-    ("host_we", "input", 1),
-    ("host_addr", "input", 18),
-    ("host_wdata", "input", 32),
-    ("host_raddr", "input", 8),
-    ("host_rdata", "output", 32),
-    ("running", "output", 1),
-    ("done", "output", 1),
-    ("trapped", "output", 1),
-    ("gmem_req_valid", "output", 1),
-    ("gmem_req_ready", "input", 1),
-    ("gmem_req_kind", "output", 2),
-    ("gmem_req_addr", "output", 32),
-    ("gmem_req_wdata", "output", 1024),
-    ("gmem_req_mask", "output", 128),
-    ("gmem_req_atom_op", "output", 4),
-    ("gmem_req_atom_data", "output", 32),
-    ("gmem_resp_valid", "input", 1),
-    ("gmem_resp_data", "input", 1024),
-    ("trace_state", "output", 5),
-    ("trace_warp", "output", 4),
-    ("trace_pc", "output", 16),
-    ("trace_active", "output", 32),
-    ("trace_exec", "output", 32),
-    ("trace_rf_we", "output", 32),
-    ("trace_rf_addr", "output", 9),
-    ("trace_rf_data", "output", 1024),
-    ("trace_pred_we", "output", 32),
-    ("trace_pred_addr", "output", 7),
-    ("trace_pred_data", "output", 32),
-];
+use concord_uarch::PORTS;
 
 /// (name, direction, width) of the ports of `module`, from its header and
 /// declarations (rust-hdl writes non-ANSI headers, one declaration a line).
@@ -86,9 +51,17 @@ fn top_module_has_exactly_the_documented_ports() {
     for cfg in [common::load_config("small.yaml"), CoreConfig::default()] {
         let v = generate_verilog(&cfg).unwrap();
         let ports = ports_of(&v, "concord_core");
+        // The contract's port list (docs/microarchitecture.md §8-§10, with
+        // clock and reset), in order.
         let want: Vec<(String, String, usize)> = PORTS
             .iter()
-            .map(|(n, d, w)| (n.to_string(), d.to_string(), *w))
+            .map(|p| {
+                (
+                    p.name.to_string(),
+                    p.dir.verilog().to_string(),
+                    p.width as usize,
+                )
+            })
             .collect();
         assert_eq!(ports, want);
         // One arbiter module, instantiated once.

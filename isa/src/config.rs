@@ -2,9 +2,11 @@
 //! from, loaded from YAML (`configs/*.yaml`).
 //!
 //! Unknown fields are rejected by serde; every range is checked by
-//! [`CoreConfig::validate`], whose errors name the field. Limits that only
-//! the hardware has (power-of-two lanes, bank counts) are checked again by
-//! the RTL generator, which knows why.
+//! [`CoreConfig::validate`], whose errors name the field. These are the
+//! architecture's ranges: the functional model runs every valid
+//! configuration. Limits that only the hardware has (power-of-two lanes,
+//! bank counts, memory sizes) are one rule set in `concord_uarch::HwParams`,
+//! which the RTL generator, the cycle model and the CLI use.
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -12,6 +14,17 @@ use std::path::Path;
 use crate::input;
 use crate::instr::{MAX_IMEM_WORDS, MAX_LANES, MAX_PREDS, MAX_REGS};
 use crate::show;
+
+/// Largest `warps`.
+pub const MAX_WARPS: u32 = 16;
+/// Largest `shared_banks`.
+pub const MAX_SHARED_BANKS: u32 = 32;
+/// Largest `shared_memory_bytes`: 1 MiB.
+pub const MAX_SHARED_BYTES: u32 = 1 << 20;
+/// Largest `call_depth_bits`.
+pub const MAX_CALL_DEPTH_BITS: u32 = 16;
+/// Largest `global_line_bytes`.
+pub const MAX_GLOBAL_LINE_BYTES: u32 = 128;
 
 /// How the warp's issuing lanes are selected (Collange §3).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, Default)]
@@ -173,15 +186,15 @@ impl CoreConfig {
             }
         }
         range("lanes", self.lanes, 4, MAX_LANES as u32)?;
-        range("warps", self.warps, 1, 16)?;
+        range("warps", self.warps, 1, MAX_WARPS)?;
         range("registers", self.registers, 4, MAX_REGS as u32)?;
         range("predicates", self.predicates, 2, MAX_PREDS as u32)?;
-        range("shared_banks", self.shared_banks, 1, 32)?;
+        range("shared_banks", self.shared_banks, 1, MAX_SHARED_BANKS)?;
         range(
             "shared_memory_bytes",
             self.shared_memory_bytes,
             4 * self.shared_banks,
-            1 << 20,
+            MAX_SHARED_BYTES,
         )?;
         rule(
             "shared_memory_bytes",
@@ -192,7 +205,12 @@ impl CoreConfig {
             ),
         )?;
         range("imem_words", self.imem_words, 16, MAX_IMEM_WORDS as u32)?;
-        range("call_depth_bits", self.call_depth_bits, 1, 16)?;
+        range(
+            "call_depth_bits",
+            self.call_depth_bits,
+            1,
+            MAX_CALL_DEPTH_BITS,
+        )?;
         range("global_memory_bytes", self.global_memory_bytes, 64, 1 << 30)?;
         rule(
             "global_memory_bytes",
@@ -200,7 +218,12 @@ impl CoreConfig {
             format!("{} is not a multiple of 4", self.global_memory_bytes),
         )?;
         range("global_latency", self.global_latency, 1, 1000)?;
-        range("global_line_bytes", self.global_line_bytes, 4, 128)?;
+        range(
+            "global_line_bytes",
+            self.global_line_bytes,
+            4,
+            MAX_GLOBAL_LINE_BYTES,
+        )?;
         rule(
             "global_line_bytes",
             self.global_line_bytes.is_power_of_two(),

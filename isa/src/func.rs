@@ -199,7 +199,8 @@ impl Stats {
     }
 }
 
-/// Why a launch stopped early.
+/// Why a launch stopped early. The core reports these on its host
+/// interface as cause codes (`concord_uarch::TrapCode`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TrapCause {
     AddressOutOfRange {
@@ -270,26 +271,6 @@ pub struct Trap {
     pub pc: u32,
     /// Warp-instructions issued before the trap.
     pub issued: u64,
-}
-
-impl TrapCause {
-    /// The cause code the RTL reports on its host interface
-    /// (docs/microarchitecture.md §9); the watchdog is the testbench's, not the core's.
-    pub fn code(&self) -> Option<u32> {
-        Some(match self {
-            TrapCause::AddressOutOfRange { .. } => 1,
-            TrapCause::Misaligned { .. } => 2,
-            TrapCause::InvalidInstruction { .. } => 3,
-            TrapCause::PcOutOfRange { .. } => 4,
-            TrapCause::CallDepthOverflow { .. } => 5,
-            TrapCause::ReturnAtDepthZero => 6,
-            TrapCause::BarrierNeverCompletes { .. } => 7,
-            TrapCause::MissingParam { .. } => 8,
-            TrapCause::StackOverflow { .. } => 9,
-            TrapCause::NextPcOutOfRange { .. } => 10,
-            TrapCause::Watchdog { .. } => return None,
-        })
-    }
 }
 
 impl fmt::Display for TrapCause {

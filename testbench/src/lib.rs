@@ -4,7 +4,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`host`] | the host interface's register map and the write sequence that loads a launch |
+//! | [`host`] | the host interface's register map and the write sequence that loads a launch (from `concord_uarch::host`) |
 //! | [`cosim`] | lock-step co-simulation of the cycle model and the RTL, checked against the functional model |
 //! | [`cycle`] | the cycle-accurate model of the core (docs/microarchitecture.md) and the testbench global memory |
 //! | [`gen`] | random program generator: valid by construction, always terminates |

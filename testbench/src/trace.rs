@@ -1,4 +1,5 @@
-//! The per-cycle trace-port record (docs/microarchitecture.md §10).
+//! The per-cycle trace-port record (docs/microarchitecture.md §10), with
+//! the FSM states and counters it refers to (defined in `concord_uarch`).
 //!
 //! The cycle model produces one [`TracePort`] per cycle and the Verilator
 //! harness reads one per cycle from the RTL's `trace_*` outputs; the
@@ -6,50 +7,8 @@
 
 use std::fmt;
 
-/// FSM state codes, as driven on `trace_state`.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize)]
-#[repr(u8)]
-pub enum State {
-    Idle = 0,
-    Init = 1,
-    Sched = 2,
-    Arb = 3,
-    Fetch = 4,
-    Decode = 5,
-    Read2 = 6,
-    Exec = 7,
-    MemArb = 8,
-    ShAccess = 9,
-    ShData = 10,
-    GReq = 11,
-    GWait = 12,
-    Done = 13,
-    Trap = 14,
-}
-
-impl State {
-    pub const ALL: [State; 15] = [
-        State::Idle,
-        State::Init,
-        State::Sched,
-        State::Arb,
-        State::Fetch,
-        State::Decode,
-        State::Read2,
-        State::Exec,
-        State::MemArb,
-        State::ShAccess,
-        State::ShData,
-        State::GReq,
-        State::GWait,
-        State::Done,
-        State::Trap,
-    ];
-
-    pub fn from_code(code: u32) -> Option<State> {
-        State::ALL.get(code as usize).copied()
-    }
-}
+/// FSM states and their `trace_state` codes, from the contract.
+pub use concord_uarch::State;
 
 /// Everything the trace port shows in one cycle. Lanes beyond the core's
 /// lane count, and data of lanes whose write enable is 0, are zero.
@@ -202,46 +161,6 @@ impl fmt::Display for TracePort {
 /// hook broke (`Stopped`, with the counters up to there).
 pub type RunError = concord_isa::func::RunError<Counters>;
 
-/// Counters of a timed run, in the order of docs/microarchitecture.md §2.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Counters {
-    pub cycles: u64,
-    pub issued: u64,
-    pub active_lane_slots: u64,
-    pub executed_lane_slots: u64,
-    pub replays: u64,
-    pub divergent_branches: u64,
-    pub consensual_taken: u64,
-    pub consensual_not_taken: u64,
-    pub barrier_arrivals: u64,
-    pub barriers: u64,
-    pub blocks: u64,
-}
-
-impl Counters {
-    pub const COUNT: usize = 11;
-
-    pub fn from_array(v: [u64; Counters::COUNT]) -> Counters {
-        Counters {
-            cycles: v[0],
-            issued: v[1],
-            active_lane_slots: v[2],
-            executed_lane_slots: v[3],
-            replays: v[4],
-            divergent_branches: v[5],
-            consensual_taken: v[6],
-            consensual_not_taken: v[7],
-            barrier_arrivals: v[8],
-            barriers: v[9],
-            blocks: v[10],
-        }
-    }
-
-    pub fn simd_efficiency(&self, lanes: u32) -> f64 {
-        if self.issued == 0 {
-            0.0
-        } else {
-            self.active_lane_slots as f64 / (self.issued as f64 * lanes as f64)
-        }
-    }
-}
+/// Counters of a timed run, in the order of docs/microarchitecture.md §2,
+/// from the contract (`concord_uarch::counters`).
+pub use concord_uarch::Counters;

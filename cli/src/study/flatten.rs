@@ -46,9 +46,18 @@ pub struct FlattenStudyArgs {
     ratios: Vec<(u32, u32)>,
 }
 
+/// A lane count the cycle model builds (`concord_uarch::HwParams`: a power
+/// of two in 4..=32).
 fn parse_lanes(text: &str) -> Result<u32, String> {
+    let buildable = |lanes: u32| {
+        concord_uarch::HwParams::new(&CoreConfig {
+            lanes,
+            ..CoreConfig::default()
+        })
+        .is_ok()
+    };
     match text.trim().parse::<u32>() {
-        Ok(n) if (4..=32).contains(&n) && n.is_power_of_two() => Ok(n),
+        Ok(n) if buildable(n) => Ok(n),
         _ => Err(format!("`{text}` is not a power of two in 4..=32")),
     }
 }

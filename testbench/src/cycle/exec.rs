@@ -9,6 +9,8 @@ use concord_isa::config::Arbitration;
 use concord_isa::func::TrapCause;
 use concord_isa::instr::{AtomOp, Op, Pred, Reg, Space, SpecialReg};
 use concord_isa::semantics;
+use concord_uarch::keys;
+use concord_uarch::params::pred_trace_addr;
 
 use super::{arbiter, CycleModel, GlobalRequest, Warp};
 use super::{BARRIERS, BAR_ARRIVALS, CONS_NOT_TAKEN, CONS_TAKEN, CYCLES, DIVERGENT, REPLAYS};
@@ -60,11 +62,11 @@ impl CycleModel {
     /// Writes `values` into `rd` of the `mask` lanes of the issuing warp,
     /// through the register-file write port (shown on the trace).
     fn write_rf(&mut self, t: &mut TracePort, rd: Reg, mask: u32, values: &[u32; 32]) {
-        let mask = mask & self.hw.full;
+        let mask = mask & self.hw.lane_mask;
         if mask == 0 {
             return;
         }
-        let row = self.cur * self.hw.rp + rd.index();
+        let row = self.hw.rf_row(self.cur, rd.index());
         t.rf_we = mask;
         t.rf_addr = row as u32;
         // Rows past the file (registers beyond the configuration) are not stored.
@@ -80,15 +82,15 @@ impl CycleModel {
     /// Writes the `values` bits of the `mask` lanes into `pd` of the issuing
     /// warp. Writes to `pt` are no writes.
     fn write_pred(&mut self, t: &mut TracePort, pd: Pred, mask: u32, values: u32) {
-        let mask = mask & self.hw.full;
+        let mask = mask & self.hw.lane_mask;
         if mask == 0 || pd.is_true() {
             return;
         }
         let p = pd.index();
         t.pred_we = mask;
-        t.pred_addr = (self.cur * 8 + p) as u32;
+        t.pred_addr = pred_trace_addr(self.cur, p);
         t.pred_data = values & mask;
-        if p < self.hw.preds {
+        if p < self.hw.predicates {
             let w = &mut self.warps[self.cur];
             w.pred[p] = (w.pred[p] & !mask) | (values & mask);
         }
@@ -112,7 +114,7 @@ impl CycleModel {
     /// *Advance* (§5): the group moves to `pc + 1`; schedulable lanes
     /// waiting there with the group's key join it. `gvalid` stays 1.
     fn advance(&mut self) {
-        let policy = self.hw.policy;
+        let policy = self.hw.arbitration;
         let w = &mut self.warps[self.cur];
         let npc = w.gpc + 1;
         w.gpc = npc;
@@ -313,7 +315,7 @@ impl CycleModel {
     fn control(&mut self, t: &mut TracePort) {
         let cur = self.cur;
         let exec = self.exec;
-        let max_depth = self.hw.max_depth;
+        let max_depth = self.hw.max_call_depth;
         let (active, pc) = (self.warps[cur].gmask, self.warps[cur].gpc);
         let npc = pc + 1;
 
@@ -471,14 +473,14 @@ impl CycleModel {
     pub(super) fn mem_arb(&mut self) {
         let (space, access, ..) = memory_op(&self.instr.op).expect("a memory instruction");
         let maddr = &self.maddr;
-        let banks = self.hw.banks;
-        let line_shift = self.hw.line_shift;
+        let banks = self.hw.shared_banks;
+        let line_shift = self.hw.global_line_shift;
         let (_, sel) = arbiter::arbitrate(self.pending, |l| {
-            let a = maddr[l] as u64;
+            let a = maddr[l];
             match (access, space) {
-                (Access::Atom(_), _) => (a >> 2) << 5 | l as u64,
-                (_, Space::Shared) => ((a >> 2) / banks as u64) << 5,
-                (_, Space::Global) => (a >> line_shift) << 5,
+                (Access::Atom(_), _) => keys::atomic_key(a, l),
+                (_, Space::Shared) => keys::shared_key(a, banks),
+                (_, Space::Global) => keys::global_key(a, line_shift),
             }
         });
         self.served = sel;
@@ -541,7 +543,7 @@ impl CycleModel {
     pub(super) fn request(&self) -> GlobalRequest {
         let (_, access, ..) = memory_op(&self.instr.op).expect("a memory instruction");
         let first = self.served.trailing_zeros().min(31) as usize;
-        let line = self.maddr[first] & !(self.hw.line_bytes - 1);
+        let line = self.maddr[first] & !(self.hw.global_line_bytes - 1);
         let mut r = GlobalRequest {
             addr: line,
             ..GlobalRequest::default()
@@ -583,7 +585,7 @@ impl CycleModel {
         match access {
             Access::Load(width) => {
                 let first = self.served.trailing_zeros().min(31) as usize;
-                let line = self.maddr[first] & !(self.hw.line_bytes - 1);
+                let line = self.maddr[first] & !(self.hw.global_line_bytes - 1);
                 for l in lanes_of(self.served) {
                     let off = self.maddr[l] - line;
                     let raw = data[(off / 4) as usize] >> (8 * (off % 4));

@@ -9,6 +9,8 @@ use std::collections::VecDeque;
 
 use concord_isa::semantics;
 use concord_isa::AtomOp;
+use concord_uarch::ports::gmem_kind;
+use concord_uarch::widths::LINE_BYTES;
 
 /// The core's request outputs in one cycle (`gmem_req_*`, valid = `Some`).
 ///
@@ -32,11 +34,11 @@ pub struct GlobalRequest {
 
 impl GlobalRequest {
     /// Read a line: the response carries its `G` bytes (the rest zero).
-    pub const READ: u32 = 0;
+    pub const READ: u32 = gmem_kind::READ;
     /// Write the enabled bytes of a line: the response data is zero.
-    pub const WRITE: u32 = 1;
+    pub const WRITE: u32 = gmem_kind::WRITE;
     /// Read-modify-write one word: the response carries the old word in bits 31..0.
-    pub const ATOMIC: u32 = 2;
+    pub const ATOMIC: u32 = gmem_kind::ATOMIC;
 }
 
 impl Default for GlobalRequest {
@@ -72,7 +74,7 @@ impl GlobalMemory {
     pub fn new(bytes: Vec<u8>, latency: u32, line_bytes: u32) -> Self {
         assert!(latency >= 1, "global memory latency must be at least 1");
         assert!(
-            (4..=128).contains(&line_bytes) && line_bytes.is_power_of_two(),
+            (4..=LINE_BYTES as u32).contains(&line_bytes) && line_bytes.is_power_of_two(),
             "global line of {line_bytes} bytes"
         );
         GlobalMemory {
@@ -141,7 +143,7 @@ impl GlobalMemory {
                 }
             }
             GlobalRequest::WRITE => {
-                for j in 0..128u64 {
+                for j in 0..LINE_BYTES as u64 {
                     if r.mask[(j / 32) as usize] >> (j % 32) & 1 == 1 {
                         let v = (r.wdata[(j / 4) as usize] >> (8 * (j % 4))) as u8;
                         self.set_byte(base + j, v);

@@ -1,6 +1,8 @@
-//! The host interface (docs/microarchitecture.md §9).
+//! The host interface (docs/microarchitecture.md §9; the register map is
+//! `concord_uarch::host`).
 
-use concord_isa::func::TrapCause;
+use concord_uarch::trap;
+use concord_uarch::Counter;
 
 use super::{CycleModel, Slot};
 use crate::host;
@@ -13,15 +15,16 @@ impl CycleModel {
     /// other state. Writing `start` (`0x200FF`) enters `INIT` with the
     /// counters cleared, `block_id = 0` and `threads = bx * by * bz`.
     pub fn host_write(&mut self, addr: u32, data: u32) {
-        if !matches!(self.state, State::Idle | State::Done | State::Trap) {
+        if self.state.is_running() {
             return;
         }
-        let addr = addr & 0x3_ffff;
+        let addr = addr & host::ADDR_MASK;
         match addr {
-            a if a < host::ENTRY_PC => {
-                if let Some(word) = self.imem.get_mut(a as usize) {
+            a if (host::IMEM..host::IMEM + host::IMEM_WINDOW).contains(&a) => {
+                let i = (a - host::IMEM) as usize;
+                if let Some(word) = self.imem.get_mut(i) {
                     *word = data;
-                    self.decoded[a as usize] = Slot::Unknown;
+                    self.decoded[i] = Slot::Unknown;
                 }
             }
             host::ENTRY_PC => self.entry_pc = data,
@@ -51,43 +54,39 @@ impl CycleModel {
 
     /// `host_rdata` for `host_raddr` (8 bits), combinational.
     pub fn host_read(&self, raddr: u32) -> u32 {
-        let raddr = raddr & 0xff;
+        let raddr = raddr & host::RADDR_MASK;
         let trap = self.trap.as_ref();
         let field = |f: &dyn Fn(&concord_isa::func::Trap) -> u32| trap.map_or(0, f);
         match raddr {
-            0 => {
-                let running = !matches!(self.state, State::Idle | State::Done | State::Trap);
-                running as u32
-                    | ((self.state == State::Done) as u32) << 1
-                    | ((self.state == State::Trap) as u32) << 2
+            host::STATUS => {
+                let mut status = 0;
+                if self.state.is_running() {
+                    status |= host::STATUS_RUNNING;
+                }
+                if self.state == State::Done {
+                    status |= host::STATUS_DONE;
+                }
+                if self.state == State::Trap {
+                    status |= host::STATUS_TRAPPED;
+                }
+                status
             }
-            1 => field(&|t| t.cause.code().unwrap_or(0)),
-            2 => field(&|t| t.pc),
-            3 => field(&|t| t.warp),
-            4 => field(&|t| t.lanes),
-            5..=7 => field(&|t| t.block[(raddr - 5) as usize]),
-            8 => field(&|t| match t.cause {
-                TrapCause::AddressOutOfRange { addr, .. }
-                | TrapCause::Misaligned { addr, .. }
-                | TrapCause::StackOverflow { addr, .. } => addr,
-                TrapCause::NextPcOutOfRange { target, .. } => target,
-                _ => 0,
-            }),
-            9 => field(&|t| match t.cause {
-                TrapCause::InvalidInstruction { word, .. } => word,
-                TrapCause::MissingParam { index, .. } => index as u32,
-                TrapCause::AddressOutOfRange { bytes, .. }
-                | TrapCause::Misaligned { bytes, .. }
-                | TrapCause::StackOverflow { bytes, .. } => bytes,
-                _ => 0,
-            }),
-            10 => self.arrived,
-            11 => self.exited,
-            12 => self.threads,
-            16..=37 => {
-                let k = (raddr - 16) as usize / 2;
+            host::TRAP_CAUSE => field(&|t| trap::cause_register(&t.cause)),
+            host::TRAP_PC => field(&|t| t.pc),
+            host::TRAP_WARP => field(&|t| t.warp),
+            host::TRAP_LANES => field(&|t| t.lanes),
+            a if (host::TRAP_BLOCK..host::TRAP_BLOCK + 3).contains(&a) => {
+                field(&|t| t.block[(a - host::TRAP_BLOCK) as usize])
+            }
+            host::TRAP_ADDR => field(&|t| trap::address_register(&t.cause)),
+            host::TRAP_DETAIL => field(&|t| trap::detail_register(&t.cause)),
+            host::ARRIVED => self.arrived,
+            host::EXITED => self.exited,
+            host::THREADS => self.threads,
+            a if (host::COUNTERS..host::COUNTERS + 2 * Counter::COUNT as u32).contains(&a) => {
+                let k = (a - host::COUNTERS) as usize / 2;
                 let v = self.counters[k];
-                if raddr % 2 == 0 {
+                if (a - host::COUNTERS) % 2 == 0 {
                     v as u32
                 } else {
                     (v >> 32) as u32

@@ -82,10 +82,12 @@ mod global;
 mod host;
 mod run;
 
-use concord_isa::config::{Arbitration, CoreConfig};
+use concord_isa::config::CoreConfig;
 use concord_isa::func::{Trap, TrapCause};
 use concord_isa::instr::{Instr, Op, PredSrc, Reg};
 use concord_isa::mask;
+use concord_uarch::widths::{low_mask, PC_BITS};
+use concord_uarch::{keys, Counter, HwParams};
 
 use crate::trace::{Counters, State, TracePort};
 
@@ -93,41 +95,18 @@ pub use global::{GlobalMemory, GlobalRequest};
 pub(crate) use run::{diagnose, load};
 pub use run::{run, OnCycle};
 
-// Counter indices (docs/microarchitecture.md §2).
-const CYCLES: usize = 0;
-const ISSUED: usize = 1;
-const ACTIVE_SLOTS: usize = 2;
-const EXECUTED_SLOTS: usize = 3;
-const REPLAYS: usize = 4;
-const DIVERGENT: usize = 5;
-const CONS_TAKEN: usize = 6;
-const CONS_NOT_TAKEN: usize = 7;
-const BAR_ARRIVALS: usize = 8;
-const BARRIERS: usize = 9;
-const BLOCKS: usize = 10;
-
-/// Everything fixed by the configuration.
-#[derive(Clone, Debug)]
-struct Hw {
-    lanes: usize,
-    /// Mask of the implemented lanes.
-    full: u32,
-    warps: usize,
-    /// Register-file rows per warp: `registers` rounded up to a power of two.
-    rp: usize,
-    preds: usize,
-    shared_bytes: u32,
-    banks: u32,
-    /// Shared memory rows: `S / (4B)`.
-    rows: u32,
-    max_depth: u32,
-    line_bytes: u32,
-    line_shift: u32,
-    global_bytes: u32,
-    policy: Arbitration,
-    /// `INIT` cycles: `max(W*RP, rows)`.
-    init_len: u32,
-}
+// Counter indices (`concord_uarch::Counter`, docs/microarchitecture.md §2).
+const CYCLES: usize = Counter::Cycles.index();
+const ISSUED: usize = Counter::Issued.index();
+const ACTIVE_SLOTS: usize = Counter::ActiveLaneSlots.index();
+const EXECUTED_SLOTS: usize = Counter::ExecutedLaneSlots.index();
+const REPLAYS: usize = Counter::Replays.index();
+const DIVERGENT: usize = Counter::DivergentBranches.index();
+const CONS_TAKEN: usize = Counter::ConsensualTaken.index();
+const CONS_NOT_TAKEN: usize = Counter::ConsensualNotTaken.index();
+const BAR_ARRIVALS: usize = Counter::BarrierArrivals.index();
+const BARRIERS: usize = Counter::Barriers.index();
+const BLOCKS: usize = Counter::Blocks.index();
 
 /// Per-warp state (§2).
 #[derive(Clone, Debug)]
@@ -198,7 +177,8 @@ enum Slot {
 /// cycle ordering and the host-write convention.
 #[derive(Clone, Debug)]
 pub struct CycleModel {
-    hw: Hw,
+    /// Everything fixed by the configuration (`concord_uarch::HwParams`).
+    hw: HwParams,
     state: State,
     /// `INIT` cycle counter `i`.
     init_i: u32,
@@ -245,67 +225,17 @@ pub struct CycleModel {
     trap: Option<Trap>,
 }
 
-fn config_rule(field: &str, ok: bool, message: impl FnOnce() -> String) -> Result<(), String> {
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("config field `{field}`: {}", message()))
-    }
-}
-
-/// The hardware rules of docs/microarchitecture.md §1, on top of
-/// [`CoreConfig::validate`].
-fn check_buildable(c: &CoreConfig) -> Result<(), String> {
-    c.validate().map_err(|e| e.to_string())?;
-    let pow2 = |field: &str, v: u32| {
-        config_rule(field, v.is_power_of_two(), || {
-            format!("{v} is not a power of two, which the hardware needs")
-        })
-    };
-    pow2("lanes", c.lanes)?;
-    pow2("shared_banks", c.shared_banks)?;
-    let rows = c.shared_memory_bytes / (4 * c.shared_banks);
-    config_rule("shared_memory_bytes", rows.is_power_of_two(), || {
-        format!(
-            "{} bytes in {} banks make {rows} rows of 4-byte words per bank, not a power of two, which the hardware needs",
-            c.shared_memory_bytes, c.shared_banks
-        )
-    })?;
-    pow2("imem_words", c.imem_words)?;
-    pow2("global_line_bytes", c.global_line_bytes)?;
-    Ok(())
-}
-
 impl CycleModel {
     /// A core in `IDLE` after reset. Fails with a message naming the config
-    /// field for configs the hardware cannot build (docs §1).
+    /// field for configs the hardware cannot build
+    /// (`concord_uarch::HwParams::new`, docs §1).
     pub fn new(config: &CoreConfig) -> Result<CycleModel, String> {
-        check_buildable(config)?;
-        let lanes = config.lanes as usize;
-        let warps = config.warps as usize;
-        let rp = config.registers.next_power_of_two() as usize;
-        let rows = config.shared_memory_bytes / (4 * config.shared_banks);
-        let hw = Hw {
-            lanes,
-            full: mask::full(lanes),
-            warps,
-            rp,
-            preds: config.predicates as usize,
-            shared_bytes: config.shared_memory_bytes,
-            banks: config.shared_banks,
-            rows,
-            max_depth: config.max_call_depth(),
-            line_bytes: config.global_line_bytes,
-            line_shift: config.global_line_bytes.trailing_zeros(),
-            global_bytes: config.global_memory_bytes,
-            policy: config.arbitration,
-            init_len: ((warps * rp) as u32).max(rows),
-        };
+        let hw = HwParams::new(config).map_err(|e| e.to_string())?;
         Ok(CycleModel {
             state: State::Idle,
             init_i: 0,
-            imem: vec![0; config.imem_words as usize],
-            decoded: vec![Slot::Unknown; config.imem_words as usize],
+            imem: vec![0; hw.imem_words],
+            decoded: vec![Slot::Unknown; hw.imem_words],
             entry_pc: 0,
             code_len: 0,
             grid: [0; 3],
@@ -313,9 +243,9 @@ impl CycleModel {
             params: [0; 16],
             param_count: 0,
             stack_bytes: 0,
-            rf: vec![[0; 32]; warps * rp],
-            warps: vec![Warp::new(); warps],
-            shared: vec![0; config.shared_memory_bytes as usize],
+            rf: vec![[0; 32]; hw.rf_rows],
+            warps: vec![Warp::new(); hw.warps],
+            shared: vec![0; hw.shared_bytes as usize],
             block_id: [0; 3],
             threads: 0,
             arrived: 0,
@@ -356,7 +286,7 @@ impl CycleModel {
     /// `warp * RP + reg`).
     pub fn register(&self, warp: usize, lane: usize, reg: usize) -> u32 {
         self.rf
-            .get(warp * self.hw.rp + reg)
+            .get(self.hw.rf_row(warp, reg))
             .map_or(0, |row| row[lane])
     }
 
@@ -396,7 +326,7 @@ impl CycleModel {
     /// Everything that happens in the current state, up to and including
     /// the clock edge.
     fn edge(&mut self, resp: Option<&[u32; 32]>, t: &mut TracePort) {
-        let counting = !matches!(self.state, State::Idle | State::Done | State::Trap);
+        let counting = self.state.is_running();
         match self.state {
             State::Idle | State::Done | State::Trap => {}
             State::Init => self.init_cycle(t),
@@ -447,17 +377,17 @@ impl CycleModel {
         let i = self.init_i;
         if let Some(row) = self.rf.get_mut(i as usize) {
             *row = [0; 32];
-            t.rf_we = self.hw.full;
+            t.rf_we = self.hw.lane_mask;
             t.rf_addr = i;
         }
-        if i < self.hw.rows {
-            let row_bytes = 4 * self.hw.banks as usize;
+        if (i as usize) < self.hw.shared_rows {
+            let row_bytes = 4 * self.hw.shared_banks;
             let start = i as usize * row_bytes;
             self.shared[start..start + row_bytes].fill(0);
         }
         if i == 0 {
             let lanes = self.hw.lanes as u64;
-            let entry = self.entry_pc & 0xffff;
+            let entry = self.entry_pc & low_mask(PC_BITS);
             for (w, warp) in self.warps.iter_mut().enumerate() {
                 let first = w as u64 * lanes;
                 let present = (self.threads as u64).saturating_sub(first).min(lanes);
@@ -472,7 +402,7 @@ impl CycleModel {
             self.exited = 0;
             self.rr = 0;
         }
-        if i + 1 >= self.hw.init_len {
+        if i + 1 >= self.hw.init_cycles {
             self.state = State::Sched;
         } else {
             self.init_i += 1;
@@ -529,15 +459,14 @@ impl CycleModel {
     }
 
     fn arb(&mut self) {
-        let max_depth = self.hw.max_depth as u64;
-        let policy = self.hw.policy;
+        let max_depth = self.hw.max_call_depth;
+        let policy = self.hw.arbitration;
         let w = &mut self.warps[self.cur];
-        let (min, sel) = arbiter::arbitrate(w.schedulable(), |l| match policy {
-            Arbitration::DepthPc => (max_depth - w.depth[l] as u64) << 16 | w.pc[l] as u64,
-            Arbitration::PcOnly => w.pc[l] as u64,
+        let (min, sel) = arbiter::arbitrate(w.schedulable(), |l| {
+            keys::branch_key(policy, max_depth, w.depth[l], w.pc[l])
         });
         w.gmask = sel;
-        w.gpc = (min & 0xffff) as u32;
+        w.gpc = keys::key_pc(min);
         w.gvalid = true;
         self.state = State::Fetch;
     }
@@ -595,7 +524,7 @@ impl CycleModel {
     fn read_rf(&self, reg: Option<Reg>) -> [u32; 32] {
         let r = reg.map_or(0, Reg::index);
         self.rf
-            .get(self.cur * self.hw.rp + r)
+            .get(self.hw.rf_row(self.cur, r))
             .copied()
             .unwrap_or([0; 32])
     }
@@ -604,7 +533,7 @@ impl CycleModel {
     fn read_pred(&self, w: &Warp, p: usize) -> u32 {
         if p == 0 {
             u32::MAX
-        } else if p < self.hw.preds {
+        } else if p < self.hw.predicates {
             w.pred[p]
         } else {
             0

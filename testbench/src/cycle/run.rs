@@ -9,6 +9,7 @@ use concord_isa::instr::{Op, Space, SpecialReg};
 use concord_isa::watchdog::{
     self, Checkpoints, IssueLog, Observation, WarpView, WindowEnd, WriteLog, SPAN, WINDOW,
 };
+use concord_uarch::widths::LINE_BYTES;
 
 use super::{CycleModel, GlobalMemory, GlobalRequest, ISSUED, REPLAYS};
 use crate::trace::{Counters, RunError, State, TracePort};
@@ -159,7 +160,7 @@ impl CycleModel {
         match self.state {
             State::Exec | State::ShData | State::GWait => {
                 if let Some(rd) = self.instr.dest_reg() {
-                    let row = self.cur * self.hw.rp + rd.index();
+                    let row = self.hw.rf_row(self.cur, rd.index());
                     log.reg(self.cur, rd.index(), || {
                         self.rf.get(row).copied().unwrap_or([0; 32])
                     });
@@ -177,7 +178,7 @@ impl CycleModel {
                 let r = self.request();
                 match r.kind {
                     GlobalRequest::WRITE => {
-                        for j in 0..128u32 {
+                        for j in 0..LINE_BYTES as u32 {
                             if r.mask[(j / 32) as usize] >> (j % 32) & 1 == 1 {
                                 log.word(Space::Global, r.addr.wrapping_add(j), |a| {
                                     word(&memory.bytes, a)
@@ -209,7 +210,7 @@ impl CycleModel {
 
     fn rf_row(&self, warp: usize, reg: usize) -> [u32; 32] {
         self.rf
-            .get(warp * self.hw.rp + reg)
+            .get(self.hw.rf_row(warp, reg))
             .copied()
             .unwrap_or([0; 32])
     }

@@ -44,11 +44,11 @@ use rustix::fs::{flock, FlockOperation};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use super::ports::PORTS;
 use super::process::{interrupted, BuildProcess};
 use super::progress::{LogFollower, Progress};
 use super::shim::{self, SHIM_VERSION};
 use super::HarnessError;
+use concord_uarch::ports::PORTS;
 
 /// Environment variable that overrides the default cache directory.
 pub const CACHE_ENV: &str = "CONCORD_RTL_CACHE";

@@ -9,9 +9,9 @@ use std::ffi::{c_char, CStr};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use super::ports::{Dir, PORTS};
 use super::shim::{RawRequest, RawTrace, SHIM_VERSION};
 use super::HarnessError;
+use concord_uarch::ports::{Dir, PORTS};
 
 /// The C++ `ConcordSim`, opaque.
 #[repr(C)]

@@ -45,7 +45,6 @@
 
 pub mod cache;
 mod ffi;
-pub mod ports;
 mod process;
 mod progress;
 mod run;
@@ -59,6 +58,8 @@ use concord_isa::checks::Stacks;
 use concord_isa::config::CoreConfig;
 use concord_isa::func::{Launch, Trap, TrapCause};
 use concord_isa::{decode, Op, Space};
+use concord_uarch::ports::{Dir, PORTS};
+use concord_uarch::{Counter, TrapCode};
 
 use crate::trace::{Counters, State, TracePort};
 
@@ -152,9 +153,9 @@ impl Status {
 
     fn from_bits(b: u32) -> Status {
         Status {
-            running: b & 1 != 0,
-            done: b & 2 != 0,
-            trapped: b & 4 != 0,
+            running: b & host::STATUS_RUNNING != 0,
+            done: b & host::STATUS_DONE != 0,
+            trapped: b & host::STATUS_TRAPPED != 0,
         }
     }
 }
@@ -298,7 +299,7 @@ impl Rtl {
     /// ignored). Combinational: no clock edge.
     pub fn host_read(&mut self, raddr: u32) -> u32 {
         // SAFETY: as in `reset`.
-        unsafe { (self.api.host_read)(self.sim.as_ptr(), raddr & 0xff) }
+        unsafe { (self.api.host_read)(self.sim.as_ptr(), raddr & host::RADDR_MASK) }
     }
 
     /// The status pins.
@@ -307,15 +308,17 @@ impl Rtl {
         Status::from_bits(unsafe { (self.api.status)(self.sim.as_ptr()) })
     }
 
-    /// The eleven counters (`host_raddr` 16 + 2k, 17 + 2k).
+    /// Every counter, read through the host interface
+    /// ([`Counter::low_addr`] and the word above it).
     pub fn counters(&mut self) -> Counters {
-        let mut v = [0u64; Counters::COUNT];
-        for (k, c) in v.iter_mut().enumerate() {
-            let lo = self.host_read(host::COUNTERS + 2 * k as u32);
-            let hi = self.host_read(host::COUNTERS + 2 * k as u32 + 1);
-            *c = u64::from(hi) << 32 | u64::from(lo);
-        }
-        Counters::from_array(v)
+        Counters::from_array(Counter::ALL.map(|c| self.counter(c)))
+    }
+
+    /// Counter `c` through the host interface.
+    pub fn counter(&mut self, c: Counter) -> u64 {
+        let lo = self.host_read(c.low_addr());
+        let hi = self.host_read(c.low_addr() + 1);
+        u64::from(hi) << 32 | u64::from(lo)
     }
 
     /// Writes a launch through the host interface: code, entry pc, code
@@ -420,7 +423,7 @@ impl Rtl {
         let arrived = self.host_read(host::ARRIVED);
         let exited = self.host_read(host::EXITED);
         let threads = self.host_read(host::THREADS);
-        let issued = self.counters().issued;
+        let issued = self.counter(Counter::Issued);
 
         // Space and access width of the instruction at the trap pc.
         let access = || -> (Space, u32) {
@@ -437,8 +440,8 @@ impl Rtl {
             Space::Shared => config.shared_memory_bytes,
             Space::Global => config.global_memory_bytes,
         };
-        let cause = match cause_code {
-            1 => {
+        let cause = match TrapCode::from_code(cause_code) {
+            Some(TrapCode::AddressOutOfRange) => {
                 let (space, bytes) = access();
                 TrapCause::AddressOutOfRange {
                     space,
@@ -447,32 +450,32 @@ impl Rtl {
                     size: size(space),
                 }
             }
-            2 => {
+            Some(TrapCode::Misaligned) => {
                 let (space, bytes) = access();
                 TrapCause::Misaligned { space, addr, bytes }
             }
-            3 => TrapCause::InvalidInstruction {
+            Some(TrapCode::InvalidInstruction) => TrapCause::InvalidInstruction {
                 word: detail,
                 reason: match decode(detail) {
                     Err(e) => e.to_string(),
                     Ok(i) => format!("the RTL rejected a word that decodes as {i:?}"),
                 },
             },
-            4 => TrapCause::PcOutOfRange { len: self.code_len },
-            5 => TrapCause::CallDepthOverflow {
+            Some(TrapCode::PcOutOfRange) => TrapCause::PcOutOfRange { len: self.code_len },
+            Some(TrapCode::CallDepthOverflow) => TrapCause::CallDepthOverflow {
                 max: config.max_call_depth(),
             },
-            6 => TrapCause::ReturnAtDepthZero,
-            7 => TrapCause::BarrierNeverCompletes {
+            Some(TrapCode::ReturnAtDepthZero) => TrapCause::ReturnAtDepthZero,
+            Some(TrapCode::BarrierNeverCompletes) => TrapCause::BarrierNeverCompletes {
                 waiting: arrived,
                 exited,
                 threads,
             },
-            8 => TrapCause::MissingParam {
+            Some(TrapCode::MissingParam) => TrapCause::MissingParam {
                 index: detail as u8,
                 supplied: self.param_count,
             },
-            9 => {
+            Some(TrapCode::StackOverflow) => {
                 // The report's stack is the first faulting lane's thread's.
                 let thread = warp * config.lanes + lanes.trailing_zeros().min(31);
                 let (lo, hi) = Stacks::new(config, self.stack_bytes).of_thread(thread);
@@ -484,14 +487,14 @@ impl Rtl {
                     hi,
                 }
             }
-            10 => TrapCause::NextPcOutOfRange {
+            Some(TrapCode::NextPcOutOfRange) => TrapCause::NextPcOutOfRange {
                 target: addr,
                 len: self.code_len,
             },
-            other => TrapCause::Watchdog {
+            None => TrapCause::Watchdog {
                 limit: 0,
                 diagnosis: format!(
-                    "the RTL trapped with cause code {other}, which docs/microarchitecture.md §9 does not define"
+                    "the RTL trapped with cause code {cause_code}, which docs/microarchitecture.md §9 does not define"
                 ),
             },
         };
@@ -548,10 +551,10 @@ impl Rtl {
     /// past the port's width are ignored). Takes effect at the next
     /// evaluation ([`Rtl::eval`], a cycle, a host access).
     pub fn poke(&mut self, name: &str, value: &[u32]) -> Result<(), HarnessError> {
-        let (i, p) = ports::PORTS
+        let (i, p) = PORTS
             .iter()
             .enumerate()
-            .find(|(_, p)| p.name == name && p.dir == ports::Dir::In)
+            .find(|(_, p)| p.name == name && p.dir == Dir::In)
             .ok_or_else(|| HarnessError::NoSuchPort {
                 what: "input",
                 name: name.to_string(),
@@ -569,10 +572,10 @@ impl Rtl {
 
     /// The current value of output port `name` (32-bit words, lowest first).
     pub fn peek(&self, name: &str) -> Result<Vec<u32>, HarnessError> {
-        let (i, p) = ports::PORTS
+        let (i, p) = PORTS
             .iter()
             .enumerate()
-            .find(|(_, p)| p.name == name && p.dir == ports::Dir::Out)
+            .find(|(_, p)| p.name == name && p.dir == Dir::Out)
             .ok_or_else(|| HarnessError::NoSuchPort {
                 what: "output",
                 name: name.to_string(),

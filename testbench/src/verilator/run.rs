@@ -7,6 +7,7 @@ use std::ops::ControlFlow;
 use concord_isa::config::CoreConfig;
 use concord_isa::func::{Launch, Trap, TrapCause};
 use concord_isa::mask::lane_list;
+use concord_uarch::Counter;
 
 use super::{host, GlobalMemory, Rtl};
 use crate::cycle::{self, CycleModel};
@@ -100,8 +101,8 @@ pub fn run(
             State::Decode => {
                 decodes += 1;
                 if decodes >= check_at {
-                    let issued = rtl.counter(COUNTER_ISSUED);
-                    let replays = rtl.counter(COUNTER_REPLAYS);
+                    let issued = rtl.counter(Counter::Issued);
+                    let replays = rtl.counter(Counter::Replays);
                     if issued.saturating_sub(replays) > watchdog {
                         break Outcome::Watchdog(None);
                     }
@@ -156,19 +157,6 @@ pub fn run(
     };
     *global = memory.bytes;
     result
-}
-
-/// Counter indices (docs/microarchitecture.md §2).
-const COUNTER_ISSUED: u32 = 1;
-const COUNTER_REPLAYS: u32 = 4;
-
-impl Rtl {
-    /// Counter `k` through the host interface.
-    fn counter(&mut self, k: u32) -> u64 {
-        let lo = self.host_read(host::COUNTERS + 2 * k);
-        let hi = self.host_read(host::COUNTERS + 2 * k + 1);
-        u64::from(hi) << 32 | u64::from(lo)
-    }
 }
 
 /// The watchdog report of an RTL run that stopped after `cycles` cycles

@@ -1,0 +1,38 @@
+//! # concord-uarch
+//!
+//! The microarchitecture contract of the Concord core, defined once: what
+//! the RTL generator (`hdl/`), the cycle model (`testbench/src/cycle`), the
+//! Verilator harness (`testbench/src/verilator`) and the CLI agree on
+//! without asking each other. `docs/microarchitecture.md` describes the
+//! behaviour; this crate holds its tables.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`params`] | [`HwParams::new`]: the one rule set for the configurations the hardware builds (each error names the config field), and every size derived from a configuration |
+//! | [`widths`] | the fixed widths (PCs, masks, lines, keys, register-file and predicate addresses, host addresses) and the checks that every configuration fits them |
+//! | [`host`] | the host register map: one table of names, addresses, widths and access, its address constants, and the write sequence of a launch |
+//! | [`counters`] | the performance counters: the [`Counter`] table and the [`Counters`] record |
+//! | [`trap`] | the trap cause codes ([`TrapCode`]) and what the trap address and detail registers hold |
+//! | [`state`] | the FSM states and their `trace_state` codes ([`State`]) |
+//! | [`ports`] | the top-level port list of `concord_core` ([`PORTS`]) and the global request kinds |
+//! | [`keys`] | the layout of the unified arbiter's branch-mode and memory-mode keys |
+//!
+//! The crate depends on `concord-isa` only: the architecture (instructions,
+//! configuration ranges, trap causes) is the ISA's, and this crate says how
+//! this core builds and reports it.
+
+pub mod counters;
+pub mod host;
+pub mod keys;
+pub mod params;
+pub mod ports;
+pub mod state;
+pub mod trap;
+pub mod widths;
+
+pub use counters::{Counter, Counters};
+pub use host::{HostReg, HOST_REGISTERS};
+pub use params::HwParams;
+pub use ports::{Dir, Port, PORTS};
+pub use state::State;
+pub use trap::TrapCode;

@@ -1,0 +1,524 @@
+//! The contract itself: every hardware rule at its boundaries (each error
+//! naming its field, messages worked out by hand), the derived sizes of
+//! the bundled configurations (worked out by hand), the register map's
+//! addresses, and the tables of docs/microarchitecture.md against the
+//! crate's.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use concord_isa::config::{Arbitration, ConfigError, CoreConfig};
+use concord_isa::func::TrapCause;
+use concord_isa::Space;
+use concord_uarch::host::{self, Access, HOST_REGISTERS};
+use concord_uarch::ports::{Dir, PORTS};
+use concord_uarch::{keys, trap, Counter, Counters, HwParams, State, TrapCode};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn with(f: impl FnOnce(&mut CoreConfig)) -> CoreConfig {
+    let mut c = CoreConfig::default();
+    f(&mut c);
+    c
+}
+
+/// `None`: the hardware builds it; `Some((field, message))`: the error.
+type Expect = Option<(&'static str, &'static str)>;
+
+fn check(what: &str, config: &CoreConfig, expect: Expect) {
+    let got = HwParams::new(config);
+    match (got, expect) {
+        (Ok(_), None) => {}
+        (
+            Err(ConfigError::Field {
+                file,
+                field,
+                message,
+            }),
+            Some((f, m)),
+        ) => {
+            assert_eq!(file, None, "{what}");
+            assert_eq!((field, message.as_str()), (f, m), "{what}");
+            // One line naming the field.
+            let shown = HwParams::new(config).unwrap_err().to_string();
+            assert_eq!(shown, format!("config field `{f}`: {m}"), "{what}");
+        }
+        (got, expect) => panic!("{what}: got {got:?}, expected {expect:?}"),
+    }
+}
+
+#[test]
+fn every_rule_rejects_its_boundary_values_naming_the_field() {
+    let ok: Expect = None;
+    #[rustfmt::skip]
+    let cases: Vec<(&str, CoreConfig, Expect)> = vec![
+        // lanes: 4..=32, a power of two.
+        ("lanes 3", with(|c| c.lanes = 3), Some(("lanes", "3 is outside 4..=32"))),
+        ("lanes 4", with(|c| c.lanes = 4), ok),
+        ("lanes 6", with(|c| c.lanes = 6), Some(("lanes", "6 is not a power of two, which the hardware needs (the arbiter is a binary tree over the lanes)"))),
+        ("lanes 12", with(|c| c.lanes = 12), Some(("lanes", "12 is not a power of two, which the hardware needs (the arbiter is a binary tree over the lanes)"))),
+        ("lanes 31", with(|c| c.lanes = 31), Some(("lanes", "31 is not a power of two, which the hardware needs (the arbiter is a binary tree over the lanes)"))),
+        ("lanes 32", with(|c| c.lanes = 32), ok),
+        ("lanes 33", with(|c| c.lanes = 33), Some(("lanes", "33 is outside 4..=32"))),
+        // warps: 1..=16, any count.
+        ("warps 0", with(|c| c.warps = 0), Some(("warps", "0 is outside 1..=16"))),
+        ("warps 1", with(|c| c.warps = 1), ok),
+        ("warps 3", with(|c| c.warps = 3), ok),
+        ("warps 16", with(|c| c.warps = 16), ok),
+        ("warps 17", with(|c| c.warps = 17), Some(("warps", "17 is outside 1..=16"))),
+        // registers: 4..=32, any count.
+        ("registers 3", with(|c| c.registers = 3), Some(("registers", "3 is outside 4..=32"))),
+        ("registers 4", with(|c| c.registers = 4), ok),
+        ("registers 5", with(|c| c.registers = 5), ok),
+        ("registers 32", with(|c| c.registers = 32), ok),
+        ("registers 33", with(|c| c.registers = 33), Some(("registers", "33 is outside 4..=32"))),
+        // predicates: 2..=8.
+        ("predicates 1", with(|c| c.predicates = 1), Some(("predicates", "1 is outside 2..=8"))),
+        ("predicates 2", with(|c| c.predicates = 2), ok),
+        ("predicates 8", with(|c| c.predicates = 8), ok),
+        ("predicates 9", with(|c| c.predicates = 9), Some(("predicates", "9 is outside 2..=8"))),
+        // shared_banks: 1..=32, a power of two. 3 banks of 512 rows is a
+        // valid configuration (6144 bytes) that only the hardware refuses.
+        ("shared_banks 0", with(|c| c.shared_banks = 0), Some(("shared_banks", "0 is outside 1..=32"))),
+        ("shared_banks 1", with(|c| c.shared_banks = 1), ok),
+        ("shared_banks 3", with(|c| {
+            c.shared_banks = 3;
+            c.shared_memory_bytes = 4 * 3 * 512;
+        }), Some(("shared_banks", "3 is not a power of two, which the hardware needs (bank and row are bit fields of a word address)"))),
+        ("shared_banks 32", with(|c| c.shared_banks = 32), ok),
+        ("shared_banks 33", with(|c| c.shared_banks = 33), Some(("shared_banks", "33 is outside 1..=32"))),
+        // shared_memory_bytes over 8 banks: 32..=1 MiB, a multiple of 32,
+        // a power of two of rows.
+        ("shared 28", with(|c| c.shared_memory_bytes = 28), Some(("shared_memory_bytes", "28 is outside 32..=1048576"))),
+        ("shared 32", with(|c| c.shared_memory_bytes = 32), ok),
+        ("shared 96", with(|c| c.shared_memory_bytes = 96), Some(("shared_memory_bytes", "96 bytes in 8 banks make 3 rows of 4-byte words per bank, not a power of two, which the hardware needs"))),
+        ("shared 100", with(|c| c.shared_memory_bytes = 100), Some(("shared_memory_bytes", "100 is not a multiple of 4 bytes x 8 banks"))),
+        ("shared 1 MiB", with(|c| c.shared_memory_bytes = 1 << 20), ok),
+        ("shared 1 MiB + 32", with(|c| c.shared_memory_bytes = (1 << 20) + 32), Some(("shared_memory_bytes", "1048608 is outside 32..=1048576"))),
+        // imem_words: 16..=65536, a power of two.
+        ("imem 15", with(|c| c.imem_words = 15), Some(("imem_words", "15 is outside 16..=65536"))),
+        ("imem 16", with(|c| c.imem_words = 16), ok),
+        ("imem 100", with(|c| c.imem_words = 100), Some(("imem_words", "100 is not a power of two, which the hardware needs"))),
+        ("imem 65535", with(|c| c.imem_words = 65535), Some(("imem_words", "65535 is not a power of two, which the hardware needs"))),
+        ("imem 65536", with(|c| c.imem_words = 65536), ok),
+        ("imem 65537", with(|c| c.imem_words = 65537), Some(("imem_words", "65537 is outside 16..=65536"))),
+        // call_depth_bits: 1..=16.
+        ("depth 0", with(|c| c.call_depth_bits = 0), Some(("call_depth_bits", "0 is outside 1..=16"))),
+        ("depth 1", with(|c| c.call_depth_bits = 1), ok),
+        ("depth 16", with(|c| c.call_depth_bits = 16), ok),
+        ("depth 17", with(|c| c.call_depth_bits = 17), Some(("call_depth_bits", "17 is outside 1..=16"))),
+        // global_memory_bytes: 64..=1 GiB, a multiple of 4.
+        ("global 60", with(|c| c.global_memory_bytes = 60), Some(("global_memory_bytes", "60 is outside 64..=1073741824"))),
+        ("global 64", with(|c| c.global_memory_bytes = 64), ok),
+        ("global 66", with(|c| c.global_memory_bytes = 66), Some(("global_memory_bytes", "66 is not a multiple of 4"))),
+        ("global 1 GiB", with(|c| c.global_memory_bytes = 1 << 30), ok),
+        ("global 1 GiB + 4", with(|c| c.global_memory_bytes = (1 << 30) + 4), Some(("global_memory_bytes", "1073741828 is outside 64..=1073741824"))),
+        // global_latency: 1..=1000.
+        ("latency 0", with(|c| c.global_latency = 0), Some(("global_latency", "0 is outside 1..=1000"))),
+        ("latency 1", with(|c| c.global_latency = 1), ok),
+        ("latency 1000", with(|c| c.global_latency = 1000), ok),
+        ("latency 1001", with(|c| c.global_latency = 1001), Some(("global_latency", "1001 is outside 1..=1000"))),
+        // global_line_bytes: 4..=128, a power of two.
+        ("line 2", with(|c| c.global_line_bytes = 2), Some(("global_line_bytes", "2 is outside 4..=128"))),
+        ("line 4", with(|c| c.global_line_bytes = 4), ok),
+        ("line 48", with(|c| c.global_line_bytes = 48), Some(("global_line_bytes", "48 is not a power of two"))),
+        ("line 128", with(|c| c.global_line_bytes = 128), ok),
+        ("line 256", with(|c| c.global_line_bytes = 256), Some(("global_line_bytes", "256 is outside 4..=128"))),
+        // arbitration: both policies.
+        ("pc_only", with(|c| c.arbitration = Arbitration::PcOnly), ok),
+    ];
+    for (what, config, expect) in &cases {
+        check(what, config, *expect);
+    }
+    // The rules in order: the first broken one is reported.
+    check(
+        "lanes 12 and 3 banks",
+        &with(|c| {
+            c.lanes = 12;
+            c.shared_banks = 3;
+            c.shared_memory_bytes = 4 * 3 * 512;
+        }),
+        Some(("lanes", "12 is not a power of two, which the hardware needs (the arbiter is a binary tree over the lanes)")),
+    );
+}
+
+#[test]
+fn derived_sizes_of_the_bundled_configs() {
+    let load = |name: &str| {
+        let c = CoreConfig::load(&repo().join("configs").join(name)).unwrap();
+        HwParams::new(&c).unwrap()
+    };
+    // configs/default.yaml: 8 x 8, 32 registers, 16 KiB in 8 banks, 4096
+    // words, 4 depth bits, 1 MiB global with 32-byte lines.
+    let default = HwParams {
+        lanes: 8,
+        warps: 8,
+        registers: 32,
+        predicates: 8,
+        lane_mask: 0xff,
+        lane_bits: 3,
+        block_threads: 64,
+        rf_rows_per_warp: 32,
+        rf_rows: 256,
+        shared_bytes: 16384,
+        shared_banks: 8,
+        shared_rows: 512,
+        shared_row_shift: 5,
+        imem_words: 4096,
+        pc_bits: 12,
+        max_call_depth: 15,
+        global_bytes: 1 << 20,
+        global_line_bytes: 32,
+        global_line_shift: 5,
+        global_line_words: 8,
+        global_latency: 10,
+        arbitration: Arbitration::DepthPc,
+        init_cycles: 512,
+    };
+    assert_eq!(load("default.yaml"), default);
+    assert_eq!(HwParams::new(&CoreConfig::default()).unwrap(), default);
+    // configs/small.yaml: one warp of 4 lanes; INIT still clears 512 shared rows.
+    assert_eq!(
+        load("small.yaml"),
+        HwParams {
+            lanes: 4,
+            warps: 1,
+            lane_mask: 0xf,
+            lane_bits: 2,
+            block_threads: 4,
+            rf_rows: 32,
+            ..default.clone()
+        }
+    );
+    // configs/wide.yaml: 8 warps of 32 lanes.
+    assert_eq!(
+        load("wide.yaml"),
+        HwParams {
+            lanes: 32,
+            lane_mask: 0xffff_ffff,
+            lane_bits: 5,
+            block_threads: 256,
+            ..default.clone()
+        }
+    );
+    // The corners: 5 registers round up to 8 rows per warp; one bank of
+    // 1 MiB; 65536 words need all 16 PC bits; 16 depth bits; 128-byte lines.
+    let big = HwParams::new(&with(|c| {
+        c.lanes = 32;
+        c.warps = 16;
+        c.registers = 5;
+        c.predicates = 2;
+        c.shared_banks = 1;
+        c.shared_memory_bytes = 1 << 20;
+        c.imem_words = 65536;
+        c.call_depth_bits = 16;
+        c.global_line_bytes = 128;
+    }))
+    .unwrap();
+    assert_eq!(
+        (
+            big.rf_rows_per_warp,
+            big.rf_rows,
+            big.shared_rows,
+            big.shared_row_shift
+        ),
+        (8, 128, 262144, 2)
+    );
+    assert_eq!((big.pc_bits, big.max_call_depth), (16, 65535));
+    assert_eq!((big.global_line_shift, big.global_line_words), (7, 32));
+    assert_eq!((big.block_threads, big.init_cycles), (512, 262144));
+    let tiny = HwParams::new(&with(|c| {
+        c.lanes = 4;
+        c.warps = 1;
+        c.registers = 4;
+        c.shared_banks = 32;
+        c.shared_memory_bytes = 128;
+        c.imem_words = 16;
+        c.call_depth_bits = 1;
+        c.global_line_bytes = 4;
+    }))
+    .unwrap();
+    assert_eq!(
+        (
+            tiny.rf_rows,
+            tiny.shared_rows,
+            tiny.shared_row_shift,
+            tiny.pc_bits
+        ),
+        (4, 1, 7, 4)
+    );
+    assert_eq!(
+        (
+            tiny.max_call_depth,
+            tiny.global_line_shift,
+            tiny.init_cycles
+        ),
+        (1, 2, 4)
+    );
+    assert_eq!((tiny.rf_row(0, 3), big.rf_row(15, 4)), (3, 124));
+}
+
+#[test]
+fn the_register_map_has_no_overlapping_addresses() {
+    for writes in [true, false] {
+        let mut rows: Vec<_> = HOST_REGISTERS
+            .iter()
+            .filter(|r| r.access.is_write() == writes)
+            .collect();
+        rows.sort_by_key(|r| r.addr);
+        for pair in rows.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            assert!(
+                a.addr + a.count <= b.addr,
+                "{} ({:#x}+{}) overlaps {} ({:#x})",
+                a.name,
+                a.addr,
+                a.count,
+                b.name,
+                b.addr
+            );
+        }
+        let mask = if writes {
+            host::ADDR_MASK
+        } else {
+            host::RADDR_MASK
+        };
+        for r in &rows {
+            assert!(r.count >= 1 && r.addr + r.count - 1 <= mask, "{}", r.name);
+        }
+    }
+    // Names are unique, and the constants are the table's.
+    let mut names: Vec<_> = HOST_REGISTERS.iter().map(|r| r.name).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), HOST_REGISTERS.len());
+    let at = |name: &str| host::register(name).unwrap().addr;
+    assert_eq!(
+        [
+            at("imem"),
+            at("entry_pc"),
+            at("code_len"),
+            at("grid"),
+            at("block")
+        ],
+        [0x00000, 0x20000, 0x20001, 0x20002, 0x20005]
+    );
+    assert_eq!(
+        [
+            at("param_count"),
+            at("stack_bytes"),
+            at("param"),
+            at("start")
+        ],
+        [0x20008, 0x20009, 0x20010, 0x200FF]
+    );
+    assert_eq!(
+        [
+            at("status"),
+            at("trap_cause"),
+            at("trap_pc"),
+            at("trap_warp"),
+            at("trap_lanes")
+        ],
+        [0, 1, 2, 3, 4]
+    );
+    assert_eq!(
+        [
+            at("trap_block"),
+            at("trap_addr"),
+            at("trap_detail"),
+            at("arrived")
+        ],
+        [5, 8, 9, 10]
+    );
+    assert_eq!([at("exited"), at("threads"), at("counters")], [11, 12, 16]);
+    assert_eq!(host::register("start").unwrap().access, Access::Command);
+    // Every counter's two words lie in the counters row, the last one at 37.
+    let counters = host::register("counters").unwrap();
+    assert_eq!(Counter::Blocks.low_addr() + 1, 37);
+    for c in Counter::ALL {
+        assert!(c.low_addr() >= counters.addr && c.low_addr() + 1 < counters.addr + counters.count);
+    }
+    assert_eq!(host::READ_WORDS, 38);
+}
+
+#[test]
+fn counters_trap_codes_and_states_are_one_table_each() {
+    // The record's fields are the table's names, in index order.
+    let json =
+        serde_json::to_string(&Counters::from_array(std::array::from_fn(|k| k as u64))).unwrap();
+    let want: Vec<String> = Counter::ALL
+        .iter()
+        .map(|c| format!("\"{}\":{}", c.name(), c.index()))
+        .collect();
+    assert_eq!(json, format!("{{{}}}", want.join(",")));
+    let c = Counters::from_array([0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(
+        (c.issued, c.get(Counter::Issued), c.to_array()[1]),
+        (7, 7, 7)
+    );
+
+    for (i, code) in TrapCode::ALL.iter().enumerate() {
+        assert_eq!(code.code(), i as u32 + 1);
+        assert_eq!(TrapCode::from_code(code.code()), Some(*code));
+    }
+    assert_eq!(TrapCode::from_code(0), None);
+    assert_eq!(TrapCode::from_code(11), None);
+    let oob = TrapCause::AddressOutOfRange {
+        space: Space::Global,
+        addr: 0x1234,
+        bytes: 4,
+        size: 64,
+    };
+    assert_eq!(TrapCode::of(&oob), Some(TrapCode::AddressOutOfRange));
+    assert_eq!(
+        (
+            trap::cause_register(&oob),
+            trap::address_register(&oob),
+            trap::detail_register(&oob)
+        ),
+        (1, 0x1234, 4)
+    );
+    let npc = TrapCause::NextPcOutOfRange {
+        target: 65536,
+        len: 9,
+    };
+    assert_eq!(
+        (
+            trap::cause_register(&npc),
+            trap::address_register(&npc),
+            trap::detail_register(&npc)
+        ),
+        (10, 65536, 0)
+    );
+    let param = TrapCause::MissingParam {
+        index: 3,
+        supplied: 1,
+    };
+    assert_eq!(
+        (trap::cause_register(&param), trap::detail_register(&param)),
+        (8, 3)
+    );
+    let dog = TrapCause::Watchdog {
+        limit: 1,
+        diagnosis: String::new(),
+    };
+    assert_eq!((TrapCode::of(&dog), trap::cause_register(&dog)), (None, 0));
+
+    for (i, s) in State::ALL.iter().enumerate() {
+        assert_eq!((s.code(), State::from_code(i as u32)), (i as u32, Some(*s)));
+    }
+    assert_eq!(State::from_code(15), None);
+    let running: Vec<_> = State::ALL.iter().filter(|s| !s.is_running()).collect();
+    assert_eq!(running, [&State::Idle, &State::Done, &State::Trap]);
+}
+
+#[test]
+fn arbitration_keys() {
+    // depth_pc, MAXD = 15: depth 2 at pc 7 is (13 << 16) | 7; deeper wins.
+    let k = keys::branch_key(Arbitration::DepthPc, 15, 2, 7);
+    assert_eq!(k, 13 << 16 | 7);
+    assert!(keys::branch_key(Arbitration::DepthPc, 15, 3, 900) < k);
+    assert_eq!(keys::key_pc(k), 7);
+    assert_eq!(keys::branch_key(Arbitration::PcOnly, 15, 3, 900), 900);
+    // Memory mode: word 0x44 / 4 = 17 in 8 banks is row 2; line 0x44 >> 5 = 2.
+    assert_eq!(keys::shared_key(0x44, 8), 2 << 5);
+    assert_eq!(keys::global_key(0x44, 5), 2 << 5);
+    assert_eq!(keys::atomic_key(0x44, 3), 17 << 5 | 3);
+}
+
+/// The rows `| `name` | width | meaning |` of the document's port tables:
+/// width and direction (the meaning of an input starts with "input").
+fn doc_ports(doc: &str) -> BTreeMap<String, (u32, Dir)> {
+    let mut out = BTreeMap::new();
+    for line in doc.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() < 4 {
+            continue;
+        }
+        let (name, width) = (cells[1], cells[2]);
+        if let (Some(name), Ok(width)) = (
+            name.strip_prefix('`').and_then(|n| n.strip_suffix('`')),
+            width.parse::<u32>(),
+        ) {
+            if name.starts_with("gmem_") || name.starts_with("trace_") {
+                let dir = if cells[3].starts_with("input") {
+                    Dir::In
+                } else {
+                    Dir::Out
+                };
+                out.insert(name.to_string(), (width, dir));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_microarchitecture_document_shows_these_tables() {
+    let doc = std::fs::read_to_string(repo().join("docs/microarchitecture.md")).unwrap();
+
+    // Port tables (§8, §10): every port of the memory and trace groups,
+    // with its width and direction.
+    let ours: BTreeMap<String, (u32, Dir)> = PORTS
+        .iter()
+        .filter(|p| p.name.starts_with("gmem_") || p.name.starts_with("trace_"))
+        .map(|p| (p.name.to_string(), (p.width, p.dir)))
+        .collect();
+    assert_eq!(doc_ports(&doc), ours);
+
+    // State codes (§10): `IDLE`=0, `INIT`=1, ...
+    let line = doc.lines().find(|l| l.contains("| `trace_state`")).unwrap();
+    let mut codes = Vec::new();
+    let mut rest = line;
+    while let Some(i) = rest.find("`=") {
+        let name = &rest[..i];
+        let name = &name[name.rfind('`').unwrap() + 1..];
+        let digits: String = rest[i + 2..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        codes.push((name.to_string(), digits.parse::<u32>().unwrap()));
+        rest = &rest[i + 2..];
+    }
+    let ours: Vec<(String, u32)> = State::ALL
+        .iter()
+        .map(|s| (s.name().to_string(), s.code()))
+        .collect();
+    assert_eq!(codes, ours);
+
+    // Trap cause codes (§9): "Trap cause codes (...): 1 address out of range, 2 ...".
+    let text: String = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    let start = text.find("Trap cause codes").unwrap();
+    let start = start + text[start..].find(": ").unwrap() + 2;
+    let list = &text[start..start + text[start..].find('.').unwrap()];
+    let causes: Vec<String> = list.split(", ").map(str::to_string).collect();
+    let ours: Vec<String> = TrapCode::ALL
+        .iter()
+        .map(|c| format!("{} {}", c.code(), c.name()))
+        .collect();
+    assert_eq!(causes, ours);
+
+    // Counter order (§2): "in this order (`k` = 0..10): `cycles`, `issued`, ...".
+    let start = text.find("in this order (`k` = 0..10): ").unwrap();
+    let list = &text[start..start + text[start..].find(". ").unwrap()];
+    let names: Vec<&str> = list.split('`').skip(3).step_by(2).collect();
+    let ours: Vec<&str> = Counter::ALL.iter().map(|c| c.name()).collect();
+    assert_eq!(names, ours);
+
+    // Host write addresses (§9): `| `0x20000` | `entry_pc` |`, ...
+    for r in HOST_REGISTERS
+        .iter()
+        .filter(|r| r.access.is_write() && r.addr != host::IMEM)
+    {
+        let row = format!("`{:#07X}", r.addr).replace("0X", "0x");
+        assert!(
+            doc.lines()
+                .any(|l| l.starts_with("| ") && l.contains(&row) && l.contains(r.name)),
+            "no row for {} at {row}",
+            r.name
+        );
+    }
+}
