@@ -190,17 +190,24 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
     };
 
     let title = format!("Concord core area ({config_label})");
+    let mut core_area: Vec<(Target, AreaStats)> = Vec::new();
     let mut md = if args.no_area {
         format!("# Concord core ({config_label})\n")
     } else {
-        concord_fpga::AreaReport::build_with(
+        let report = concord_fpga::AreaReport::build_with(
             &title,
             &text,
-            "concord_core",
+            concord_hdl::TOP_MODULE,
             &[concord_hdl::ARBITER_MODULE],
             timeout,
-        )?
-        .to_markdown()
+        )?;
+        core_area = report
+            .rows
+            .iter()
+            .filter(|r| r.unit == concord_hdl::TOP_MODULE)
+            .map(|r| (r.target, r.stats.clone()))
+            .collect();
+        report.to_markdown()
     };
     if let Some(((a, va), (b, vb))) = &delta {
         md.push('\n');
@@ -215,13 +222,10 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
                 dir,
                 &mut |s| crate::note(&format!("synth-report: {s}")),
             )
-            .map_err(|e| {
-                // Its logs stay for the reader of the message.
-                dir.keep();
-                e
-            })?;
+            // Its logs stay for the reader of the message.
+            .inspect_err(|_| dir.keep())?;
         md.push('\n');
-        md.push_str(&run.to_markdown(&opts, args.pnr_dir.as_deref()));
+        md.push_str(&run.to_markdown(&opts, args.pnr_dir.as_deref(), &core_area));
     }
     let to_stdout = out.kind() == output::Kind::Stdout;
     out.write_all_and_finish(md.as_bytes())?;

@@ -606,8 +606,15 @@ fn thousands(n: u64) -> String {
 }
 
 impl PnrRun {
-    /// The Markdown section of `concord synth-report`.
-    pub fn to_markdown(&self, opts: &PnrOptions, workdir: Option<&Path>) -> String {
+    /// The Markdown section of `concord synth-report`. `core_area`: the
+    /// design's own flat synthesis per family, if known, to state what the
+    /// wrapper adds.
+    pub fn to_markdown(
+        &self,
+        opts: &PnrOptions,
+        workdir: Option<&Path>,
+        core_area: &[(Target, AreaStats)],
+    ) -> String {
         let mut out = String::new();
         let w = &self.wrapper;
         let _ = writeln!(out, "## Place and route\n");
@@ -636,6 +643,27 @@ impl PnrRun {
                 .map(|s| s.3.as_str())
                 .unwrap_or("");
             let _ = writeln!(out, "### {} ({version})\n", d.part());
+            if let Some((_, top, _, _)) = self.synthesis.iter().find(|s| s.0 == d.target()) {
+                let _ = write!(
+                    out,
+                    "Synthesized top: {} LUT4, {} carry, {} FF, {} block RAM, {} DSP",
+                    thousands(top.luts),
+                    thousands(top.carries),
+                    thousands(top.ffs),
+                    top.brams,
+                    top.dsps
+                );
+                if let Some((_, core)) = core_area.iter().find(|c| c.0 == d.target()) {
+                    let diff = |a: u64, b: u64| a as i64 - b as i64;
+                    let _ = write!(
+                        out,
+                        "; the wrapper's share (top minus the core's row above): {} LUT4, {} FF",
+                        diff(top.luts, core.luts),
+                        diff(top.ffs, core.ffs)
+                    );
+                }
+                out.push_str(".\n\n");
+            }
             match &r.outcome {
                 Outcome::Routed => {
                     let fmax = r

@@ -35,7 +35,7 @@ fn arbiter_places_and_routes_on_ecp5_and_ice40() {
             &mut |s| eprintln!("{s}"),
         )
         .unwrap();
-    eprintln!("{}", run.to_markdown(&PnrOptions::default(), None));
+    eprintln!("{}", run.to_markdown(&PnrOptions::default(), None, &[]));
     eprintln!("arbiter P&R: {:.0} s", t.elapsed().as_secs_f64());
     // 4 valid bits + 4 x 40 key bits + en in; 40 + 32 + 1 out.
     assert_eq!((run.wrapper.input_bits, run.wrapper.output_bits), (165, 73));
@@ -94,7 +94,7 @@ fn a_design_too_large_is_does_not_fit_not_an_error() {
         }
         other => panic!("{other:?}"),
     }
-    let md = run.to_markdown(&PnrOptions::default(), None);
+    let md = run.to_markdown(&PnrOptions::default(), None, &[]);
     assert!(
         md.contains("**Does not fit**: MULT18X18D 30 of 28 (107%)"),
         "{md}"
@@ -123,7 +123,7 @@ fn core_on_45f(config: &CoreConfig, tag: &str) {
             &mut |s| eprintln!("{s}"),
         )
         .unwrap();
-    eprintln!("{}", run.to_markdown(&opts, Some(dir.path())));
+    eprintln!("{}", run.to_markdown(&opts, Some(dir.path()), &[]));
     let r = &run.results[0];
     assert!(!r.report.utilisation.is_empty());
     if r.outcome == Outcome::Routed {
