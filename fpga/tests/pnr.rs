@@ -101,6 +101,38 @@ fn a_design_too_large_is_does_not_fit_not_an_error() {
     );
 }
 
+/// 4,500 bits in, 4,500 registered bits out: with the wrapper's
+/// registers some 13,800 flip-flops; an iCE40 HX8K has 7,680 logic cells
+/// of one each. (The input also takes several shift registers.) `q` is not
+/// plainly `d`: such a flip-flop would have the same input as the next
+/// stage of the wrapper's shift register and be merged with it.
+const FLOPS: &str = "
+module flops(input clk, input [4499:0] d, output reg [4499:0] q);
+  always @(posedge clk) q <= d ^ {d[0], d[4499:1]};
+endmodule
+";
+
+#[test]
+fn a_design_too_large_for_an_hx8k_is_does_not_fit() {
+    let dir = WorkDir::scratch("pnr-flops").unwrap();
+    let t = std::time::Instant::now();
+    let run = flow(&[Device::Ice40Hx8k])
+        .run(FLOPS, "flops", Some("clk"), &dir, &mut |_| {})
+        .unwrap();
+    eprintln!("{:.0} s", t.elapsed().as_secs_f64());
+    match &run.results[0].outcome {
+        Outcome::DoesNotFit { over } => {
+            assert_eq!(over.len(), 1, "{over:?}");
+            assert_eq!(over[0].0, "ICESTORM_LC");
+            assert!(
+                over[0].1.used >= 13_500 && over[0].1.available == 7680,
+                "{over:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 fn core_on_45f(config: &CoreConfig, tag: &str) {
     if std::env::var("CONCORD_TIER").as_deref() != Ok("full") {
         eprintln!("CONCORD_TIER=full not set: skipped");
