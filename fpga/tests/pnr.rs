@@ -5,8 +5,10 @@
 //! minutes each) the small and the default core on an LFE5U-45F:
 //!
 //! ```sh
-//! CONCORD_TIER=full cargo test --release -p concord-fpga --test pnr -- --ignored --nocapture
+//! cargo test --release -p concord-fpga --test pnr -- --ignored --nocapture
 //! ```
+//!
+//! (`scripts/test.sh --full` runs them too.)
 
 use concord_fpga::pnr::{Device, Outcome, PnrFlow, PnrOptions};
 use concord_fpga::process::WorkDir;
@@ -134,10 +136,6 @@ fn a_design_too_large_for_an_hx8k_is_does_not_fit() {
 }
 
 fn core_on_45f(config: &CoreConfig, tag: &str) {
-    if std::env::var("CONCORD_TIER").as_deref() != Ok("full") {
-        eprintln!("CONCORD_TIER=full not set: skipped");
-        return;
-    }
     let verilog = concord_hdl::generate_verilog(config).unwrap();
     let mut dir = WorkDir::scratch(&format!("pnr-{tag}")).unwrap();
     dir.keep();
@@ -164,13 +162,13 @@ fn core_on_45f(config: &CoreConfig, tag: &str) {
 }
 
 #[test]
-#[ignore = "30+ minutes: CONCORD_TIER=full cargo test --release -p concord-fpga --test pnr -- --ignored"]
+#[ignore = "30+ minutes: cargo test --release -p concord-fpga --test pnr -- --ignored"]
 fn small_core_on_45f() {
     core_on_45f(&small(), "small");
 }
 
 #[test]
-#[ignore = "30+ minutes: CONCORD_TIER=full cargo test --release -p concord-fpga --test pnr -- --ignored"]
+#[ignore = "30+ minutes: cargo test --release -p concord-fpga --test pnr -- --ignored"]
 fn default_core_on_45f() {
     core_on_45f(&CoreConfig::default(), "default");
 }
