@@ -654,10 +654,14 @@ impl PnrRun {
                     top.dsps
                 );
                 if let Some((_, core)) = core_area.iter().find(|c| c.0 == d.target()) {
-                    let diff = |a: u64, b: u64| a as i64 - b as i64;
+                    let diff = |a: u64, b: u64| format!("{:+}", a as i64 - b as i64);
+                    // Not the wrapper's cost alone: the registers of constant
+                    // outputs go, shift-register stages merge with input
+                    // registers of the core, and ABC maps a different
+                    // netlist a little differently.
                     let _ = write!(
                         out,
-                        "; the wrapper's share (top minus the core's row above): {} LUT4, {} FF",
+                        "; against the core alone (area table): {} LUT4, {} FF",
                         diff(top.luts, core.luts),
                         diff(top.ffs, core.ffs)
                     );
