@@ -30,8 +30,9 @@
 //! less than it would alone).
 //!
 //! The price is area: one flip-flop per input and output bit, plus the
-//! XOR tree (about 1/3 LUT4 per output bit); [`Wrapper`] says how much,
-//! and `concord synth-report` prints it beside the utilisation.
+//! XOR tree (about 1/3 LUT4 per output bit); [`Wrapper`] says how many
+//! flip-flops, and `concord synth-report` prints the synthesized top's
+//! cells against the core alone.
 //! nextpnr's `--out-of-context` mode is no substitute: it leaves the
 //! clock unpromoted and the ports unplaced, so its timing is not that of a
 //! placed design.
