@@ -622,8 +622,9 @@ impl PnrRun {
             out,
             "`{}` inside a generated top (`fpga/src/wrapper.rs`): its {} input bits \
              shifted in from one pin, its {} output bits registered and XOR-reduced to one \
-             pin, clock from a pin. The wrapper adds {} flip-flops and an XOR tree to the \
-             figures below (not to the area table above). Synthesis: {}, flat; then nextpnr \
+             pin, clock from a pin. The wrapper adds up to {} flip-flops (registers of \
+             constant outputs go) and an XOR tree to the figures below, which an area table \
+             of the core alone does not have. Synthesis: {}, flat; then nextpnr \
              with `--seed {} --freq {} --timing-allow-fail`. Fmax is nextpnr's achieved \
              frequency of the clock after routing; the utilisation is nextpnr's.\n",
             self.top,
