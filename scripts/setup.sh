@@ -12,7 +12,8 @@
 #   yosys                           synthesis checks and area reports (Debian package)
 #   g++, make                       Verilator's C++ build
 #   cc (gcc)                        the kernel suite's host C cross-check
-#   nextpnr-ice40, icepack          iCE40 place and route (Debian packages nextpnr-ice40, fpga-icestorm)
+#   nextpnr-ice40                   iCE40 place and route (Debian package; no bitstreams are made,
+#                                   so fpga-icestorm's icepack is not needed)
 #   python3 -m venv                 the virtual environment below (Debian packages python3, python3-venv)
 #
 # FPGA tools from PyPI, pinned, in Concord's virtual environment
@@ -36,7 +37,6 @@ need_pkg g++ g++
 need_pkg cc gcc
 need_pkg make make
 need_pkg nextpnr-ice40 nextpnr-ice40
-need_pkg icepack fpga-icestorm
 
 # The PyPI tools: package==version, and the command each installs.
 pypi_tools=(
