@@ -127,8 +127,12 @@ pub enum FlowError {
     #[error("{0}")]
     Design(String),
     /// nextpnr's `--report` JSON is missing or unreadable.
-    #[error("cannot read nextpnr's report {}: {why}", path.display())]
-    Report { path: PathBuf, why: String },
+    #[error("cannot read nextpnr's report {}: {why}; nextpnr's log is {}", path.display(), log.display())]
+    Report {
+        path: PathBuf,
+        why: String,
+        log: PathBuf,
+    },
 }
 
 impl FlowError {
@@ -137,7 +141,9 @@ impl FlowError {
     fn keeping(self, dir: &mut WorkDir) -> FlowError {
         if matches!(
             self,
-            FlowError::Failed { log: Some(_), .. } | FlowError::Timeout { .. }
+            FlowError::Failed { log: Some(_), .. }
+                | FlowError::Timeout { .. }
+                | FlowError::Report { .. }
         ) {
             dir.keep();
         }

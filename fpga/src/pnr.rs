@@ -407,7 +407,7 @@ pub fn place_and_route(
     let _ = std::fs::remove_file(&report_path);
     match run_logged(nextpnr, &args, dir, &log, opts.timeout) {
         Ok(()) => {
-            let report = read_report(&report_path)?;
+            let report = read_report(&report_path, &log)?;
             Ok(PnrResult {
                 device,
                 outcome: Outcome::Routed,
@@ -437,7 +437,7 @@ pub fn place_and_route(
             if run_logged(nextpnr, &pack_args, dir, &pack_log, opts.timeout).is_err() {
                 return Err(failure);
             }
-            let report = match read_report(&pack_report) {
+            let report = match read_report(&pack_report, &pack_log) {
                 Ok(r) => r,
                 Err(_) => return Err(failure),
             };
@@ -457,15 +457,14 @@ pub fn place_and_route(
     }
 }
 
-fn read_report(path: &Path) -> Result<Report, FlowError> {
-    let text = std::fs::read_to_string(path).map_err(|e| FlowError::Report {
-        path: path.to_path_buf(),
-        why: e.to_string(),
-    })?;
-    parse_report(&text).map_err(|why| FlowError::Report {
+fn read_report(path: &Path, log: &Path) -> Result<Report, FlowError> {
+    let error = |why: String| FlowError::Report {
         path: path.to_path_buf(),
         why,
-    })
+        log: log.to_path_buf(),
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
+    parse_report(&text).map_err(error)
 }
 
 /// The version of a tool in one short phrase (`Yosys 0.70`,
