@@ -82,7 +82,19 @@ versions() {
     echo "$(verilator --version | head -n1), $(yosys -V | head -n1), $(nextpnr-ice40 --version 2>&1 | head -n1); in $venv: ${pypi_tools[*]%% *}"
 }
 
+# The first run of a YoWASP tool compiles its WebAssembly into ~/.cache/YoWASP
+# (about a minute for Yosys) and writes that cache non-atomically: compile
+# it here, once, rather than in parallel test processes. Half a second when
+# it is already there.
+warm_pypi_tools() {
+    for t in "${pypi_tools[@]}"; do
+        read -r _ cmd <<<"$t"
+        "$venv/bin/$cmd" --version >/dev/null 2>&1 || "$venv/bin/$cmd" -V >/dev/null 2>&1 || true
+    done
+}
+
 if [ ${#missing_pkgs[@]} -eq 0 ] && [ ${#missing_components[@]} -eq 0 ] && [ ${#missing_pypi[@]} -eq 0 ]; then
+    [ $check_only -eq 1 ] || warm_pypi_tools
     echo "setup: everything is installed ($(versions))"
     exit 0
 fi
@@ -119,6 +131,7 @@ if [ ${#missing_pypi[@]} -gt 0 ]; then
     fi
     echo "setup: installing ${missing_pypi[*]} from PyPI into $venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${missing_pypi[@]}"
+    warm_pypi_tools
 fi
 
 echo "setup: done ($(versions))"

@@ -218,8 +218,8 @@ pub fn synthesize_with(
     let file = dir.join("design.v");
     let stats = dir.join("stat.json");
     write(&file, verilog)?;
-    // Names relative to the directory the tool runs in: a YoWASP tool sees
-    // nothing else.
+    // Names relative to the directory the tool runs in: in a YoWASP tool,
+    // `/tmp` is a directory of its own (see `pnr::synthesize_json`).
     let script = format!(
         "read_verilog design.v; {}; tee -q -o stat.json stat -json",
         flat_synth_steps(target, top),

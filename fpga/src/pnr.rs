@@ -332,9 +332,9 @@ pub struct PnrResult {
 /// Yosys' JSON netlist, log and `stat -json` into `dir`; returns the
 /// netlist's name in `dir` and the cell counts.
 ///
-/// The tools run in `dir` and are given file names relative to it: a
-/// YoWASP tool (WebAssembly under WASI) sees only its working directory
-/// and what lies below it.
+/// The tools run in `dir` and are given file names relative to it: in a
+/// YoWASP tool (WebAssembly under WASI), `/tmp` is a private temporary
+/// directory of the run, so the system's `/tmp/...` paths do not reach it.
 pub fn synthesize_json(
     yosys: &Resolved,
     sources: &[&str],
