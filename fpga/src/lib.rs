@@ -336,7 +336,7 @@ impl AreaReport {
         timeout: Option<Duration>,
     ) -> Result<AreaReport, FlowError> {
         let yosys = resolve(Tool::Yosys)?;
-        let yosys = format!("{} ({yosys})", pnr::tool_version(&yosys));
+        let yosys = format!("{} ({yosys})", pnr::tool_version(&yosys, timeout));
         // One thread per target (one Yosys job per target at a time), the
         // units of a target one after the other.
         let per_target: Vec<Result<Vec<AreaRow>, FlowError>> = std::thread::scope(|s| {

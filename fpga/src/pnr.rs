@@ -468,13 +468,19 @@ fn read_report(path: &Path, log: &Path) -> Result<Report, FlowError> {
 }
 
 /// The version of a tool in one short phrase (`Yosys 0.70`,
-/// `nextpnr-0.11.1`), or its first output line.
-pub fn tool_version(tool: &Resolved) -> String {
+/// `nextpnr-ecp5 nextpnr-0.11.1`), or its first output line; asked with a
+/// time limit of `timeout` or two minutes, whichever is shorter (a YoWASP
+/// tool's first run compiles it first).
+pub fn tool_version(tool: &Resolved, timeout: Option<Duration>) -> String {
     let arg = match tool.tool {
         Tool::Yosys => "-V",
         _ => "--version",
     };
-    let line = version_line(tool, arg).unwrap_or_else(|| "version unknown".into());
+    let limit = timeout
+        .unwrap_or(Duration::MAX)
+        .min(Duration::from_secs(120));
+    let line = version_line(tool, arg, limit)
+        .unwrap_or_else(|| format!("{} (version unknown)", tool.tool.name()));
     if let Some(v) = line
         .split("(Version ")
         .nth(1)
@@ -546,7 +552,7 @@ impl PnrFlow {
         crate::write(&dir.join("pnr_top.v"), &wrapper.verilog)?;
         let mut run = PnrRun {
             top: top.to_string(),
-            yosys_version: tool_version(&self.yosys),
+            yosys_version: tool_version(&self.yosys, self.opts.timeout),
             wrapper,
             synthesis: Vec::new(),
             results: Vec::new(),
@@ -570,7 +576,7 @@ impl PnrFlow {
                 *target,
                 stats,
                 t.elapsed().as_secs_f64(),
-                tool_version(nextpnr),
+                tool_version(nextpnr, self.opts.timeout),
             ));
             for &device in self.devices.iter().filter(|d| d.target() == *target) {
                 progress(&format!(

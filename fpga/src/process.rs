@@ -173,16 +173,15 @@ pub(crate) fn read_lossy(path: &Path) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// `program --version`-style output, first line (for the report header).
-pub fn version_line(tool: &Resolved, arg: &str) -> Option<String> {
-    let out = Command::new(&tool.program)
-        .arg(arg)
-        .stdin(Stdio::null())
-        .output()
-        .ok()?;
-    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&out.stderr));
-    text.lines()
+/// The first line of `program <arg>` (`-V`, `--version`), for the report
+/// header; `None` if it fails or takes longer than `limit`. Run like any
+/// tool run (its own process group, killed on a time-out or a signal).
+pub fn version_line(tool: &Resolved, arg: &str, limit: Duration) -> Option<String> {
+    let dir = WorkDir::scratch("version").ok()?;
+    let log = dir.join("version.log");
+    run_logged(tool, &[arg.as_ref()], dir.path(), &log, Some(limit)).ok()?;
+    read_lossy(&log)
+        .lines()
         .map(str::trim)
         .find(|l| !l.is_empty() && !l.starts_with("Preparing to run"))
         .map(str::to_string)
