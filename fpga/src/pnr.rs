@@ -154,6 +154,9 @@ pub struct CriticalPath {
     pub end_cell: String,
     /// Its `logic` steps: the cells it passes through.
     pub logic_steps: usize,
+    /// The source locations of its nets, in path order (`design.v:12.5-12.9`;
+    /// Yosys writes them into the netlist, nextpnr copies them).
+    pub sources: Vec<String>,
 }
 
 impl CriticalPath {
@@ -255,12 +258,16 @@ pub fn parse_report(json: &str) -> Result<Report, String> {
                 .ok_or_else(|| format!("critical_paths[{i}].path is not a list"))?;
             let mut delay = 0.0;
             let mut logic = 0;
+            let mut sources = Vec::new();
             for (j, step) in steps.iter().enumerate() {
                 delay += step.get("delay").and_then(|d| d.as_f64()).ok_or_else(|| {
                     format!("critical_paths[{i}].path[{j}].delay is not a number")
                 })?;
                 if step.get("type").and_then(|t| t.as_str()) == Some("logic") {
                     logic += 1;
+                }
+                if let Some(src) = step.get("sources").and_then(|x| x.as_array()) {
+                    sources.extend(src.iter().filter_map(|x| x.as_str()).map(str::to_string));
                 }
             }
             let cell = |step: Option<&serde_json::Value>, end: &str| {
@@ -277,10 +284,49 @@ pub fn parse_report(json: &str) -> Result<Report, String> {
                 start_cell: cell(steps.first(), "from"),
                 end_cell: cell(steps.last(), "to"),
                 logic_steps: logic,
+                sources,
             });
         }
     }
     Ok(report)
+}
+
+/// The modules of `verilog` (written to the file `file`) that the source
+/// locations `sources` of a path fall in, in path order, consecutive
+/// repeats merged: where in the design a critical path runs.
+pub fn modules_on_path(verilog: &str, file: &str, sources: &[String]) -> Vec<String> {
+    // (first line, module name) of each module, in order.
+    let starts: Vec<(usize, &str)> = verilog
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let rest = l.strip_prefix("module ")?;
+            let name = rest
+                .split(|c: char| c == '(' || c == ';' || c == '#' || c.is_whitespace())
+                .next()?;
+            Some((i + 1, name))
+        })
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for src in sources {
+        let Some(line) = src
+            .strip_prefix(file)
+            .and_then(|r| r.strip_prefix(':'))
+            .and_then(|r| r.split('.').next())
+            .and_then(|l| l.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        let i = starts.partition_point(|(start, _)| *start <= line);
+        if i == 0 {
+            continue;
+        }
+        let module = starts[i - 1].1;
+        if out.last().map(String::as_str) != Some(module) {
+            out.push(module.to_string());
+        }
+    }
+    out
 }
 
 /// Options of a place-and-route run.
@@ -325,6 +371,8 @@ pub struct PnrResult {
     pub seconds: f64,
     /// nextpnr's log of the run the report comes from.
     pub log: PathBuf,
+    /// The design's modules along the critical path ([`modules_on_path`]).
+    pub critical_modules: Vec<String>,
 }
 
 /// Synthesizes `top` of the Verilog files `sources` (names in `dir`) flat
@@ -414,6 +462,7 @@ pub fn place_and_route(
                 report,
                 seconds: t.elapsed().as_secs_f64(),
                 log,
+                critical_modules: Vec::new(),
             })
         }
         Err(failure @ FlowError::Failed { .. }) => {
@@ -451,6 +500,7 @@ pub fn place_and_route(
                 report,
                 seconds: t.elapsed().as_secs_f64(),
                 log: pack_log,
+                critical_modules: Vec::new(),
             })
         }
         Err(e) => Err(e),
@@ -585,17 +635,27 @@ impl PnrFlow {
                     self.opts.seed,
                     nextpnr
                 ));
-                run.results.push(place_and_route(
-                    nextpnr,
-                    &json,
-                    device,
-                    &self.opts,
-                    dir.path(),
-                )?);
+                let mut result = place_and_route(nextpnr, &json, device, &self.opts, dir.path())?;
+                if let Some(p) = result.report.critical_path() {
+                    result.critical_modules = modules_on_path(verilog, "design.v", &p.sources);
+                }
+                run.results.push(result);
             }
         }
         Ok(run)
     }
+}
+
+/// A cell name of at most about 100 characters: nextpnr names cells after
+/// the whole chain that made them (`..._SB_CARRY_CO_CI_SB_CARRY_CO_CI...`).
+fn shorten(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    if chars.len() <= 100 {
+        return name.to_string();
+    }
+    let head: String = chars[..60].iter().collect();
+    let tail: String = chars[chars.len() - 30..].iter().collect();
+    format!("{head}…{tail}")
 }
 
 fn thousands(n: u64) -> String {
@@ -724,8 +784,23 @@ impl PnrRun {
                 let _ = writeln!(
                     out,
                     "\nCritical path: {:.2} ns through {} cells, from `{}` to `{}`.",
-                    p.delay_ns, p.logic_steps, p.start_cell, p.end_cell
+                    p.delay_ns,
+                    p.logic_steps,
+                    shorten(&p.start_cell),
+                    shorten(&p.end_cell)
                 );
+                if !r.critical_modules.is_empty() {
+                    let modules: Vec<String> = r
+                        .critical_modules
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect();
+                    let _ = writeln!(
+                        out,
+                        "Its nets come from these modules, in order: {}.",
+                        modules.join(" → ")
+                    );
+                }
             }
             out.push('\n');
         }
@@ -840,12 +915,46 @@ mod tests {
     }
 
     #[test]
+    fn critical_path_sources_name_their_modules() {
+        let r = parse_report(ECP5_REPORT).unwrap();
+        assert_eq!(r.critical_path().unwrap().sources, ["pnr_top.v:2.15-2.18"]);
+        let verilog = "// header\nmodule a(x);\n  wire w;\nendmodule\nmodule b$c (y);\n  wire v;\n  wire u;\nendmodule\n";
+        let sources: Vec<String> = [
+            "design.v:3.8-3.9",
+            "/share/lattice/cells_map.v:9.1-9.2",
+            "design.v:6.8-6.9",
+            "design.v:7.8-7.9",
+            "pnr_top.v:2.15-2.18",
+            "design.v:3.1-3.2",
+            "design.v:1.1-1.2",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            modules_on_path(verilog, "design.v", &sources),
+            ["a", "b$c", "a"]
+        );
+    }
+
+    #[test]
     fn device_names_round_trip() {
         for d in Device::ALL {
             assert_eq!(Device::from_name(d.name()), Some(d));
         }
         assert_eq!(Device::from_name("ecp5-12f"), None);
         assert_eq!(Device::Ecp5_45F.args()[..3], ["--45k", "--speed", "6"]);
+    }
+
+    #[test]
+    fn long_cell_names_are_cut_in_the_middle() {
+        assert_eq!(shorten("r0_TRELLIS_FF_Q"), "r0_TRELLIS_FF_Q");
+        let long = format!("r0_{}LC", "SB_CARRY_CO_CI_".repeat(20));
+        let short = shorten(&long);
+        assert_eq!(short.chars().count(), 91);
+        assert!(
+            short.starts_with("r0_SB_CARRY") && short.ends_with("CO_CI_LC") && short.contains('…')
+        );
     }
 
     #[test]
