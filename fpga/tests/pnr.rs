@@ -14,8 +14,13 @@ use concord_fpga::pnr::{Device, Outcome, PnrFlow, PnrOptions};
 use concord_fpga::process::WorkDir;
 use concord_isa::config::CoreConfig;
 
+/// The flow with a time limit on each tool run: a hung tool fails the test.
 fn flow(devices: &[Device]) -> PnrFlow {
-    PnrFlow::new(devices, PnrOptions::default()).expect("the tools of scripts/setup.sh")
+    let opts = PnrOptions {
+        timeout: Some(std::time::Duration::from_secs(600)),
+        ..PnrOptions::default()
+    };
+    PnrFlow::new(devices, opts).expect("the tools of scripts/setup.sh")
 }
 
 fn small() -> CoreConfig {
