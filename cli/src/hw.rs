@@ -1,9 +1,15 @@
 //! `concord verilog` and `concord synth-report`: the generated core as a
-//! file, and its area on iCE40 and ECP5.
+//! file, its area on iCE40 and ECP5, and (`--pnr`) its Fmax and
+//! utilisation after place and route with nextpnr.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::Args;
+
+use concord_fpga::pnr::{Device, PnrFlow, PnrOptions};
+use concord_fpga::process::WorkDir;
+use concord_fpga::{AreaStats, Target};
 
 use concord_isa::config::CoreConfig;
 use concord_uarch::HwParams;
@@ -26,9 +32,65 @@ pub struct SynthReportArgs {
     /// Core configuration (YAML); the default core otherwise.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Where to write the Markdown table.
+    /// Where to write the Markdown report (also printed on standard output).
     #[arg(short, long, default_value = "synth-report.md")]
     output: PathBuf,
+    /// Also place and route the core (in a generated top with three pins)
+    /// on this device with nextpnr and report Fmax and utilisation; may be
+    /// given several times. A core that does not fit is reported as such.
+    #[arg(long, value_name = "DEVICE", value_parser = parse_device)]
+    pnr: Vec<Device>,
+    /// nextpnr's placement seed.
+    #[arg(long, default_value_t = 1, requires = "pnr")]
+    seed: u64,
+    /// The clock nextpnr aims at, in MHz (the achieved Fmax is reported
+    /// either way).
+    #[arg(long, default_value_t = 25.0, value_parser = parse_freq, requires = "pnr")]
+    freq: f64,
+    /// Stop any one tool run (a synthesis, a nextpnr run) after this many
+    /// seconds, as a failure naming its log. No limit by default.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: Option<u64>,
+    /// Keep the place-and-route files (Verilog, netlists, logs, nextpnr's
+    /// reports) in this directory. Otherwise they go to a temporary
+    /// directory, removed after success and kept (and named) on failure.
+    #[arg(long, value_name = "DIR", requires = "pnr")]
+    pnr_dir: Option<PathBuf>,
+    /// Marginal area per lane on ECP5: synthesize the config with `lanes:
+    /// A` and with `lanes: B` (all else as given) and report their
+    /// difference divided by B - A.
+    #[arg(long, value_name = "A,B", value_parser = parse_lanes_delta)]
+    lanes_delta: Option<(u32, u32)>,
+    /// Leave out the area table (with --pnr or --lanes-delta).
+    #[arg(long)]
+    no_area: bool,
+}
+
+fn parse_device(text: &str) -> Result<Device, String> {
+    Device::from_name(text).ok_or_else(|| {
+        let names: Vec<&str> = Device::ALL.iter().map(|d| d.name()).collect();
+        format!("`{text}` is not a device; one of: {}", names.join(", "))
+    })
+}
+
+fn parse_freq(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(f) if f.is_finite() && (0.1..=1000.0).contains(&f) => Ok(f),
+        _ => Err(format!(
+            "`{text}` is not a frequency in MHz from 0.1 to 1000"
+        )),
+    }
+}
+
+fn parse_lanes_delta(text: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("`{text}` is not two lane counts `A,B` with A < B, such as `4,8`");
+    let (a, b) = text.split_once(',').ok_or_else(bad)?;
+    let a: u32 = a.trim().parse().map_err(|_| bad())?;
+    let b: u32 = b.trim().parse().map_err(|_| bad())?;
+    if a >= b {
+        return Err(bad());
+    }
+    Ok((a, b))
 }
 
 /// Whether the hardware (the RTL, and the cycle model that mirrors it) can
@@ -81,26 +143,177 @@ pub fn verilog(args: VerilogArgs) -> Result<(), CliError> {
 }
 
 pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
+    if args.no_area && args.pnr.is_empty() && args.lanes_delta.is_none() {
+        return Err(CliError::usage(
+            "--no-area leaves nothing to report without --pnr or --lanes-delta",
+        ));
+    }
     let out = open_output(&args.output, &args.config)?;
+    // Everything that can fail before the work fails now: the tools, the
+    // place-and-route directory, the config and the other lane counts'
+    // configs.
+    let timeout = args.timeout.map(Duration::from_secs);
+    let opts = PnrOptions {
+        seed: args.seed,
+        freq_mhz: args.freq,
+        timeout,
+    };
+    let flow = if args.pnr.is_empty() {
+        None
+    } else {
+        let mut devices = args.pnr.clone();
+        devices.sort();
+        devices.dedup();
+        Some(PnrFlow::new(&devices, opts.clone())?)
+    };
+    let mut workdir = match (&flow, &args.pnr_dir) {
+        (None, _) => None,
+        (Some(_), Some(dir)) => {
+            Some(WorkDir::given(dir).map_err(|e| CliError::from(format!("--pnr-dir {e}")))?)
+        }
+        (Some(_), None) => Some(WorkDir::scratch("pnr")?),
+    };
+    let config = load_config(&args.config)?;
+    let config_label = args
+        .config
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "default config".into());
     let text = verilog_for(&args.config)?;
-    let title = format!(
-        "Concord core area ({})",
-        args.config
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| "default config".into())
-    );
-    let report = concord_fpga::AreaReport::build(
-        &title,
-        &text,
-        "concord_core",
-        &[concord_hdl::ARBITER_MODULE],
-    )?;
-    let md = report.to_markdown();
+    let delta = match args.lanes_delta {
+        Some((a, b)) => {
+            let build = |lanes: u32| -> Result<String, CliError> {
+                let c = CoreConfig {
+                    lanes,
+                    ..config.clone()
+                };
+                c.validate()
+                    .map_err(|e| e.to_string())
+                    .and_then(|()| concord_hdl::generate_verilog(&c).map_err(|e| e.to_string()))
+                    .map_err(|e| {
+                        CliError::usage(format!(
+                            "--lanes-delta: the config with `lanes: {lanes}`: {e}"
+                        ))
+                    })
+            };
+            Some(((a, build(a)?), (b, build(b)?)))
+        }
+        None => None,
+    };
+
+    let title = format!("Concord core area ({config_label})");
+    let mut core_area: Vec<(Target, AreaStats)> = Vec::new();
+    let mut md = if args.no_area {
+        format!("# Concord core ({config_label})\n")
+    } else {
+        let report = concord_fpga::AreaReport::build_with(
+            &title,
+            &text,
+            concord_hdl::TOP_MODULE,
+            &[concord_hdl::ARBITER_MODULE],
+            timeout,
+        )?;
+        core_area = report
+            .rows
+            .iter()
+            .filter(|r| r.unit == concord_hdl::TOP_MODULE)
+            .map(|r| (r.target, r.stats.clone()))
+            .collect();
+        report.to_markdown()
+    };
+    if let Some(((a, va), (b, vb))) = &delta {
+        md.push('\n');
+        md.push_str(&lanes_delta(&config_label, (*a, va), (*b, vb), timeout)?);
+    }
+    if let (Some(flow), Some(dir)) = (&flow, workdir.as_mut()) {
+        let run = flow
+            .run(
+                &text,
+                concord_hdl::TOP_MODULE,
+                Some("clock"),
+                dir,
+                &mut |s| crate::note(&format!("synth-report: {s}")),
+            )
+            // Its logs stay for the reader of the message.
+            .inspect_err(|_| dir.keep())?;
+        md.push('\n');
+        md.push_str(&run.to_markdown(&opts, args.pnr_dir.as_deref(), &core_area));
+    }
     let to_stdout = out.kind() == output::Kind::Stdout;
     out.write_all_and_finish(md.as_bytes())?;
     if !to_stdout {
         output::write_stdout(md.as_bytes())?;
     }
     Ok(())
+}
+
+/// The marginal area per lane on ECP5: two flat syntheses, their
+/// difference divided by the difference of lanes.
+fn lanes_delta(
+    config_label: &str,
+    (a, va): (u32, &String),
+    (b, vb): (u32, &String),
+    timeout: Option<Duration>,
+) -> Result<String, CliError> {
+    use std::fmt::Write as _;
+    let synth = |v: &String, lanes: u32| {
+        let t = std::time::Instant::now();
+        let r = concord_fpga::synthesize_with(v, concord_hdl::TOP_MODULE, Target::Ecp5, timeout);
+        crate::note(&format!(
+            "synth-report: ECP5 with lanes: {lanes}: {:.0} s",
+            t.elapsed().as_secs_f64()
+        ));
+        r
+    };
+    let (sa, sb) = std::thread::scope(|s| {
+        let ja = s.spawn(|| synth(va, a));
+        let jb = s.spawn(|| synth(vb, b));
+        (
+            ja.join().expect("synthesis thread panicked"),
+            jb.join().expect("synthesis thread panicked"),
+        )
+    });
+    let (sa, sb) = (sa?, sb?);
+    let n = f64::from(b - a);
+    let per = |f: fn(&AreaStats) -> u64| (f(&sb) as f64 - f(&sa) as f64) / n;
+    let slice_luts = |s: &AreaStats| s.luts + 2 * s.carries;
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "## Marginal area per lane (ECP5)\n\n\
+         The core with `lanes: {a}` and with `lanes: {b}`, all else as in {config_label}, \
+         synthesized flat for ECP5 as above; per lane = (lanes {b} - lanes {a}) / {}. \
+         LUT4 + 2 x CCU2C counts the LUT positions of a slice that logic and carries take.\n",
+        b - a
+    );
+    let _ = writeln!(
+        md,
+        "| build | LUT4 | CCU2C | LUT4 + 2 x CCU2C | FF | DP16KD | MULT18X18D | LUT RAM |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for (lanes, s) in [(a, &sa), (b, &sb)] {
+        let _ = writeln!(
+            md,
+            "| lanes {lanes} | {} | {} | {} | {} | {} | {} | {} |",
+            s.luts,
+            s.carries,
+            slice_luts(s),
+            s.ffs,
+            s.brams,
+            s.dsps,
+            s.lut_rams
+        );
+    }
+    let _ = writeln!(
+        md,
+        "| **per lane** | {:.0} | {:.0} | **{:.0}** | {:.0} | {:.1} | {:.1} | {:.1} |",
+        per(|s| s.luts),
+        per(|s| s.carries),
+        per(|s| s.luts + 2 * s.carries),
+        per(|s| s.ffs),
+        per(|s| s.brams),
+        per(|s| s.dsps),
+        per(|s| s.lut_rams)
+    );
+    Ok(md)
 }

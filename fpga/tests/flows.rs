@@ -67,3 +67,23 @@ fn synthesis_errors_carry_the_tool_output() {
         "{err}"
     );
 }
+
+#[test]
+fn synthesis_is_flat_whatever_keep_hierarchy_says() {
+    // A multiplier behind a `keep_hierarchy` boundary whose second operand
+    // is the constant 1: kept apart, it needs DSPs; flattened, the constant
+    // propagates and the multiplier disappears.
+    let design = "
+(* keep_hierarchy *)
+module mul(input clock, input [17:0] a, input [17:0] b, output reg [35:0] p);
+  always @(posedge clock) p <= a * b;
+endmodule
+module top(input clock, input [17:0] a, output [35:0] p);
+  mul m(.clock(clock), .a(a), .b(18'd1), .p(p));
+endmodule
+";
+    let flat = synthesize(design, "top", Target::Ecp5).unwrap();
+    assert_eq!(flat.dsps, 0, "{flat:?}");
+    // The multiplier alone does need one.
+    assert_eq!(synthesize(design, "mul", Target::Ecp5).unwrap().dsps, 1);
+}

@@ -194,7 +194,7 @@ fn synth(config: &CoreConfig, tag: &str, flow: &str, limit: Duration) {
     let dir = common::scratch(&format!("synth-{tag}-{flow}"));
     common::write_verilog(config, &dir);
     // The vendor script up to its `check` step, then that step without
-    // `autoname` (it only renames wires; see concord_fpga::synth_steps).
+    // `autoname` (it only renames wires; see concord_fpga::flat_synth_steps).
     let script = format!(
         "read_verilog concord_core.v; {flow} -top concord_core -run :check; \
          hierarchy -check; stat; check -noinit"
