@@ -100,7 +100,8 @@ if [ ${#missing_pkgs[@]} -eq 0 ] && [ ${#missing_components[@]} -eq 0 ] && [ ${#
 fi
 
 if [ $check_only -eq 1 ]; then
-    echo "setup: missing: ${missing_pkgs[*]} ${missing_components[*]} ${missing_pypi[*]/#/PyPI:} (run scripts/setup.sh)" >&2
+    missing=("${missing_pkgs[@]}" "${missing_components[@]}" "${missing_pypi[@]/#/PyPI:}")
+    echo "setup: missing: ${missing[*]} (run scripts/setup.sh)" >&2
     exit 1
 fi
 
