@@ -62,10 +62,21 @@ fn lint_passes_clean_code_and_reports_warnings() {
 #[test]
 fn synthesis_errors_carry_the_tool_output() {
     let err = synthesize("module top(input a; endmodule", "top", Target::Ice40).unwrap_err();
-    assert!(
-        matches!(err, FlowError::Failed { tool: "yosys", .. }),
-        "{err}"
-    );
+    match &err {
+        FlowError::Failed {
+            tool: "yosys",
+            tail,
+            log: Some(log),
+            ..
+        } => {
+            // The error quotes Yosys' ERROR line, and the log it names was
+            // kept (this test removes it again).
+            assert!(tail.contains("ERROR"), "{tail}");
+            assert!(log.is_file(), "{}", log.display());
+            std::fs::remove_dir_all(log.parent().unwrap()).unwrap();
+        }
+        other => panic!("{other}"),
+    }
 }
 
 #[test]
