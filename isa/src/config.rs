@@ -115,6 +115,25 @@ fn file_prefix(file: &Option<String>) -> String {
         .unwrap_or_default()
 }
 
+/// A rule on a config field: `ok`, or the error naming `field` with the
+/// message (made only when the rule fails). `CoreConfig::validate` and the
+/// hardware's rule set (`concord_uarch::HwParams::new`) both use it.
+pub fn rule(
+    field: &'static str,
+    ok: bool,
+    message: impl FnOnce() -> String,
+) -> Result<(), ConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError::Field {
+            file: None,
+            field,
+            message: message(),
+        })
+    }
+}
+
 impl CoreConfig {
     /// The largest block the core runs: every thread of a block is resident.
     pub fn max_block_threads(&self) -> u32 {
@@ -174,17 +193,6 @@ impl CoreConfig {
                 Ok(())
             }
         }
-        fn rule(field: &'static str, ok: bool, message: String) -> Result<(), ConfigError> {
-            if ok {
-                Ok(())
-            } else {
-                Err(ConfigError::Field {
-                    file: None,
-                    field,
-                    message,
-                })
-            }
-        }
         range("lanes", self.lanes, 4, MAX_LANES as u32)?;
         range("warps", self.warps, 1, MAX_WARPS)?;
         range("registers", self.registers, 4, MAX_REGS as u32)?;
@@ -199,10 +207,12 @@ impl CoreConfig {
         rule(
             "shared_memory_bytes",
             self.shared_memory_bytes % (4 * self.shared_banks) == 0,
-            format!(
-                "{} is not a multiple of 4 bytes x {} banks",
-                self.shared_memory_bytes, self.shared_banks
-            ),
+            || {
+                format!(
+                    "{} is not a multiple of 4 bytes x {} banks",
+                    self.shared_memory_bytes, self.shared_banks
+                )
+            },
         )?;
         range("imem_words", self.imem_words, 16, MAX_IMEM_WORDS as u32)?;
         range(
@@ -215,7 +225,7 @@ impl CoreConfig {
         rule(
             "global_memory_bytes",
             self.global_memory_bytes % 4 == 0,
-            format!("{} is not a multiple of 4", self.global_memory_bytes),
+            || format!("{} is not a multiple of 4", self.global_memory_bytes),
         )?;
         range("global_latency", self.global_latency, 1, 1000)?;
         range(
@@ -227,7 +237,7 @@ impl CoreConfig {
         rule(
             "global_line_bytes",
             self.global_line_bytes.is_power_of_two(),
-            format!("{} is not a power of two", self.global_line_bytes),
+            || format!("{} is not a power of two", self.global_line_bytes),
         )?;
         Ok(())
     }

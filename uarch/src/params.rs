@@ -4,7 +4,7 @@
 //! built from.
 
 use concord_isa::checks::pc_bits;
-use concord_isa::config::{Arbitration, ConfigError, CoreConfig};
+use concord_isa::config::{rule, Arbitration, ConfigError, CoreConfig};
 
 use crate::widths::PC_BITS;
 
@@ -64,23 +64,6 @@ pub struct HwParams {
     /// `INIT` cycles: `max(W · RP, S / (4B))`, enough to clear every
     /// register-file row and every shared row.
     pub init_cycles: u32,
-}
-
-/// A hardware rule: `ok`, or an error naming `field`.
-fn rule(
-    field: &'static str,
-    ok: bool,
-    message: impl FnOnce() -> String,
-) -> Result<(), ConfigError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(ConfigError::Field {
-            file: None,
-            field,
-            message: message(),
-        })
-    }
 }
 
 impl HwParams {
