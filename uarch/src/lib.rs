@@ -16,6 +16,8 @@
 //! | [`state`] | the FSM states and their `trace_state` codes ([`State`]) |
 //! | [`ports`] | the top-level port list of `concord_core` ([`PORTS`]) and the global request kinds |
 //! | [`keys`] | the layout of the unified arbiter's branch-mode and memory-mode keys |
+//! | [`occupancy`] | Core v2: [`Occupancy`], resident blocks and shared windows of a launch (docs/microarchitecture-v2.md §12.2) |
+//! | [`timing`] | Core v2: stage indices, `REISSUE`, `SETUP_CYCLES`, the global-access offsets of §10.3 |
 //!
 //! The crate depends on `concord-isa` only: the architecture (instructions,
 //! configuration ranges, trap causes) is the ISA's, and this crate says how
@@ -24,14 +26,17 @@
 pub mod counters;
 pub mod host;
 pub mod keys;
+pub mod occupancy;
 pub mod params;
 pub mod ports;
 pub mod state;
+pub mod timing;
 pub mod trap;
 pub mod widths;
 
 pub use counters::{Counter, Counters};
 pub use host::{HostReg, HOST_REGISTERS};
+pub use occupancy::{LaunchError, LaunchShape, Occupancy};
 pub use params::HwParams;
 pub use ports::{Dir, Port, PORTS};
 pub use state::State;
