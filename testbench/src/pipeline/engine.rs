@@ -1,0 +1,75 @@
+//! Tree use (docs/microarchitecture-v2.md §9.2) and the background
+//! re-arbitration engine (§9.5).
+
+use concord_isa::config::ArbiterMode;
+use concord_uarch::timing::X;
+
+use super::item::{tree_use, Item, TreeUse};
+use super::warp::SlotState;
+use super::{rules, Pipeline, V2Counter};
+
+impl Pipeline {
+    /// How the pass in X in this cycle will use the tree in A next cycle.
+    fn x_tree_use(&self) -> TreeUse {
+        match &self.stages[X] {
+            Item::Pass(p) => {
+                let w = &self.warps[p.warp];
+                let instr = self
+                    .instrs
+                    .get(w.gpc as usize)
+                    .and_then(|i| i.as_ref().ok());
+                tree_use(instr)
+            }
+            _ => TreeUse::None,
+        }
+    }
+
+    /// Recomputes warp `v`'s group from its stored lane PCs and depths.
+    pub(crate) fn rearbitrate(&mut self, v: usize) {
+        let (policy, maxd) = (self.hw.arbitration, self.hw.max_call_depth);
+        let w = &mut self.warps[v];
+        let valid = w.schedulable();
+        let (min, sel) =
+            rules::arbitrate(valid, |l| rules::arb_key(policy, maxd, w.depth[l], w.pc[l]));
+        w.gmask = sel;
+        if sel != 0 {
+            let first = sel.trailing_zeros() as usize;
+            w.gpc = min as u32;
+            w.gdepth = w.depth[first];
+        }
+    }
+
+    /// The engine's cycle: the tree computes the warp loaded last cycle
+    /// (its group is written at the end of this cycle), and the lowest
+    /// candidate is loaded into the key register if the tree is free in
+    /// the next cycle.
+    pub(crate) fn engine_cycle(&mut self, rearb_at_start: u32) {
+        let computing = self.engine_key.take();
+        let candidate = (0..self.warps.len()).find(|&v| {
+            Some(v) != computing
+                && rearb_at_start >> v & 1 == 1
+                && self.warps[v]
+                    .wslot
+                    .is_some_and(|s| self.slots[s].state == SlotState::Run)
+        });
+        if let Some(v) = computing {
+            if self.warps[v].rearb {
+                self.rearbitrate(v);
+                self.warps[v].rearb = false;
+                self.counters.inc(V2Counter::Rearbs);
+            }
+        }
+        if let Some(v) = candidate {
+            let free = match (self.hw.arbiter, self.x_tree_use()) {
+                (_, TreeUse::None) => true,
+                (ArbiterMode::Split, TreeUse::Memory) => true,
+                _ => false,
+            };
+            if free {
+                self.engine_key = Some(v);
+            } else {
+                self.counters.inc(V2Counter::RearbWaitCycles);
+            }
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! The global unit (docs/microarchitecture-v2.md §10.2): `N` entries
+//! allocated in a ring, reserved at A, written at M, sent in order as
+//! Wishbone beats, completed by their responses, returned through return
+//! slots.
+
+use concord_isa::instr::{AtomOp, LoadWidth, StoreWidth};
+use concord_isa::semantics;
+use concord_uarch::HwParams;
+
+use super::item::RegWrite;
+use super::wishbone::Beat;
+use super::{lanes_of, Pipeline, V2Counter};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kind {
+    Read(LoadWidth),
+    Write,
+    Atomic,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Entry {
+    /// Reservation order.
+    seq: u64,
+    kind: Kind,
+    warp: usize,
+    /// Register-file row of `rd` (reads, atomics).
+    rd_row: usize,
+    /// Served lanes and their byte addresses.
+    lanes: u32,
+    addrs: [u32; 32],
+    /// The beats to send, in ascending beat order.
+    beats: Vec<Beat>,
+    /// Written at the end of M in this cycle.
+    written_at: Option<u64>,
+    /// Beats loaded into the master's output register, beats answered.
+    loaded: usize,
+    acked: usize,
+    /// Per lane the word its address lies in (reads, atomics).
+    data: [u32; 32],
+    returnable: bool,
+    returning: bool,
+}
+
+/// The entries and the master's registers.
+#[derive(Clone, Debug)]
+pub(crate) struct GlobalUnit {
+    entries: Vec<Option<Entry>>,
+    next: usize,
+    seq: u64,
+    wb: u32,
+    line_shift: u32,
+    /// The beat on the bus (`STB`): entry and beat index.
+    out: Option<(usize, usize)>,
+    /// The response registered at the end of the previous cycle.
+    response: Option<Vec<u8>>,
+}
+
+impl GlobalUnit {
+    pub fn new(hw: &HwParams) -> GlobalUnit {
+        GlobalUnit {
+            entries: vec![None; hw.global_outstanding],
+            next: 0,
+            seq: 0,
+            wb: hw.global_bus_bytes,
+            line_shift: hw.global_line_shift,
+            out: None,
+            response: None,
+        }
+    }
+
+    pub fn free_entries(&self) -> usize {
+        self.entries.iter().filter(|e| e.is_none()).count()
+    }
+
+    /// No entry in use.
+    pub fn idle(&self) -> bool {
+        self.entries.iter().all(|e| e.is_none())
+    }
+
+    /// The oldest returnable entry without a return slot (§6.1, priority 1).
+    pub fn take_return(&mut self) -> Option<(usize, usize)> {
+        let id = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.as_ref().map(|e| (i, e)))
+            .filter(|(_, e)| e.returnable && !e.returning)
+            .min_by_key(|(_, e)| e.seq)
+            .map(|(i, _)| i)?;
+        let e = self.entries[id].as_mut().expect("in use");
+        e.returning = true;
+        Some((e.warp, id))
+    }
+
+    fn oldest(&self, pred: impl Fn(&Entry) -> bool) -> Option<usize> {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.as_ref().map(|e| (i, e)))
+            .filter(|(_, e)| pred(e))
+            .min_by_key(|(_, e)| e.seq)
+            .map(|(i, _)| i)
+    }
+
+    /// Reserves the next free entry of the ring (the caller checked that
+    /// one is free at the start of the cycle).
+    #[allow(clippy::too_many_arguments)]
+    pub fn reserve(
+        &mut self,
+        kind: Kind,
+        warp: usize,
+        rd_row: usize,
+        lanes: u32,
+        addrs: &[u32; 32],
+        data: &[u32; 32],
+        store: Option<StoreWidth>,
+        atom: Option<AtomOp>,
+    ) -> usize {
+        let n = self.entries.len();
+        let id = (0..n)
+            .map(|i| (self.next + i) % n)
+            .find(|&i| self.entries[i].is_none())
+            .expect("a free entry");
+        self.next = (id + 1) % n;
+        let beats = self.beats(lanes, addrs, data, store, atom, kind);
+        self.entries[id] = Some(Entry {
+            seq: self.seq,
+            kind,
+            warp,
+            rd_row,
+            lanes,
+            addrs: *addrs,
+            beats,
+            written_at: None,
+            loaded: 0,
+            acked: 0,
+            data: [0; 32],
+            returnable: false,
+            returning: false,
+        });
+        self.seq += 1;
+        id
+    }
+
+    /// The beats of an entry (§10.2 "Send"): the beats of the line that
+    /// hold a served byte, ascending.
+    fn beats(
+        &self,
+        lanes: u32,
+        addrs: &[u32; 32],
+        data: &[u32; 32],
+        store: Option<StoreWidth>,
+        atom: Option<AtomOp>,
+        kind: Kind,
+    ) -> Vec<Beat> {
+        let wb = self.wb as u64;
+        let first = lanes.trailing_zeros() as usize;
+        let line_base = (addrs[first] as u64 >> self.line_shift) << self.line_shift;
+        let bytes = match kind {
+            Kind::Read(w) => w.bytes(),
+            Kind::Write => store.map_or(4, |w| w.bytes()),
+            Kind::Atomic => 4,
+        } as u64;
+        let mut ks: Vec<u64> = Vec::new();
+        for l in lanes_of(lanes) {
+            let a = addrs[l] as u64;
+            for b in [a, a + bytes - 1] {
+                let k = (b - line_base) / wb;
+                if !ks.contains(&k) {
+                    ks.push(k);
+                }
+            }
+        }
+        ks.sort_unstable();
+        ks.into_iter()
+            .map(|k| {
+                let base = line_base + k * wb;
+                let mut beat = Beat {
+                    adr: (base / wb) as u32,
+                    we: !matches!(kind, Kind::Read(_)),
+                    sel: if matches!(kind, Kind::Read(_)) {
+                        u128::MAX >> (128 - wb)
+                    } else {
+                        0
+                    },
+                    dat: vec![0; wb as usize],
+                    tga: atom,
+                };
+                if !matches!(kind, Kind::Read(_)) {
+                    // Lane order: the highest served lane wins per byte.
+                    for l in lanes_of(lanes) {
+                        let v = match store {
+                            Some(w) => semantics::store_truncate(w, data[l]),
+                            None => data[l],
+                        }
+                        .to_le_bytes();
+                        for (j, byte) in v.iter().enumerate().take(bytes as usize) {
+                            let a = addrs[l] as u64 + j as u64;
+                            if a >= base && a < base + wb {
+                                let o = (a - base) as usize;
+                                beat.sel |= 1 << o;
+                                beat.dat[o] = *byte;
+                            }
+                        }
+                    }
+                }
+                beat
+            })
+            .collect()
+    }
+}
+
+impl Pipeline {
+    /// Stage M of a global pass: its entry is written.
+    pub(crate) fn entry_written(&mut self, id: usize, now: u64) {
+        if let Some(e) = self.global.entries[id].as_mut() {
+            e.written_at = Some(now);
+        }
+    }
+
+    /// A return slot at A: the warp's outstanding count, the entry freed,
+    /// `busy_r` cleared; the register write it carries to W.
+    pub(crate) fn return_a(&mut self, warp: usize, id: usize) -> Option<RegWrite> {
+        let e = self.global.entries[id].take().expect("a returning entry");
+        let w = &mut self.warps[warp];
+        w.outstanding -= 1;
+        w.busy_r = false;
+        let mut values = [0u32; 32];
+        for l in lanes_of(e.lanes) {
+            values[l] = match e.kind {
+                Kind::Read(width) => {
+                    let raw = e.data[l] >> (8 * (e.addrs[l] & 3));
+                    let raw = match width.bytes() {
+                        1 => raw & 0xff,
+                        2 => raw & 0xffff,
+                        _ => raw,
+                    };
+                    semantics::load_extend(width, raw)
+                }
+                _ => e.data[l],
+            };
+        }
+        Some(RegWrite {
+            row: e.rd_row,
+            lanes: e.lanes,
+            values,
+        })
+    }
+
+    /// The global unit's cycle: the registered response, the memory, the
+    /// master's output register.
+    pub(crate) fn global_cycle(&mut self, now: u64) {
+        let wb = self.global.wb as u64;
+        // The response registered at the end of the previous cycle.
+        if let Some(data) = self.global.response.take() {
+            let id = self
+                .global
+                .oldest(|e| e.acked < e.loaded)
+                .expect("a response belongs to a sent beat");
+            let e = self.global.entries[id].as_mut().expect("in use");
+            let beat_base = e.beats[e.acked].adr as u64 * wb;
+            if !matches!(e.kind, Kind::Write) {
+                for l in lanes_of(e.lanes) {
+                    let word = (e.addrs[l] & !3) as u64;
+                    if word >= beat_base && word < beat_base + wb {
+                        let o = (word - beat_base) as usize;
+                        e.data[l] =
+                            u32::from_le_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]]);
+                    }
+                }
+            }
+            e.acked += 1;
+            if e.acked == e.beats.len() {
+                match e.kind {
+                    Kind::Write => {
+                        let warp = e.warp;
+                        self.global.entries[id] = None;
+                        self.warps[warp].outstanding -= 1;
+                    }
+                    _ => e.returnable = true,
+                }
+            }
+        }
+        // The memory sees the master's outputs of this cycle.
+        let beat = self
+            .global
+            .out
+            .map(|(id, k)| self.global.entries[id].as_ref().expect("in use").beats[k].clone());
+        if beat.is_some() && self.memory.stall() {
+            self.counters.inc(V2Counter::GlobalStallCycles);
+        }
+        let (accepted, response) = self.memory.cycle(now, beat.as_ref());
+        if accepted {
+            self.global.out = None;
+            self.counters.inc(V2Counter::GlobalBeats);
+        }
+        self.global.response = response;
+        // The output register takes the next available beat.
+        if self.global.out.is_none() {
+            if let Some(id) = self
+                .global
+                .oldest(|e| e.loaded < e.beats.len() && e.written_at.is_some_and(|t| t < now))
+            {
+                let e = self.global.entries[id].as_mut().expect("in use");
+                self.global.out = Some((id, e.loaded));
+                e.loaded += 1;
+            }
+        }
+    }
+}

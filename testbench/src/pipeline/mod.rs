@@ -1,0 +1,401 @@
+//! The Core v2 cycle model: the 8-stage pipeline of
+//! `docs/microarchitecture-v2.md` (the contract), cycle by cycle.
+//!
+//! | file | concept | contract |
+//! |---|---|---|
+//! | [`item`] | items and stage records: warp passes, return slots, init slots, bubbles; effects left for M and W | §0, §3.2 |
+//! | `sched` | stage S: item priority, `lrr` and `gto` | §6 |
+//! | `warp` | warp, lane and block-slot state; readiness; warp state codes | §5 |
+//! | `commit` | stage A: checks, traps, commit of every instruction class, barrier and exit accounting | §8, §9.3, §9.4, §13 |
+//! | `engine` | tree use per cycle (`unified` / `split`) and the background re-arbitration engine | §9.2, §9.5 |
+//! | `shared` | shared memory: windows, M and W effects, the port rule | §10.1 |
+//! | `global` | the global unit: entries, reservation, beats, responses, return slots | §10.2 |
+//! | [`wishbone`] | the testbench memory: a Wishbone B4 pipelined slave with latency and bandwidth | §10.4 |
+//! | `launch` | the launch unit: occupancy, thread-id walk, init slots, block start and retire | §12 |
+//! | [`counters`] | the v2 performance counters | §15.1 |
+//! | `run` | running a launch to its end, final state, watchdog | §13.4, §20 |
+//!
+//! # One cycle
+//!
+//! [`Pipeline::step`] is one clock cycle. Everything is computed from the
+//! state at the start of the cycle and written at its end, in this order
+//! (the order only matters where the contract says what a cycle sees):
+//!
+//! 1. S chooses its item from the start-of-cycle state (§6.1, §5.4); the
+//!    stage records shift (§3.3: a cycle is a shift, nothing stalls);
+//! 2. W, M, then A act on the items they now hold (register writes at W;
+//!    shared accesses and entry writes at M; the commit at A);
+//! 3. the global unit processes the response registered in the previous
+//!    cycle, the memory accepts a beat and answers the one accepted `lat`
+//!    cycles ago, and the master loads its output register;
+//! 4. the re-arbitration engine and the launch unit;
+//! 5. the per-cycle counters, `DONE` / `TRAP`.
+//!
+//! An item's architectural effects are computed at A from the state A sees:
+//! with at most one item per warp in S..A (§4.1) every value it read in F,
+//! D, R or X is the one A sees, except `%clock`, which is taken as `cycles`
+//! of the R cycle.
+//!
+//! # What is not modelled yet
+//!
+//! * The Wishbone host slave of §14 (launches are loaded from the
+//!   [`Occupancy`] and the launch directly, as if the host had written its
+//!   registers), the trace port (§15.2), `HALT`, the debug registers.
+//! * Bus errors (trap 11): the testbench memory never raises `ERR`.
+//! * The watchdog's diagnosis window (§13.4): the watchdog trap says where
+//!   the count ran out without classifying the hang.
+//! * `counter_bits` wrap-around (counters are 64 bits).
+//!
+//! The SIMT rules (arbitration, advance and join, control effects, memory
+//! selection) are in [`rules`], a stand-in until `concord_isa::simt`
+//! exists; the data semantics and checks are `concord_isa::{semantics,
+//! checks}`.
+
+pub mod counters;
+pub(crate) mod item;
+pub mod rules;
+pub mod wishbone;
+
+mod commit;
+mod engine;
+mod global;
+mod launch;
+mod run;
+mod sched;
+mod shared;
+mod warp;
+
+use std::collections::VecDeque;
+
+use concord_isa::checks::Stacks;
+use concord_isa::config::CoreConfig;
+use concord_isa::func::Trap;
+use concord_isa::instr::Instr;
+use concord_uarch::timing::{A, M, STAGES, W};
+use concord_uarch::{HwParams, Occupancy};
+
+pub use counters::{V2Counter, V2Counters};
+pub use run::{
+    func_reference, occupancy, run, BlockState, Outcome, PipelineLaunch, PipelineOptions,
+};
+pub use warp::WarpCode;
+pub use wishbone::WishboneMemory;
+
+use global::GlobalUnit;
+use item::Item;
+use launch::LaunchUnit;
+use warp::{Slot, WarpState};
+
+/// The core's state (§15.2 `tr_state`, without `IDLE`: a model is built
+/// for one launch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoreState {
+    Setup,
+    Run,
+    Stopping,
+    Done,
+    Trap,
+}
+
+/// The Core v2 model for one launch.
+pub struct Pipeline {
+    hw: HwParams,
+    occ: Occupancy,
+    // The launch (the host registers of §14.4).
+    code: Vec<u32>,
+    instrs: Vec<Result<Instr, String>>,
+    entry_pc: u32,
+    grid: [u32; 3],
+    block: [u32; 3],
+    params: Vec<u32>,
+    stacks: Stacks,
+
+    state: CoreState,
+    setup_left: u64,
+    /// Register files, row `warp · RP + reg`.
+    rf: Vec<[u32; 32]>,
+    /// Shared memory in physical byte order: window `k` is bytes
+    /// `k · window_bytes ..`.
+    shared: Vec<u8>,
+    warps: Vec<WarpState>,
+    slots: Vec<Slot>,
+    /// The item in each stage during the current cycle.
+    stages: [Item; STAGES],
+    /// LRR register.
+    rr: usize,
+    /// GTO register.
+    last: Option<usize>,
+    /// The engine's key register: the warp whose keys the tree computes
+    /// in this cycle.
+    engine_key: Option<usize>,
+    global: GlobalUnit,
+    memory: WishboneMemory,
+    launch: LaunchUnit,
+    counters: V2Counters,
+    /// The held trap and the slot it belongs to (§13.2).
+    held: Option<(usize, Trap)>,
+    /// Warp passes selected at S that are not replays (the watchdog unit).
+    issued_instructions: u64,
+    /// The final state of the last block in grid order.
+    last_block: Option<BlockState>,
+}
+
+impl Pipeline {
+    /// Cycles counted so far (`cycles`), which is also the `cycles` value
+    /// during the next cycle.
+    pub fn cycles(&self) -> u64 {
+        self.counters.get(V2Counter::Cycles)
+    }
+
+    pub fn state(&self) -> CoreState {
+        self.state
+    }
+
+    pub fn counters(&self) -> V2Counters {
+        self.counters
+    }
+
+    /// Every warp's state code (§5.5).
+    pub fn warp_codes(&self) -> Vec<WarpCode> {
+        (0..self.warps.len()).map(|w| self.warp_code(w)).collect()
+    }
+
+    /// One clock cycle.
+    pub fn step(&mut self) {
+        let now = self.cycles();
+        match self.state {
+            CoreState::Done | CoreState::Trap => return,
+            CoreState::Setup => {
+                self.counters.inc(V2Counter::Cycles);
+                self.setup_left -= 1;
+                if self.setup_left == 0 {
+                    self.state = CoreState::Run;
+                }
+                return;
+            }
+            CoreState::Run | CoreState::Stopping => {}
+        }
+        // Start-of-cycle values.
+        let free_entries = self.global.free_entries();
+        let rearb_at_start = (0..self.warps.len())
+            .filter(|&w| self.warps[w].rearb)
+            .fold(0u32, |m, w| m | 1 << w);
+        let mut ready = 0u64;
+        let (mut memwait, mut barrier) = (0u64, 0u64);
+        for w in 0..self.warps.len() {
+            match self.warp_code(w) {
+                WarpCode::Ready => ready += 1,
+                WarpCode::Memwait => memwait += 1,
+                WarpCode::Barrier | WarpCode::Rearb => barrier += 1,
+                _ => {}
+            }
+        }
+
+        // 1. S, and the shift.
+        let selected = self.select(now);
+        if matches!(selected, Item::Bubble) {
+            self.counters.inc(V2Counter::IdleIssueCycles);
+        }
+        for s in (1..STAGES).rev() {
+            self.stages[s] = std::mem::take(&mut self.stages[s - 1]);
+        }
+        self.stages[0] = selected;
+        let empty = self.stages.iter().all(|i| matches!(i, Item::Bubble));
+
+        // 2. W, M, A.
+        self.stage_w();
+        self.stage_m(now);
+        self.stage_a(now, free_entries);
+
+        // 3. The global unit and the memory.
+        self.global_cycle(now);
+
+        // 4. Engine, launch unit.
+        self.engine_cycle(rearb_at_start);
+        self.launch_cycle(now);
+
+        // 5. Counters and state.
+        self.counters.add(V2Counter::ReadyWarpCycles, ready);
+        self.counters.add(V2Counter::MemwaitWarpCycles, memwait);
+        self.counters.add(V2Counter::BarrierWarpCycles, barrier);
+        self.counters.inc(V2Counter::Cycles);
+        let quiet = empty && self.global.idle();
+        if self.held.is_some() {
+            self.state = CoreState::Stopping;
+            let running = self
+                .slots
+                .iter()
+                .any(|s| !matches!(s.state, warp::SlotState::Free | warp::SlotState::Frozen));
+            if quiet && !running {
+                self.state = CoreState::Trap;
+            }
+        } else if quiet
+            && self.launch.all_launched()
+            && self.slots.iter().all(|s| s.state == warp::SlotState::Free)
+        {
+            self.state = CoreState::Done;
+        }
+    }
+
+    /// Stage S (§6.1): a return slot, else an init slot, else a ready warp,
+    /// else a bubble. Updates the registers S writes at the end of the
+    /// cycle (`busy_i`, `busy_r`, `rr`, `last`).
+    fn select(&mut self, now: u64) -> Item {
+        if let Some((warp, entry)) = self.global.take_return() {
+            self.warps[warp].busy_r = true;
+            return Item::Return {
+                warp,
+                entry,
+                write: None,
+            };
+        }
+        if let Some(init) = self.take_init(now) {
+            return Item::Init(init);
+        }
+        if let Some(w) = self.pick_warp() {
+            let replay = self.warps[w].replay;
+            self.warps[w].busy_i = true;
+            self.selected(w);
+            if !replay {
+                self.issued_instructions += 1;
+            }
+            return Item::Pass(item::Pass {
+                warp: w,
+                late: item::Late::None,
+            });
+        }
+        Item::Bubble
+    }
+
+    /// Stage W: register writes (results, loads, returns, links, init
+    /// zeros) and the shared atomic's write.
+    fn stage_w(&mut self) {
+        let item = std::mem::take(&mut self.stages[W]);
+        match &item {
+            Item::Pass(p) => self.late_w(&p.late),
+            Item::Return { write, .. } => {
+                if let Some(w) = write {
+                    self.write_rf(w);
+                }
+            }
+            Item::Init(init) => {
+                if let Some((w, r)) = init.reg {
+                    let row = self.hw.rf_row(w, r);
+                    self.rf[row] = [0; 32];
+                }
+            }
+            Item::Bubble => {}
+        }
+    }
+
+    /// Stage M: shared accesses, row clears, entry writes.
+    fn stage_m(&mut self, now: u64) {
+        let mut item = std::mem::take(&mut self.stages[M]);
+        match &mut item {
+            Item::Pass(p) => self.late_m(&mut p.late, now),
+            Item::Init(init) => {
+                if let (Some(row), false) = (init.row, init.refused) {
+                    self.clear_row(row);
+                }
+            }
+            _ => {}
+        }
+        self.stages[M] = item;
+    }
+
+    /// Stage A: the commit (§9.3).
+    fn stage_a(&mut self, now: u64, free_entries: usize) {
+        let mut item = std::mem::take(&mut self.stages[A]);
+        match &mut item {
+            Item::Bubble => {}
+            Item::Return { warp, entry, write } => {
+                *write = self.return_a(*warp, *entry);
+                self.counters.inc(V2Counter::ReturnSlots);
+            }
+            Item::Init(init) => {
+                init.refused = init.row.is_some() && self.shared_port_busy();
+                self.launch.init_at_a(init);
+                self.counters.inc(V2Counter::InitSlots);
+            }
+            Item::Pass(p) => {
+                p.late = self.commit(p.warp, now, free_entries);
+            }
+        }
+        self.stages[A] = item;
+    }
+
+    /// The trap of a pass (or a barrier) of slot `slot` (§13.2): held if it
+    /// is older than the held one; the slot and younger slots freeze.
+    fn raise(&mut self, slot: usize, trap: Trap) {
+        let age = self.slots[slot].age;
+        let replace = match &self.held {
+            None => true,
+            Some((s, _)) => self.slots[*s].age > age,
+        };
+        if replace {
+            self.held = Some((slot, trap));
+        }
+        for k in 0..self.slots.len() {
+            let s = &mut self.slots[k];
+            if s.age >= age && matches!(s.state, warp::SlotState::Run | warp::SlotState::Launch) {
+                s.state = warp::SlotState::Frozen;
+            }
+        }
+        self.launch.cancel_frozen(&self.slots);
+    }
+
+    fn new(config: &CoreConfig, launch: &PipelineLaunch<'_>) -> Result<Pipeline, String> {
+        let hw = HwParams::new(config).map_err(|e| e.to_string())?;
+        let occ = occupancy(config, launch)?;
+        let l = &launch.launch;
+        let decoded = l
+            .code
+            .iter()
+            .map(|w| concord_isa::decode(*w).map_err(|e| e.to_string()))
+            .collect();
+        let total_blocks = l.grid.iter().map(|&d| d as u64).product();
+        Ok(Pipeline {
+            occ,
+            code: l.code.to_vec(),
+            instrs: decoded,
+            entry_pc: l.entry_pc,
+            grid: l.grid,
+            block: l.block,
+            params: l.params.to_vec(),
+            stacks: Stacks::new(config, l.stack_bytes),
+            state: CoreState::Setup,
+            setup_left: concord_uarch::timing::SETUP_CYCLES,
+            rf: vec![[0; 32]; hw.rf_rows],
+            shared: vec![0; hw.shared_bytes as usize],
+            warps: vec![WarpState::default(); hw.warps],
+            slots: vec![Slot::default(); hw.block_slots],
+            stages: Default::default(),
+            rr: 0,
+            last: None,
+            engine_key: None,
+            global: GlobalUnit::new(&hw),
+            memory: WishboneMemory::new(Vec::new(), &hw),
+            launch: LaunchUnit::new(total_blocks),
+            counters: V2Counters::default(),
+            held: None,
+            issued_instructions: 0,
+            last_block: None,
+            hw,
+        })
+    }
+}
+
+/// Lanes of a mask, lowest first.
+#[inline(always)]
+pub(crate) fn lanes_of(mut m: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            l
+        })
+    })
+}
+
+/// A queue of init-slot indices (re-issues go to its back).
+pub(crate) type InitQueue = VecDeque<u32>;

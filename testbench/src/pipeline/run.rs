@@ -1,0 +1,195 @@
+//! Running a launch on the Core v2 model to `DONE`, `TRAP` or the
+//! watchdog, and the final state that the functional model checks.
+
+use concord_isa::config::CoreConfig;
+use concord_isa::func::{self, Launch, Trap, TrapCause};
+use concord_uarch::{HwParams, LaunchShape, Occupancy};
+
+use super::warp::SlotState;
+use super::{CoreState, Pipeline, V2Counters, WishboneMemory};
+
+/// A launch for the pipeline: the functional model's launch plus what the
+/// launcher writes into `SHARED_BYTES`, `CLEAR_REGS` and `CLEAR_SHARED`
+/// (§12.3: the kernel's `shared_bytes` and `regs_used`).
+#[derive(Clone, Debug)]
+pub struct PipelineLaunch<'a> {
+    pub launch: Launch<'a>,
+    pub shared_bytes: u32,
+    pub regs_used: u32,
+}
+
+/// Limits of a run.
+#[derive(Clone, Copy, Debug)]
+pub struct PipelineOptions {
+    /// Warp-instructions (passes selected at S that are not replays) after
+    /// which the run stops with a watchdog trap.
+    pub watchdog: u64,
+}
+
+/// The final state of one block: per thread, its registers and
+/// predicates; the block's shared window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockState {
+    pub regs: Vec<[u32; 32]>,
+    pub preds: Vec<[bool; 8]>,
+    pub shared: Vec<u8>,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub counters: V2Counters,
+    /// `Err`: the trap report (the held trap, or the watchdog).
+    pub result: Result<(), Trap>,
+    /// The last block's final state (absent after a trap).
+    pub last_block: Option<BlockState>,
+    pub occupancy: Occupancy,
+}
+
+/// The occupancy of `launch` on `config` (§12.2), or why the core
+/// refuses it.
+pub fn occupancy(config: &CoreConfig, launch: &PipelineLaunch<'_>) -> Result<Occupancy, String> {
+    let hw = HwParams::new(config).map_err(|e| e.to_string())?;
+    let l = &launch.launch;
+    Occupancy::new(
+        &hw,
+        &LaunchShape {
+            block: l.block,
+            grid: l.grid,
+            shared_bytes: launch.shared_bytes,
+            stack_bytes: l.stack_bytes,
+            clear_regs: launch.regs_used,
+            clear_shared: launch.shared_bytes,
+        },
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// The functional model on the same launch, with the shared window the
+/// occupancy gives (docs/microarchitecture-v2.md §18, amendment 2): the
+/// oracle the pipeline's final state is checked against.
+pub fn func_reference(
+    config: &CoreConfig,
+    launch: &PipelineLaunch<'_>,
+    global: &mut [u8],
+    options: func::Options,
+    observer: Option<&mut dyn func::Observer>,
+) -> Result<func::Stats, func::RunError> {
+    let window = occupancy(config, launch)
+        .map(|o| o.window_bytes)
+        .unwrap_or(config.shared_memory_bytes);
+    func::run_with_shared_window(config, &launch.launch, global, options, observer, window)
+}
+
+/// Runs `launch` to its end. `global` is the global memory image, updated
+/// in place. Fails (before running) when the configuration or the launch
+/// cannot run on the core.
+pub fn run(
+    config: &CoreConfig,
+    launch: &PipelineLaunch<'_>,
+    global: &mut Vec<u8>,
+    options: PipelineOptions,
+) -> Result<Outcome, String> {
+    let mut core = Pipeline::new(config, launch)?;
+    core.memory = WishboneMemory::new(std::mem::take(global), &core.hw);
+    let result = loop {
+        match core.state {
+            CoreState::Done => break Ok(()),
+            CoreState::Trap => {
+                break Err(core.held.take().map(|(_, t)| t).expect("a held trap"));
+            }
+            _ => {}
+        }
+        if core.issued_instructions > options.watchdog {
+            break Err(core.watchdog_trap(options.watchdog));
+        }
+        core.step();
+    };
+    *global = std::mem::take(&mut core.memory.bytes);
+    Ok(Outcome {
+        counters: core.counters,
+        last_block: if result.is_ok() {
+            core.last_block.take()
+        } else {
+            None
+        },
+        result,
+        occupancy: core.occ,
+    })
+}
+
+impl Pipeline {
+    /// The final state of the block in slot `k`.
+    pub(crate) fn block_state(&self, k: usize) -> BlockState {
+        let lanes = self.hw.lanes;
+        let threads = self.occ.threads as usize;
+        let base = k * self.occ.nwarps as usize;
+        let mut regs = Vec::with_capacity(threads);
+        let mut preds = Vec::with_capacity(threads);
+        for t in 0..threads {
+            let (w, l) = (base + t / lanes, t % lanes);
+            let mut r = [0u32; 32];
+            for (i, v) in r.iter_mut().enumerate().take(self.hw.registers) {
+                *v = self.rf[self.hw.rf_row(w, i)][l];
+            }
+            let mut p = [false; 8];
+            p[0] = true;
+            for (i, v) in p
+                .iter_mut()
+                .enumerate()
+                .skip(1)
+                .take(self.hw.predicates - 1)
+            {
+                *v = self.warps[w].pred[i] >> l & 1 == 1;
+            }
+            regs.push(r);
+            preds.push(p);
+        }
+        let wb = self.occ.window_bytes as usize;
+        BlockState {
+            regs,
+            preds,
+            shared: self.shared[k * wb..(k + 1) * wb].to_vec(),
+        }
+    }
+
+    /// The watchdog fired (§13.4). The diagnosis window is not modelled:
+    /// the report names the resident blocks' warps and their state codes.
+    fn watchdog_trap(&self, limit: u64) -> Trap {
+        let mut parts = Vec::new();
+        for (w, warp) in self.warps.iter().enumerate() {
+            if let Some(s) = warp
+                .wslot
+                .filter(|&s| self.slots[s].state != SlotState::Free)
+            {
+                parts.push(format!(
+                    "block {:?} warp {} {:?} at pc {} lanes {:#x}",
+                    self.slots[s].ctaid,
+                    warp.wib,
+                    self.warp_code(w),
+                    warp.gpc,
+                    warp.gmask
+                ));
+            }
+        }
+        let (block, warp) = self
+            .warps
+            .iter()
+            .find_map(|w| w.wslot.map(|s| (self.slots[s].ctaid, w.wib)))
+            .unwrap_or(([0; 3], 0));
+        Trap {
+            cause: TrapCause::Watchdog {
+                limit,
+                diagnosis: format!(
+                    "still running (pipeline model, no diagnosis window): {}",
+                    parts.join("; ")
+                ),
+            },
+            block,
+            warp,
+            lanes: 0,
+            pc: 0,
+            issued: self.issued_instructions,
+        }
+    }
+}

@@ -1,0 +1,443 @@
+//! The Core v2 cycle model (`concord_testbench::pipeline`):
+//!
+//! * **timing**: cycle counts derived by hand from the contract
+//!   (docs/microarchitecture-v2.md §4.4 IPC table, §10.3 global
+//!   timelines, §12.3 launch), never from the model;
+//! * **final state**: random programs (`testbench/src/gen`) on configuration
+//!   variants (both schedulers, both arbiter modes, several resident blocks,
+//!   few entries, wide bus, bandwidth limit, long latency) must end in the
+//!   functional model's state (with the shared window of `Occupancy`, §18):
+//!   global memory, the last block's registers below `regs_used`,
+//!   predicates and shared bytes below `shared_bytes`.
+
+use std::ops::ControlFlow;
+
+use concord_isa::config::{ArbiterMode, CoreConfig, Scheduler};
+use concord_isa::func::{self, BlockView, Issue, Observer, Options};
+use concord_isa::{Pred, Reg};
+use concord_testbench::gen::{generate, GenConfig};
+use concord_testbench::pipeline::{
+    self, func_reference, BlockState, Outcome, PipelineLaunch, PipelineOptions, V2Counter,
+};
+
+fn assemble(src: &str) -> concord_isa::container::Kernel {
+    concord_isa::asm::assemble(src, "t.s").unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Runs `src` with `threads` threads per block, `blocks` blocks, no init
+/// slots (`regs_used` 0) unless given.
+fn run_src(config: &CoreConfig, src: &str, threads: u32, blocks: u32) -> Outcome {
+    let kernel = assemble(src);
+    let launch = PipelineLaunch {
+        launch: func::Launch {
+            code: &kernel.code,
+            entry_pc: kernel.entries[0].pc,
+            grid: [blocks, 1, 1],
+            block: [threads, 1, 1],
+            params: &[],
+            stack_bytes: 0,
+        },
+        shared_bytes: 0,
+        regs_used: 0,
+    };
+    let mut global = vec![0; config.global_memory_bytes as usize];
+    let o = pipeline::run(
+        config,
+        &launch,
+        &mut global,
+        PipelineOptions { watchdog: 1 << 30 },
+    )
+    .unwrap();
+    o.result.as_ref().unwrap_or_else(|t| panic!("trap: {t}"));
+    o
+}
+
+/// `n` ALU instructions then `exit`.
+fn alu_program(n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        s += &format!(
+            "add r{}, r{}, r{}\n",
+            1 + i % 4,
+            1 + (i + 1) % 4,
+            1 + (i + 2) % 4
+        );
+    }
+    s + "exit\n"
+}
+
+/// §4.4: `k` always-ready warps issue every `max(k, 6)` cycles each
+/// (`IPC = min(1, k/6)`). Hand count for one block of `k` full warps and
+/// `n` ALU instructions plus `exit`, no init slots:
+///
+/// * SETUP: cycles 0..=7; the launch takes its slot in cycle 8 (`l`);
+///   the walk writes threads in 9..=8+threads, so the warps are ready from
+///   cycle `c0 = 9 + threads` (§12.3 "Start");
+/// * LRR issues warp `i` at `c0 + i + max(k,6)·j`, `j = 0..=n`; the last
+///   `exit` is selected at `c0 + (k−1) + max(k,6)·n`, commits (and the
+///   block retires) 5 cycles later in A, leaves W 2 cycles after that;
+///   the first cycle with no item in S..W is the one after, and `DONE` is
+///   entered at its end: `cycles = c_A + 4`.
+fn alu_cycles(k: u64, n: u64, lanes: u64) -> u64 {
+    let threads = k * lanes;
+    let c0 = 9 + threads;
+    let last_s = c0 + (k - 1) + k.max(6) * n;
+    last_s + 5 + 4
+}
+
+/// The same under GTO (§6.3: oldest first in a busy pipeline). With
+/// `k ≤ 6` every warp is selected as soon as it is ready, as under LRR.
+/// With `6 < k ≤ 12`, warps 0..=5 take every cycle until they exit
+/// (warp 0 is ready again exactly when warp 5 has issued, and it is
+/// older than warps 6..), so warp `6 + i` is first selected at
+/// `c0 + 6·(n+1) + i`, when warp `i`'s slot frees, and runs every 6
+/// cycles from there.
+fn gto_alu_cycles(k: u64, n: u64, lanes: u64) -> u64 {
+    if k <= 6 {
+        return alu_cycles(k, n, lanes);
+    }
+    assert!(k <= 12);
+    let c0 = 9 + k * lanes;
+    let last_s = c0 + 6 * (n + 1) + (k - 7) + 6 * n;
+    last_s + 5 + 4
+}
+
+#[test]
+fn alu_issue_rate_is_min_1_k_over_6() {
+    let config = CoreConfig::default();
+    let n = 60;
+    let src = alu_program(n);
+    for k in [1u64, 2, 4, 5, 6, 7, 8] {
+        for scheduler in [Scheduler::Lrr, Scheduler::Gto] {
+            let c = CoreConfig {
+                scheduler,
+                ..config.clone()
+            };
+            let o = run_src(&c, &src, (k * 8) as u32, 1);
+            let cycles = o.counters.get(V2Counter::Cycles);
+            let expect = match scheduler {
+                Scheduler::Lrr => alu_cycles(k, n as u64, 8),
+                Scheduler::Gto => gto_alu_cycles(k, n as u64, 8),
+            };
+            assert_eq!(cycles, expect, "k = {k}, {scheduler:?}");
+            assert_eq!(o.counters.get(V2Counter::Issued), k * (n as u64 + 1));
+        }
+    }
+    // The §4.4 IPC table over the issuing window.
+    for (k, ipc) in [
+        (1u64, 1.0 / 6.0),
+        (4, 4.0 / 6.0),
+        (5, 5.0 / 6.0),
+        (6, 1.0),
+        (8, 1.0),
+    ] {
+        let window = (alu_cycles(k, n as u64, 8) - alu_cycles(k, 0, 8)) as f64;
+        let rate = (k * n as u64) as f64 / window;
+        assert!((rate - ipc).abs() < 1e-9, "k = {k}: {rate}");
+    }
+}
+
+/// §10.3: one warp, one coalesced global load of a whole line (8 lanes ×
+/// 4 bytes = 32 bytes = `NB` = 8 beats of 4 bytes): the warp issues again
+/// `lat + NB + 15` cycles after the load's selection; a store:
+/// `lat + NB + 9`. The load is the third instruction (`s2r`, `shl` before
+/// it, 6 cycles apart): selected at `t = c0 + 12`, `c0 = 9 + 8 = 17`; then
+/// `exit` at `t + lat + NB + 15` (`+ 9` for a store), and `DONE` as in the
+/// ALU count (`+ 5 + 4`).
+#[test]
+fn global_load_and_store_timelines() {
+    for lat in [1u32, 10, 100] {
+        for bus in [4u32, 8, 32] {
+            let config = CoreConfig {
+                global_latency: lat,
+                global_bus_bytes: bus,
+                ..CoreConfig::default()
+            };
+            let nb = (32 / bus) as u64;
+            let lat = lat as u64;
+            let t = 17 + 12;
+            let load = run_src(
+                &config,
+                "s2r r0, %tid\nshl r0, r0, 2\nld.global.b32 r1, [r0+256]\nexit\n",
+                8,
+                1,
+            );
+            assert_eq!(
+                load.counters.get(V2Counter::Cycles),
+                t + lat + nb + 15 + 9,
+                "load, lat {lat}, bus {bus}"
+            );
+            assert_eq!(load.counters.get(V2Counter::GlobalBeats), nb);
+            assert_eq!(load.counters.get(V2Counter::ReturnSlots), 1);
+            let store = run_src(
+                &config,
+                "s2r r0, %tid\nshl r0, r0, 2\nst.global.b32 [r0+256], r0\nexit\n",
+                8,
+                1,
+            );
+            assert_eq!(
+                store.counters.get(V2Counter::Cycles),
+                t + lat + nb + 9 + 9,
+                "store, lat {lat}, bus {bus}"
+            );
+        }
+    }
+}
+
+/// §10.1 / §9.3: a shared access whose 8 lanes fall on 8 different rows of
+/// one bank (stride `4·B` bytes) takes 8 passes, each a replay 6 cycles
+/// after the previous one; then `exit`.
+#[test]
+fn bank_conflicts_replay_one_row_per_pass() {
+    let config = CoreConfig::default();
+    // Stride 32 bytes = 4 · 8 banks: every lane in bank 0, rows 0..8.
+    let o = run_src(
+        &config,
+        "s2r r0, %tid\nshl r0, r0, 5\nld.shared.b32 r1, [r0+0]\nexit\n",
+        8,
+        1,
+    );
+    // Load first selected at t = 29, passes at t + 6p (p = 0..7), exit at
+    // t + 48, DONE at + 9.
+    assert_eq!(o.counters.get(V2Counter::Cycles), 29 + 48 + 9);
+    assert_eq!(o.counters.get(V2Counter::Replays), 7);
+    assert_eq!(o.counters.get(V2Counter::Issued), 2 + 8 + 1);
+}
+
+/// §12.3: init slots delay the start: `max(threads + 1, n_init + 6)`.
+#[test]
+fn init_slots_delay_the_block_start() {
+    let config = CoreConfig::default();
+    let kernel = assemble("exit\n");
+    for (threads, regs) in [(64u32, 16u32), (64, 1), (8, 16)] {
+        let launch = PipelineLaunch {
+            launch: func::Launch {
+                code: &kernel.code,
+                entry_pc: 0,
+                grid: [1, 1, 1],
+                block: [threads, 1, 1],
+                params: &[],
+                stack_bytes: 0,
+            },
+            shared_bytes: 0,
+            regs_used: regs,
+        };
+        let mut global = vec![0; config.global_memory_bytes as usize];
+        let o = pipeline::run(
+            &config,
+            &launch,
+            &mut global,
+            PipelineOptions { watchdog: 1000 },
+        )
+        .unwrap();
+        let nwarps = threads.div_ceil(8) as u64;
+        let launch_cycles =
+            concord_uarch::timing::launch_cycles(threads as u64, regs as u64 * nwarps);
+        // Launch in cycle 8, warps ready from 8 + launch; each warp's
+        // `exit` in turn; DONE as in the ALU count.
+        let last_s = 8 + launch_cycles + (nwarps - 1);
+        assert_eq!(
+            o.counters.get(V2Counter::Cycles),
+            last_s + 9,
+            "{threads} threads, {regs} registers"
+        );
+        assert_eq!(o.counters.get(V2Counter::InitSlots), regs as u64 * nwarps);
+    }
+}
+
+/// The last block's state in the functional model.
+#[derive(Default)]
+struct LastBlock {
+    threads: usize,
+    state: Option<BlockState>,
+}
+
+impl Observer for LastBlock {
+    fn issue(&mut self, _: &Issue) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+    fn block_end(&mut self, _block: [u32; 3], v: &BlockView<'_>) {
+        let mut regs = Vec::new();
+        let mut preds = Vec::new();
+        for t in 0..self.threads {
+            let mut r = [0u32; 32];
+            for (i, x) in r.iter_mut().enumerate() {
+                *x = v.reg(t, Reg::new(i as u8).unwrap());
+            }
+            let mut p = [false; 8];
+            for (i, x) in p.iter_mut().enumerate() {
+                *x = v.pred(t, Pred::new(i as u8).unwrap());
+            }
+            regs.push(r);
+            preds.push(p);
+        }
+        self.state = Some(BlockState {
+            regs,
+            preds,
+            shared: v.shared().to_vec(),
+        });
+    }
+}
+
+/// Configuration variants the random programs run on.
+fn variant(i: u64, lanes: u32, warps: u32) -> CoreConfig {
+    let mut c = CoreConfig {
+        lanes,
+        warps,
+        ..CoreConfig::default()
+    };
+    c.scheduler = if i % 2 == 0 {
+        Scheduler::Lrr
+    } else {
+        Scheduler::Gto
+    };
+    c.arbiter = if i / 2 % 2 == 0 {
+        ArbiterMode::Unified
+    } else {
+        ArbiterMode::Split
+    };
+    c.global_latency = [1, 10, 100, 3][(i / 4 % 4) as usize];
+    c.global_outstanding = [8, 1, 2, 16][(i / 3 % 4) as usize];
+    c.max_resident_blocks = [4, 1, 16, 2][(i / 5 % 4) as usize];
+    c.global_bus_bytes = [4, 8, 32, 4][(i / 7 % 4) as usize];
+    c.global_bandwidth = [0, 2, 0, 1][(i / 11 % 4) as usize];
+    c
+}
+
+fn check_program(
+    seed: u64,
+    lanes: u32,
+    warps: u32,
+    blocks: u32,
+    threads: Option<u32>,
+    tweak: fn(&mut CoreConfig),
+) {
+    let threads =
+        threads.unwrap_or(1 + (seed.wrapping_mul(7919) % u64::from(lanes * warps)) as u32);
+    let p = generate(
+        seed,
+        &GenConfig {
+            lanes,
+            warps,
+            threads,
+            blocks,
+            size: 30,
+            ..GenConfig::default()
+        },
+    );
+    let mut base = variant(seed, lanes, warps);
+    tweak(&mut base);
+    let config = p.fit(&base);
+    let kernel = p.kernel();
+    let launch = PipelineLaunch {
+        launch: func::Launch {
+            code: &kernel.code,
+            entry_pc: 0,
+            grid: p.grid(),
+            block: p.block(),
+            params: &p.params,
+            stack_bytes: kernel.stack_bytes,
+        },
+        shared_bytes: kernel.shared_bytes,
+        regs_used: kernel.regs_used,
+    };
+    let mut global = p.global_init.clone();
+    global.resize(config.global_memory_bytes as usize, 0);
+    let mut expect = global.clone();
+    let mut last = LastBlock {
+        threads: p.threads as usize,
+        state: None,
+    };
+    func_reference(
+        &config,
+        &launch,
+        &mut expect,
+        Options {
+            watchdog: 5_000_000,
+        },
+        Some(&mut last),
+    )
+    .unwrap_or_else(|e| panic!("seed {seed}: functional model: {e}"));
+    let o = pipeline::run(
+        &config,
+        &launch,
+        &mut global,
+        PipelineOptions {
+            watchdog: 5_000_000,
+        },
+    )
+    .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    let what = format!(
+        "seed {seed} ({lanes}x{warps}, {} threads, {} blocks, {:?} {:?} lat {} entries {} slots {} bus {} bw {}, resident {})",
+        p.threads,
+        p.blocks,
+        config.scheduler,
+        config.arbiter,
+        config.global_latency,
+        config.global_outstanding,
+        config.max_resident_blocks,
+        config.global_bus_bytes,
+        config.global_bandwidth,
+        o.occupancy.resident
+    );
+    if let Err(t) = &o.result {
+        panic!("{what}: pipeline trapped: {t}\n{}", p.source);
+    }
+    if let Some(i) = (0..global.len()).find(|&i| global[i] != expect[i]) {
+        panic!(
+            "{what}: global byte {i:#x}: pipeline {:#x}, functional {:#x}\n{}",
+            global[i], expect[i], p.source
+        );
+    }
+    let (got, want) = (o.last_block.unwrap(), last.state.unwrap());
+    for t in 0..p.threads as usize {
+        for r in 0..kernel.regs_used as usize {
+            assert_eq!(
+                got.regs[t][r], want.regs[t][r],
+                "{what}: thread {t} r{r}\n{}",
+                p.source
+            );
+        }
+        for q in 0..config.predicates as usize {
+            assert_eq!(
+                got.preds[t][q], want.preds[t][q],
+                "{what}: thread {t} p{q}\n{}",
+                p.source
+            );
+        }
+    }
+    let n = kernel.shared_bytes as usize;
+    assert_eq!(got.shared[..n], want.shared[..n], "{what}: shared memory");
+}
+
+/// 500 random programs (valid, race-free, terminating), 125 per
+/// (lanes, warps) shape, each on a configuration variant.
+#[test]
+fn random_programs_end_in_the_functional_state() {
+    let count: u64 = std::env::var("CONCORD_PIPELINE_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(125);
+    for (i, (lanes, warps)) in [(4, 1), (4, 8), (8, 2), (32, 1)].into_iter().enumerate() {
+        for s in 0..count {
+            let seed = 50_000 * (i as u64 + 1) + s;
+            check_program(seed, lanes, warps, 1 + (seed % 4) as u32, None, |_| {});
+        }
+    }
+}
+
+/// Several resident blocks: 16 warps of 4 lanes, one-warp blocks, up to
+/// 16 resident (the `stress-blocks` shape of §20).
+#[test]
+fn many_resident_blocks_end_in_the_functional_state() {
+    for s in 0..40 {
+        check_program(
+            900_000 + s,
+            4,
+            16,
+            6 + (s % 5) as u32,
+            Some(1 + (s % 8) as u32),
+            |c| c.max_resident_blocks = 16,
+        );
+    }
+}
