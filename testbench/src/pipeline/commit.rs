@@ -7,13 +7,14 @@
 
 use concord_isa::checks;
 use concord_isa::func::{Trap, TrapCause};
-use concord_isa::instr::{Instr, Op, PredOp, PredSrc, Reg, Space, SpecialReg};
+use concord_isa::instr::{Instr, Op, PredOp, PredSrc, Reg, Space};
 use concord_isa::semantics;
+use concord_isa::simt::{self, BlockEvent, ControlIssue, Group, ThreadCtx};
 
 use super::global::Kind;
 use super::item::{Late, RegWrite};
 use super::warp::SlotState;
-use super::{lanes_of, rules, Pipeline, V2Counter};
+use super::{lanes_of, Pipeline, V2Counter};
 
 impl Pipeline {
     fn pred_mask(&self, w: usize, p: PredSrc) -> u32 {
@@ -74,9 +75,13 @@ impl Pipeline {
     fn advance(&mut self, w: usize) {
         let policy = self.hw.arbitration;
         let warp = &mut self.warps[w];
-        warp.gpc += 1;
-        let others = warp.schedulable() & !warp.gmask;
-        warp.gmask |= rules::join(policy, others, warp.gpc, warp.gdepth, &warp.pc, &warp.depth);
+        let group = Group {
+            mask: warp.gmask,
+            pc: warp.gpc,
+            depth: warp.gdepth,
+        };
+        let g = simt::advance(&group, &warp.pc, &warp.depth, warp.schedulable(), policy);
+        (warp.gmask, warp.gpc) = (g.mask, g.pc);
     }
 
     /// The commit of a warp pass of `w` at A in this cycle (`now` is the
@@ -203,30 +208,21 @@ impl Pipeline {
             Op::S2R { rd, sreg } => {
                 let warp = &self.warps[w];
                 let s = &self.slots[slot];
-                // `%clock`: `cycles` as it is in R, two cycles before A.
-                let clock = now.saturating_sub(2);
                 for l in 0..lanes {
-                    v[l] = match sreg {
-                        SpecialReg::TidX => warp.tid[l][0],
-                        SpecialReg::TidY => warp.tid[l][1],
-                        SpecialReg::TidZ => warp.tid[l][2],
-                        SpecialReg::TidLinear => warp.wib * lanes as u32 + l as u32,
-                        SpecialReg::LaneId => l as u32,
-                        SpecialReg::NtidX => self.block[0],
-                        SpecialReg::NtidY => self.block[1],
-                        SpecialReg::NtidZ => self.block[2],
-                        SpecialReg::CtaidX => s.ctaid[0],
-                        SpecialReg::CtaidY => s.ctaid[1],
-                        SpecialReg::CtaidZ => s.ctaid[2],
-                        SpecialReg::NctaidX => self.grid[0],
-                        SpecialReg::NctaidY => self.grid[1],
-                        SpecialReg::NctaidZ => self.grid[2],
-                        SpecialReg::WarpId => warp.wib,
-                        SpecialReg::NWarps => self.occ.nwarps,
-                        SpecialReg::WarpSize => lanes as u32,
-                        SpecialReg::ClockLo => clock as u32,
-                        SpecialReg::ClockHi => (clock >> 32) as u32,
+                    let ctx = ThreadCtx {
+                        tid: warp.tid[l],
+                        tid_linear: warp.wib * lanes as u32 + l as u32,
+                        lane: l as u32,
+                        warp: warp.wib,
+                        nwarps: self.occ.nwarps,
+                        warp_size: lanes as u32,
+                        block_dim: self.block,
+                        block_id: s.ctaid,
+                        grid_dim: self.grid,
+                        // `%clock`: `cycles` as it is in R, two cycles before A.
+                        clock: now.saturating_sub(2),
                     };
+                    v[l] = simt::special_register(sreg, &ctx);
                 }
                 self.reg_write(w, rd, exec, v)
             }
@@ -326,14 +322,13 @@ impl Pipeline {
                     full
                 }
             };
-        let shift = match space {
-            Space::Shared => self.hw.shared_row_shift,
-            Space::Global => self.hw.global_line_shift,
-        };
+        let (line, banks) = (self.hw.global_line_bytes, self.hw.shared_banks as u32);
         let served = if refused {
             0
+        } else if atomic {
+            simt::serve_atomic(pending)
         } else {
-            rules::serve(pending, atomic, |l| (addrs[l] >> shift) as u64)
+            simt::serve(pending, |l| simt::memory_key(space, addrs[l], line, banks))
         };
         let data = data_reg.map(|r| self.reg(w, r)).unwrap_or([0; 32]);
         let rd_row = rd.map_or(0, |r| self.hw.rf_row(w, r.index()));
@@ -391,12 +386,12 @@ impl Pipeline {
                 }
             }
         };
-        let left = pending & !served;
+        let (left, leaving) = simt::replay_split(active, pending & !served);
         let warp = &mut self.warps[w];
         if left != 0 {
             warp.replay = true;
             let npc = warp.gpc + 1;
-            for l in lanes_of(active & !left) {
+            for l in lanes_of(leaving) {
                 warp.pc[l] = npc;
             }
             warp.gmask = left;
@@ -408,7 +403,8 @@ impl Pipeline {
         Some(late)
     }
 
-    /// Control instructions (§8 "Control", §9.3, §9.4).
+    /// Control instructions (§8 "Control", §9.3, §9.4): the effects of
+    /// `concord_isa::simt::control_effects`, then the group from the tree.
     fn control(
         &mut self,
         w: usize,
@@ -417,135 +413,81 @@ impl Pipeline {
         active: u32,
         exec: u32,
     ) -> Option<Late> {
-        let max_depth = self.hw.max_call_depth;
-        let code_len = self.code.len() as u32;
-        let pc = self.warps[w].gpc;
-        let depth = self.warps[w].depth;
-        match instr.op {
-            Op::Call { .. } | Op::CallR { .. } => {
-                let over = lanes_of(exec)
-                    .filter(|&l| depth[l] >= max_depth)
-                    .fold(0u32, |m, l| m | 1 << l);
-                if over != 0 {
-                    {
-                        self.trap(w, over, TrapCause::CallDepthOverflow { max: max_depth });
-                        return None;
-                    }
-                }
-            }
-            Op::Ret { .. } => {
-                let zero = lanes_of(exec)
-                    .filter(|&l| depth[l] == 0)
-                    .fold(0u32, |m, l| m | 1 << l);
-                if zero != 0 {
-                    {
-                        self.trap(w, zero, TrapCause::ReturnAtDepthZero);
-                        return None;
-                    }
-                }
-            }
-            _ => {}
-        }
-        let mut next = [pc + 1; 32];
-        let mut moving = active;
-        let mut taken = None;
-        match instr.op {
-            Op::Bra { target } | Op::Call { target, .. } => {
-                for l in lanes_of(exec) {
-                    next[l] = target;
-                }
-            }
-            Op::BraCons { kind, p, target } => {
-                let t = semantics::consensus_taken(kind, exec, self.pred_mask(w, p));
-                if t {
-                    next = [target; 32];
-                }
-                taken = Some(t);
-            }
-            Op::Jmp { rs } | Op::CallR { rs, .. } | Op::Ret { rs } => {
-                let t = self.reg(w, rs);
-                for l in lanes_of(exec) {
-                    next[l] = t[l];
-                }
-            }
-            Op::Exit => moving &= !exec,
-            _ => {}
-        }
-        if let Err((lanes, cause)) = checks::check_next_pcs(code_len, moving, &next) {
-            {
+        let operand = match instr.op {
+            Op::Jmp { rs } | Op::CallR { rs, .. } | Op::Ret { rs } => self.reg(w, rs),
+            _ => [0; 32],
+        };
+        let pred = match instr.op {
+            Op::BraCons { p, .. } => self.pred_mask(w, p),
+            _ => 0,
+        };
+        let issue = ControlIssue {
+            op: instr.op,
+            pc: self.warps[w].gpc,
+            active,
+            exec,
+            operand: &operand,
+            pred,
+            depths: &self.warps[w].depth,
+            max_depth: self.hw.max_call_depth,
+            code_len: self.code.len() as u32,
+        };
+        let fx = match simt::control_effects(&issue) {
+            Ok(fx) => fx,
+            Err((lanes, cause)) => {
                 self.trap(w, lanes, cause);
                 return None;
             }
-        }
-        let late = match instr.op {
-            Op::Call { rd, .. } | Op::CallR { rd, .. } => self.reg_write(w, rd, exec, [pc + 1; 32]),
-            _ => Late::None,
+        };
+        let late = match fx.link {
+            Some((rd, link)) => self.reg_write(w, rd, exec, [link; 32]),
+            None => Late::None,
         };
         let warp = &mut self.warps[w];
         for l in lanes_of(active) {
-            warp.pc[l] = next[l];
+            warp.pc[l] = fx.next_pc[l];
         }
-        match instr.op {
-            Op::Call { .. } | Op::CallR { .. } => {
-                for l in lanes_of(exec) {
-                    warp.depth[l] += 1;
-                }
-            }
-            Op::Ret { .. } => {
-                for l in lanes_of(exec) {
-                    warp.depth[l] -= 1;
-                }
-            }
-            Op::Bar => warp.waiting |= exec,
-            Op::Exit => warp.alive &= !exec,
-            _ => {}
+        warp.depth = fx.depth;
+        warp.waiting |= fx.waits;
+        warp.alive &= !fx.exits;
+        if fx.divergent {
+            self.counters.inc(V2Counter::DivergentBranches);
         }
-        let per_lane = matches!(
-            instr.op,
-            Op::Bra { .. } | Op::Jmp { .. } | Op::Call { .. } | Op::CallR { .. } | Op::Ret { .. }
-        );
-        if per_lane && active != 0 {
-            let first = active.trailing_zeros() as usize;
-            let key = |l: usize| (warp.pc[l], warp.depth[l]);
-            if lanes_of(active).any(|l| key(l) != key(first)) {
-                self.counters.inc(V2Counter::DivergentBranches);
-            }
-        }
-        match taken {
+        match fx.taken {
             Some(true) => self.counters.inc(V2Counter::ConsensualTaken),
             Some(false) => self.counters.inc(V2Counter::ConsensualNotTaken),
             None => {}
         }
         // The group from the tree (branch mode).
         self.rearbitrate(w);
-        if matches!(instr.op, Op::Bar | Op::Exit) {
-            self.barrier_exit(w, slot, instr.op == Op::Bar, exec);
+        match instr.op {
+            Op::Bar => self.barrier_exit(w, slot, BlockEvent::Arrive(exec.count_ones())),
+            Op::Exit => self.barrier_exit(w, slot, BlockEvent::Exit(exec.count_ones())),
+            _ => {}
         }
         Some(late)
     }
 
-    /// §9.4: barrier and exit accounting after the commit of a `bar.sync`
-    /// or `exit` pass of warp `w` in slot `b`.
-    fn barrier_exit(&mut self, w: usize, b: usize, bar: bool, exec: u32) {
-        let n = exec.count_ones();
+    /// §9.4: barrier and exit accounting (`concord_isa::simt::barrier_commit`)
+    /// after the commit of a `bar.sync` or `exit` pass of warp `w` in slot `b`.
+    fn barrier_exit(&mut self, w: usize, b: usize, event: BlockEvent) {
         let threads = self.occ.threads;
-        if bar {
-            self.slots[b].arrived += n;
+        if let BlockEvent::Arrive(n) = event {
             self.counters.add(V2Counter::BarrierArrivals, n as u64);
-        } else {
-            self.slots[b].exited += n;
         }
-        let (arrived, exited) = (self.slots[b].arrived, self.slots[b].exited);
+        let before = (self.slots[b].arrived, self.slots[b].exited);
+        let out = simt::barrier_commit(before.0, before.1, threads, event);
+        self.slots[b].arrived = out.arrived;
+        self.slots[b].exited = out.exited;
         let nwarps = self.occ.nwarps as usize;
         let warps = b * nwarps..(b + 1) * nwarps;
-        if arrived == threads {
+        if out.release {
             for v in warps {
                 self.warps[v].waiting = 0;
                 self.warps[v].rearb = true;
             }
-            self.slots[b].arrived = 0;
             self.counters.inc(V2Counter::Barriers);
-        } else if arrived > 0 && exited > 0 && arrived + exited == threads {
+        } else if out.never_completes {
             let v = warps
                 .clone()
                 .find(|&v| self.warps[v].waiting != 0)
@@ -554,8 +496,8 @@ impl Pipeline {
             let lanes = warp.waiting;
             let trap = Trap {
                 cause: TrapCause::BarrierNeverCompletes {
-                    waiting: arrived,
-                    exited,
+                    waiting: out.arrived,
+                    exited: out.exited,
                     threads,
                 },
                 block: self.slots[b].ctaid,
@@ -566,7 +508,7 @@ impl Pipeline {
             };
             self.raise(b, trap);
         }
-        if exited == threads {
+        if out.retire {
             self.retire(b);
         }
     }

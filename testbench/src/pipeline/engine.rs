@@ -6,7 +6,9 @@ use concord_uarch::timing::X;
 
 use super::item::{tree_use, Item, TreeUse};
 use super::warp::SlotState;
-use super::{rules, Pipeline, V2Counter};
+use concord_isa::simt;
+
+use super::{Pipeline, V2Counter};
 
 impl Pipeline {
     /// How the pass in X in this cycle will use the tree in A next cycle.
@@ -28,14 +30,11 @@ impl Pipeline {
     pub(crate) fn rearbitrate(&mut self, v: usize) {
         let (policy, maxd) = (self.hw.arbitration, self.hw.max_call_depth);
         let w = &mut self.warps[v];
-        let valid = w.schedulable();
-        let (min, sel) =
-            rules::arbitrate(valid, |l| rules::arb_key(policy, maxd, w.depth[l], w.pc[l]));
-        w.gmask = sel;
-        if sel != 0 {
-            let first = sel.trailing_zeros() as usize;
-            w.gpc = min as u32;
-            w.gdepth = w.depth[first];
+        let g = simt::branch_group(policy, maxd, w.schedulable(), &w.pc, &w.depth);
+        w.gmask = g.mask;
+        if g.mask != 0 {
+            w.gpc = g.pc;
+            w.gdepth = g.depth;
         }
     }
 

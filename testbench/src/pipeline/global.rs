@@ -5,6 +5,7 @@
 
 use concord_isa::instr::{AtomOp, LoadWidth, StoreWidth};
 use concord_isa::semantics;
+use concord_isa::simt;
 use concord_uarch::HwParams;
 
 use super::item::RegWrite;
@@ -188,22 +189,16 @@ impl GlobalUnit {
                     tga: atom,
                 };
                 if !matches!(kind, Kind::Read(_)) {
-                    // Lane order: the highest served lane wins per byte.
-                    for l in lanes_of(lanes) {
-                        let v = match store {
-                            Some(w) => semantics::store_truncate(w, data[l]),
-                            None => data[l],
+                    // An atomic's operand is a whole word (one lane).
+                    let width = store.unwrap_or(StoreWidth::B32);
+                    simt::store_merge(lanes, addrs, data, width, |a, byte| {
+                        let a = a as u64;
+                        if a >= base && a < base + wb {
+                            let o = (a - base) as usize;
+                            beat.sel |= 1 << o;
+                            beat.dat[o] = byte;
                         }
-                        .to_le_bytes();
-                        for (j, byte) in v.iter().enumerate().take(bytes as usize) {
-                            let a = addrs[l] as u64 + j as u64;
-                            if a >= base && a < base + wb {
-                                let o = (a - base) as usize;
-                                beat.sel |= 1 << o;
-                                beat.dat[o] = *byte;
-                            }
-                        }
-                    }
+                    });
                 }
                 beat
             })

@@ -135,7 +135,7 @@ impl Pipeline {
             age: self.launch.age,
         };
         let nwarps = self.occ.nwarps as usize;
-        let [bx, by, _] = self.block;
+        let block = self.block;
         let lanes = self.hw.lanes;
         for j in 0..nwarps {
             let w = &mut self.warps[k * nwarps + j];
@@ -150,7 +150,7 @@ impl Pipeline {
             // The walk (§12.4): thread t = j·L + l.
             for l in 0..lanes {
                 let t = (j * lanes + l) as u32;
-                w.tid[l] = [t % bx, t / bx % by, t / (bx * by)];
+                w.tid[l] = concord_isa::simt::thread_index(t, block);
             }
         }
         self.launch.current = Some(Launching {

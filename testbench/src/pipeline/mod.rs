@@ -47,13 +47,13 @@
 //! * `counter_bits` wrap-around (counters are 64 bits).
 //!
 //! The SIMT rules (arbitration, advance and join, control effects, memory
-//! selection) are in [`rules`], a stand-in until `concord_isa::simt`
-//! exists; the data semantics and checks are `concord_isa::{semantics,
-//! checks}`.
+//! selection, store merge, replay split, barrier outcome, thread ids and
+//! special registers) are `concord_isa::simt`; the data semantics and
+//! checks are `concord_isa::{semantics, checks}`. This module keeps only
+//! timing: stage records, readiness, the schedulers, the queues, the bus.
 
 pub mod counters;
 pub(crate) mod item;
-pub mod rules;
 pub mod wishbone;
 
 mod commit;

@@ -5,6 +5,7 @@
 //! effects of shared passes, init-slot row clears and the port rule.
 
 use concord_isa::semantics;
+use concord_isa::simt;
 use concord_uarch::timing::M;
 
 use super::item::{Item, Late, RegWrite};
@@ -66,11 +67,14 @@ impl Pipeline {
                 data,
                 width,
             } => {
-                // Lane order: per byte, the highest served lane wins.
+                let mut a = [0u32; 32];
                 for l in lanes_of(*lanes) {
-                    let v = semantics::store_truncate(*width, data[l]);
-                    self.write_le(addrs[l], width.bytes(), v);
+                    a[l] = addrs[l] as u32;
                 }
+                let shared = &mut self.shared;
+                simt::store_merge(*lanes, &a, data, *width, |addr, byte| {
+                    shared[addr as usize] = byte;
+                });
             }
             Late::SharedAtomic { addr, old, .. } => *old = self.read_le(*addr, 4),
             Late::Entry(id) => self.entry_written(*id, now),
