@@ -91,6 +91,11 @@ fn postprocess(raw: &str, config: &CoreConfig) -> String {
         config
             .to_yaml()
             .lines()
+            // The v1 core ignores the Core v2 fields: its header (and so
+            // its Verilog) does not depend on them.
+            .filter(|l| !concord_isa::config::V2_FIELDS
+                .iter()
+                .any(|f| l.strip_prefix(f).is_some_and(|r| r.starts_with(':'))))
             .map(|l| format!("//   {l}\n"))
             .collect::<String>()
     ));

@@ -87,6 +87,17 @@ impl ArbiterMode {
     }
 }
 
+/// The fields only Core v2 uses (docs/microarchitecture-v2.md §17.1); the
+/// v1 core and its Verilog ignore them.
+pub const V2_FIELDS: [&str; 6] = [
+    "scheduler",
+    "arbiter",
+    "max_resident_blocks",
+    "global_outstanding",
+    "global_bus_bytes",
+    "global_bandwidth",
+];
+
 /// Largest `max_resident_blocks`.
 pub const MAX_RESIDENT_BLOCKS: u32 = 16;
 /// Largest `global_outstanding`.
