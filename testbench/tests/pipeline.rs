@@ -441,3 +441,93 @@ fn many_resident_blocks_end_in_the_functional_state() {
         );
     }
 }
+
+/// Every launch of the compiled suite (`concord-kernels`, default compile
+/// options) on the pipeline: the kernel's independent host check must pass
+/// on the final memory, and the memory must equal the functional model's
+/// (run with the `Occupancy` shared window). Each launch runs under one
+/// configuration variant (scheduler, arbiter, latency, entries, slots,
+/// bus), rotated over the suite.
+#[test]
+fn compiled_suite_passes_its_host_checks() {
+    use concord_compiler::driver::{self, CompileOptions};
+    use concord_kernels::harness::{func_launch, LoadedLaunch};
+    let mut failures = Vec::new();
+    let mut runs = 0u64;
+    for k in concord_kernels::suite() {
+        for launch in k.launches {
+            let l = LoadedLaunch::load(launch).unwrap();
+            let compiled =
+                driver::compile(&l.source, &l.file, &CompileOptions::for_core(&l.config))
+                    .unwrap_or_else(|e| panic!("{launch}: {e}"));
+            let out = compiled.kernel(l.desc.entry.as_deref()).unwrap();
+            let kernel = &out.compiled.kernel;
+            let prepared = l.prepare(kernel).unwrap();
+            let v = variant(runs, l.config.lanes, l.config.warps);
+            let config = CoreConfig {
+                scheduler: v.scheduler,
+                arbiter: v.arbiter,
+                global_outstanding: v.global_outstanding,
+                max_resident_blocks: v.max_resident_blocks,
+                global_bus_bytes: v.global_bus_bytes.min(l.config.global_line_bytes),
+                global_latency: [10, 100, 1][(runs % 3) as usize],
+                ..l.config.clone()
+            };
+            runs += 1;
+            let pl = PipelineLaunch {
+                launch: func_launch(kernel, &prepared),
+                shared_bytes: kernel.shared_bytes,
+                regs_used: kernel.regs_used,
+            };
+            let mut expect = prepared.global.clone();
+            if let Err(e) = func_reference(
+                &config,
+                &pl,
+                &mut expect,
+                Options {
+                    watchdog: 50_000_000,
+                },
+                None,
+            ) {
+                failures.push(format!("{launch}: functional model: {e}"));
+                continue;
+            }
+            let mut global = prepared.global.clone();
+            let o = pipeline::run(
+                &config,
+                &pl,
+                &mut global,
+                PipelineOptions {
+                    watchdog: 50_000_000,
+                },
+            )
+            .unwrap_or_else(|e| panic!("{launch}: {e}"));
+            let what = format!(
+                "{launch} ({:?} {:?} lat {} entries {} slots {}, resident {})",
+                config.scheduler,
+                config.arbiter,
+                config.global_latency,
+                config.global_outstanding,
+                config.max_resident_blocks,
+                o.occupancy.resident
+            );
+            if let Err(t) = &o.result {
+                failures.push(format!("{what}: trapped: {t}"));
+                continue;
+            }
+            if let Err(e) = k.check_memory(&prepared, &global) {
+                failures.push(format!("{what}: host check: {e}"));
+            }
+            if global != expect {
+                failures.push(format!("{what}: memory differs from the functional model"));
+            }
+        }
+    }
+    assert!(runs >= 18, "only {runs} launches");
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} launches failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
