@@ -117,6 +117,9 @@ pub enum Model {
     Cycle,
     /// The generated Verilog under Verilator.
     Rtl,
+    /// The Core v2 pipeline model (docs/microarchitecture-v2.md): 8 stages,
+    /// several warps in flight, non-blocking global memory.
+    Pipeline,
 }
 
 impl Model {
@@ -125,6 +128,7 @@ impl Model {
             Model::Functional => "functional model",
             Model::Cycle => "cycle model",
             Model::Rtl => "RTL",
+            Model::Pipeline => "Core v2 pipeline model",
         }
     }
 }
@@ -339,6 +343,10 @@ pub enum RunStats {
         lanes: u32,
         lockstep: bool,
     },
+    Pipeline {
+        counters: concord_testbench::pipeline::V2Counters,
+        lanes: u32,
+    },
 }
 
 impl RunStats {
@@ -357,6 +365,15 @@ impl RunStats {
                 v["simd_efficiency"] = json!(counters.simd_efficiency(*lanes));
                 v
             }
+            RunStats::Pipeline { counters, lanes } => {
+                let mut v = serde_json::Map::new();
+                for (name, value) in counters.named() {
+                    v.insert(name.to_string(), json!(value));
+                }
+                v.insert("lanes".to_string(), json!(lanes));
+                v.insert("ipc".to_string(), json!(counters.ipc()));
+                serde_json::Value::Object(v)
+            }
         }
     }
 }
@@ -370,6 +387,11 @@ struct RunOutputs {
 pub fn run(args: RunArgs) -> Result<(), CliError> {
     if args.model != Model::Rtl && (args.vcd.is_some() || args.no_lockstep) {
         return Err(CliError::usage("--vcd and --no-lockstep need --model rtl"));
+    }
+    if args.model == Model::Pipeline && args.trace.is_some() {
+        return Err(CliError::usage(
+            "--trace needs --model functional, cycle or rtl (the pipeline model has no trace port yet)",
+        ));
     }
     // The outputs first: a path that cannot be written fails before any
     // work (a Verilator build takes a minute).
@@ -417,8 +439,42 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     let (global, stats) = match args.model {
         Model::Functional => run_functional(&config, &launch, &prepared, outputs)?,
         Model::Cycle | Model::Rtl => run_timed(&args, &config, &launch, &prepared, outputs)?,
+        Model::Pipeline => run_pipeline(&config, &kernel, launch, &prepared)?,
     };
     report(&args, &desc, &config, &prepared, &global, &stats)
+}
+
+/// The Core v2 pipeline model: the launch loaded from its occupancy (the
+/// host slave of §14 is not modelled), run to `DONE` or a trap.
+fn run_pipeline(
+    config: &CoreConfig,
+    kernel: &concord_isa::container::Kernel,
+    launch: func::Launch<'_>,
+    prepared: &PreparedLaunch,
+) -> Result<(Vec<u8>, RunStats), CliError> {
+    use concord_testbench::pipeline;
+    let mut global = prepared.global.clone();
+    let launch = pipeline::PipelineLaunch {
+        launch,
+        shared_bytes: kernel.shared_bytes,
+        regs_used: kernel.regs_used,
+    };
+    let outcome = pipeline::run(
+        config,
+        &launch,
+        &mut global,
+        pipeline::PipelineOptions {
+            watchdog: prepared.watchdog,
+        },
+    )?;
+    outcome.result?;
+    Ok((
+        global,
+        RunStats::Pipeline {
+            counters: outcome.counters,
+            lanes: config.lanes,
+        },
+    ))
 }
 
 fn run_functional(
@@ -607,6 +663,31 @@ fn report(
                 stats.barriers
             )?;
         }
+        RunStats::Pipeline { counters: c, lanes } => {
+            use concord_testbench::pipeline::V2Counter as K;
+            let active = c.get(K::ActiveLaneSlots);
+            let issued = c.get(K::Issued);
+            outln!(
+                "  {} cycles, issued {} ({} replays), {} active lane-slots, SIMD efficiency {:.1}%, IPC {:.3}",
+                c.get(K::Cycles),
+                issued,
+                c.get(K::Replays),
+                active,
+                100.0 * active as f64 / (issued.max(1) * *lanes as u64) as f64,
+                c.ipc()
+            )?;
+            outln!(
+                "  global requests {}, beats {}, return slots {}, init slots {}, barriers {}, re-arbitrations {} (waiting {} cycles), blocks {}",
+                c.get(K::GlobalRequests),
+                c.get(K::GlobalBeats),
+                c.get(K::ReturnSlots),
+                c.get(K::InitSlots),
+                c.get(K::Barriers),
+                c.get(K::Rearbs),
+                c.get(K::RearbWaitCycles),
+                c.get(K::Blocks)
+            )?;
+        }
         RunStats::Timed {
             counters: c, lanes, ..
         } => {
@@ -645,6 +726,7 @@ fn json_report(
         Model::Functional => "functional",
         Model::Cycle => "cycle",
         Model::Rtl => "rtl",
+        Model::Pipeline => "pipeline",
     };
     let mut out = io::BufWriter::new(io::stdout().lock());
     let mut write = || -> io::Result<()> {
