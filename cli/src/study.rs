@@ -4,13 +4,15 @@
 //!
 //! One module per study: `flatten` (Bulavintsev's loop flattening on the
 //! work queue), `spill` (Sampaio's divergence-aware spilling on the suite)
-//! and `divergence` (Lee's branch/predicate strategies on the suite);
+//! `divergence` (Lee's branch/predicate strategies on the suite) and
+//! `warps` (warps x latency x scheduler on the Core v2 pipeline model);
 //! `measure` holds what the suite-wide studies share.
 
 mod divergence;
 mod flatten;
 mod measure;
 mod spill;
+mod warps;
 
 #[derive(clap::Subcommand)]
 pub enum Study {
@@ -29,6 +31,13 @@ pub enum Study {
         after_help = "Examples:\n  concord study divergence\n  concord study divergence --regs 12 --launches mandelbrot,bfs"
     )]
     Divergence(divergence::DivergenceStudyArgs),
+    /// Warps x global latency x scheduler on the Core v2 pipeline model:
+    /// IPC and speedup over one warp on an ALU-bound and a memory-bound
+    /// kernel.
+    #[command(
+        after_help = "Examples:\n  concord study warps\n  concord study warps --warps 1,8 --latency 100 --csv"
+    )]
+    Warps(warps::WarpsStudyArgs),
 }
 
 pub fn run(study: Study) -> Result<(), crate::error::CliError> {
@@ -36,5 +45,6 @@ pub fn run(study: Study) -> Result<(), crate::error::CliError> {
         Study::Flatten(args) => flatten::run(&args),
         Study::Spill(args) => spill::run(&args),
         Study::Divergence(args) => divergence::run(&args),
+        Study::Warps(args) => warps::run(&args),
     }
 }
