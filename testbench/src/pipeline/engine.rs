@@ -59,11 +59,12 @@ impl Pipeline {
             }
         }
         if let Some(v) = candidate {
-            let free = match (self.hw.arbiter, self.x_tree_use()) {
-                (_, TreeUse::None) => true,
-                (ArbiterMode::Split, TreeUse::Memory) => true,
-                _ => false,
-            };
+            // §9.2: the (branch) tree is free unless the pass now in X uses
+            // it in A next cycle; `split` gives memory passes their own.
+            let free = matches!(
+                (self.hw.arbiter, self.x_tree_use()),
+                (_, TreeUse::None) | (ArbiterMode::Split, TreeUse::Memory)
+            );
             if free {
                 self.engine_key = Some(v);
             } else {

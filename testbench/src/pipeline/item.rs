@@ -5,6 +5,9 @@
 use concord_isa::instr::{AtomOp, Instr, LoadWidth, StoreWidth};
 
 /// The item a stage holds.
+// A warp pass carries its per-lane M/W data in place: eight records move
+// one stage per cycle, cheaper than an allocation per pass.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, Default)]
 pub(crate) enum Item {
     #[default]
