@@ -154,3 +154,87 @@ fn divergence_study_prints_every_strategy_and_the_auto_verdict() {
         "{out}"
     );
 }
+
+/// `concord study warps` on a small sweep: every (kernel, scheduler,
+/// latency, warps) row, IPC of the ALU kernel from `min(1, warps/6)`
+/// (docs/microarchitecture-v2.md §4.4) up to the launch and drain, and the
+/// CSV form with the same rows.
+#[test]
+fn warps_study_prints_ipc_and_speedup_rows() {
+    let out = ok(&[
+        "study",
+        "warps",
+        "--warps",
+        "1,6",
+        "--latency",
+        "100",
+        "--iterations",
+        "100",
+        "--elements",
+        "512",
+    ]);
+    let alu = rows(&out, "alu");
+    let vecadd = rows(&out, "vecadd");
+    assert_eq!((alu.len(), vecadd.len()), (4, 4), "{out}");
+    for row in &alu {
+        let ipc: f64 = row[5].parse().unwrap();
+        let expect = if row[3] == "1" { 1.0 / 6.0 } else { 1.0 };
+        assert!(ipc <= expect && ipc > 0.9 * expect, "{out}");
+    }
+    for row in alu.iter().chain(&vecadd).filter(|r| r[3] == "1") {
+        assert_eq!(row[6], "1.00", "{out}");
+    }
+    let csv = ok(&[
+        "study",
+        "warps",
+        "--warps",
+        "1,6",
+        "--latency",
+        "100",
+        "--iterations",
+        "100",
+        "--elements",
+        "512",
+        "--csv",
+    ]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "kernel,scheduler,latency,warps,cycles,ipc,speedup_vs_1_warp"
+    );
+    assert_eq!(lines.len(), 9, "{csv}");
+    let (code, e) = failing(&["study", "warps", "--warps", "17"]);
+    assert_ne!(code, Some(0), "{e}");
+    assert!(e.contains("--warps: 17 is outside 1..=16"), "{e}");
+}
+
+/// `concord run --model pipeline` gives the other models' outputs.
+#[test]
+fn pipeline_model_runs_a_suite_launch() {
+    let func = ok(&["run", "kernels/suite/reduce.yaml", "--json"]);
+    let pipe = ok(&[
+        "run",
+        "kernels/suite/reduce.yaml",
+        "--model",
+        "pipeline",
+        "--json",
+    ]);
+    let outputs = |s: &str| {
+        let v: serde_json::Value = serde_json::from_str(s).unwrap();
+        v["outputs"].clone()
+    };
+    assert_eq!(outputs(&func), outputs(&pipe));
+    let v: serde_json::Value = serde_json::from_str(&pipe).unwrap();
+    assert_eq!(v["model"], "pipeline");
+    assert!(v["stats"]["cycles"].as_u64().unwrap() > 0, "{pipe}");
+    let (code, e) = failing(&[
+        "run",
+        "kernels/suite/reduce.yaml",
+        "--model",
+        "pipeline",
+        "--trace",
+        "t.jsonl",
+    ]);
+    assert_ne!(code, Some(0), "{e}");
+    assert!(e.contains("--trace needs"), "{e}");
+}
