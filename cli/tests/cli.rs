@@ -314,7 +314,7 @@ fn run_time_traps_are_reported_alike_by_every_model() {
     ];
     for (args, want) in runs {
         let mut reports = Vec::new();
-        for model in ["functional", "cycle", "rtl"] {
+        for model in ["functional", "cycle", "rtl", "pipeline"] {
             let mut a = args.to_vec();
             a.extend(["--model", model]);
             let (code, stderr) = failing(&a);

@@ -531,3 +531,112 @@ fn compiled_suite_passes_its_host_checks() {
         failures.join("\n")
     );
 }
+
+/// Runs `src` on the functional model (with the occupancy window) and on
+/// the pipeline; both must trap with the same report.
+fn same_trap(config: &CoreConfig, src: &str, threads: u32, blocks: u32) -> concord_isa::func::Trap {
+    let kernel = assemble(src);
+    let launch = PipelineLaunch {
+        launch: func::Launch {
+            code: &kernel.code,
+            entry_pc: kernel.entries[0].pc,
+            grid: [blocks, 1, 1],
+            block: [threads, 1, 1],
+            params: &[],
+            stack_bytes: 0,
+        },
+        shared_bytes: kernel.shared_bytes,
+        regs_used: kernel.regs_used,
+    };
+    let mut g = vec![0; config.global_memory_bytes as usize];
+    let want = func_reference(config, &launch, &mut g, Options::default(), None)
+        .unwrap_err()
+        .unwrap_trap();
+    let mut g = vec![0; config.global_memory_bytes as usize];
+    let o = pipeline::run(
+        config,
+        &launch,
+        &mut g,
+        PipelineOptions { watchdog: 1 << 30 },
+    )
+    .unwrap();
+    let got = o.result.unwrap_err();
+    assert!(
+        got.same_report(&want),
+        "pipeline: {got}\nfunctional: {want}"
+    );
+    assert_eq!(got.pc, want.pc, "pipeline: {got}\nfunctional: {want}");
+    got
+}
+
+/// §13.2: block 1 traps first in time, block 0 later; the report is block
+/// 0's, the one the functional model (blocks in grid order) meets first.
+/// With one resident block nothing overlaps and the same report follows.
+#[test]
+fn the_oldest_blocks_trap_is_reported() {
+    let src = "\
+        s2r r1, %ctaid.x
+        setp.eq p1, r1, 0
+        @p1 bra slow
+        setp.eq p2, r1, 1
+        @!p2 bra done
+        ld.global.b32 r2, [r0+1]
+done:   exit
+slow:   movi r3, 0
+loop:   add r3, r3, 1
+        setp.lt p3, r3, 200
+        @p3 bra loop
+        ld.global.b32 r2, [r0+2]
+        exit
+";
+    for slots in [4, 1] {
+        let config = CoreConfig {
+            max_resident_blocks: slots,
+            ..CoreConfig::default()
+        };
+        let t = same_trap(&config, src, 8, 4);
+        assert_eq!(t.block, [0, 0, 0], "{t}");
+    }
+}
+
+/// §9.4 step 3: a barrier that can never complete (warp 0 exits, warp 1
+/// waits) is trap 7 with the functional model's report.
+#[test]
+fn a_barrier_that_can_never_complete_traps() {
+    let src = "\
+        s2r r1, %warpid
+        setp.eq p1, r1, 0
+        @p1 exit
+        bar.sync
+        exit
+";
+    for scheduler in [Scheduler::Lrr, Scheduler::Gto] {
+        let config = CoreConfig {
+            scheduler,
+            ..CoreConfig::default()
+        };
+        let t = same_trap(&config, src, 16, 2);
+        assert!(t.to_string().contains("barrier can never complete"), "{t}");
+    }
+}
+
+/// §18 amendment 2: with two resident blocks each sees half the shared
+/// memory; an access past its window traps in both models.
+#[test]
+fn shared_accesses_are_checked_against_the_window() {
+    // 24 threads (3 warps): two resident blocks on the default core, 8 KiB
+    // windows. An access at 8 KiB is out of range.
+    let src = "\
+        movi r1, 8192
+        ld.shared.b32 r2, [r1+0]
+        exit
+";
+    let t = same_trap(&CoreConfig::default(), src, 24, 2);
+    assert!(t.to_string().contains("shared memory (8192 bytes)"), "{t}");
+    // With one slot the window is the whole 16 KiB: no trap.
+    let config = CoreConfig {
+        max_resident_blocks: 1,
+        ..CoreConfig::default()
+    };
+    run_src(&config, src, 24, 2);
+}
