@@ -640,3 +640,57 @@ fn shared_accesses_are_checked_against_the_window() {
     };
     run_src(&config, src, 24, 2);
 }
+
+/// §10.4 bandwidth: `global_bandwidth: 2` with 4-byte beats (credit cap 4,
+/// a beat costs 4, +2 per cycle) accepts a beat every other cycle. Hand
+/// count for the load of `global_load_and_store_timelines` (selected at
+/// `t = 29`): beat `k` is accepted at `t + 8 + 2k`, the last (k = 7) at
+/// `t + 22`; its ACK comes `lat` later and is processed the cycle after
+/// (`t + 23 + lat`), the return slot is selected at `t + 24 + lat` and is
+/// in A at `t + 29 + lat`; `exit` at `t + 30 + lat`; DONE 9 cycles after.
+/// Each stalled cycle with a beat presented counts in
+/// `global_stall_cycles` (7 of them).
+#[test]
+fn bandwidth_limit_spaces_the_beats() {
+    for lat in [1u64, 10, 100] {
+        let config = CoreConfig {
+            global_latency: lat as u32,
+            global_bandwidth: 2,
+            ..CoreConfig::default()
+        };
+        let o = run_src(
+            &config,
+            "s2r r0, %tid\nshl r0, r0, 2\nld.global.b32 r1, [r0+256]\nexit\n",
+            8,
+            1,
+        );
+        assert_eq!(
+            o.counters.get(V2Counter::Cycles),
+            29 + 30 + lat + 9,
+            "lat {lat}"
+        );
+        assert_eq!(o.counters.get(V2Counter::GlobalStallCycles), 7);
+    }
+}
+
+/// §9.5: a barrier release re-arbitrates the block's warps one per cycle
+/// while the tree is free. Two warps (16 threads): `bar.sync` of warp 0 at
+/// S in `c0 = 25`, of warp 1 in 26; warp 1's commit at A (31) releases
+/// both; the engine loads warp 0's keys at the end of 32 (the pass in X
+/// then is a bubble), the tree computes in 33, warp 0 is selected in 34;
+/// warp 1 follows one cycle later (35). Its `exit` is in A at 40: DONE at
+/// the end of 43, 44 cycles.
+#[test]
+fn barrier_release_costs_one_cycle_per_warp() {
+    for arbiter in [ArbiterMode::Unified, ArbiterMode::Split] {
+        let config = CoreConfig {
+            arbiter,
+            ..CoreConfig::default()
+        };
+        let o = run_src(&config, "bar.sync\nexit\n", 16, 1);
+        assert_eq!(o.counters.get(V2Counter::Cycles), 44, "{arbiter:?}");
+        assert_eq!(o.counters.get(V2Counter::Rearbs), 2);
+        assert_eq!(o.counters.get(V2Counter::RearbWaitCycles), 0);
+        assert_eq!(o.counters.get(V2Counter::Barriers), 1);
+    }
+}
