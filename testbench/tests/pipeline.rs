@@ -694,3 +694,40 @@ fn barrier_release_costs_one_cycle_per_warp() {
         assert_eq!(o.counters.get(V2Counter::Barriers), 1);
     }
 }
+
+/// §10.2 refusal with one entry (`global_outstanding: 1`, `lat` = 10): a
+/// load whose lanes 0–3 fall in line 0 and 4–7 in line 1 (stride 8
+/// bytes; 4 beats each). Hand count from `t = 29` (the load's first
+/// selection):
+///
+/// * pass 1: A at `t+5` serves line 0, takes the entry; lanes 4–7 replay;
+///   its 4 beats are on the bus in `t+8..=t+11`, the last ACK is processed
+///   in `t+12+lat` (= `t+22`), the return slot is selected in `t+23` and
+///   frees the entry at A in `t+28`;
+/// * replays selected at `t+6`, `t+12`, `t+18` reach A at `t+11`, `t+17`,
+///   `t+23` with no free entry: refused (3 `queue_full_replays`);
+/// * the warp is not ready in `t+24..=t+28` (`busy_r`: its return slot is
+///   in S..A); the replay selected at `t+29` reaches A at `t+34` and takes
+///   the entry freed at the end of `t+28`; its beats are on the bus in
+///   `t+37..=t+40`, processed `t+41+lat`, return slot at S `t+42+lat`, at
+///   A `t+47+lat`; `exit` at S in `t+48+lat` = `t+58`, DONE 9 later.
+#[test]
+fn a_full_queue_refuses_passes_until_an_entry_frees() {
+    let config = CoreConfig {
+        global_latency: 10,
+        global_outstanding: 1,
+        ..CoreConfig::default()
+    };
+    let o = run_src(
+        &config,
+        "s2r r0, %tid\nshl r0, r0, 3\nld.global.b32 r1, [r0+256]\nexit\n",
+        8,
+        1,
+    );
+    assert_eq!(o.counters.get(V2Counter::Cycles), 29 + 58 + 9);
+    assert_eq!(o.counters.get(V2Counter::QueueFullReplays), 3);
+    assert_eq!(o.counters.get(V2Counter::Replays), 4);
+    assert_eq!(o.counters.get(V2Counter::Issued), 8);
+    assert_eq!(o.counters.get(V2Counter::GlobalRequests), 2);
+    assert_eq!(o.counters.get(V2Counter::GlobalBeats), 8);
+}
