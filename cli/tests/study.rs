@@ -182,7 +182,7 @@ fn warps_study_prints_ipc_and_speedup_rows() {
         assert!(ipc <= expect && ipc > 0.9 * expect, "{out}");
     }
     for row in alu.iter().chain(&vecadd).filter(|r| r[3] == "1") {
-        assert_eq!(row[6], "1.00", "{out}");
+        assert_eq!(row[7], "1.00", "{out}");
     }
     let csv = ok(&[
         "study",
@@ -200,7 +200,7 @@ fn warps_study_prints_ipc_and_speedup_rows() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "kernel,scheduler,latency,warps,cycles,ipc,speedup_vs_1_warp"
+        "kernel,scheduler,latency,warps,cycles,ipc,replays,speedup_vs_1_warp"
     );
     assert_eq!(lines.len(), 9, "{csv}");
     let (code, e) = failing(&["study", "warps", "--warps", "17"]);
