@@ -530,3 +530,52 @@ fn the_microarchitecture_document_shows_these_tables() {
         );
     }
 }
+
+/// Core v2 rules (docs/microarchitecture-v2.md §17.3): each names its
+/// field; block slots beyond `warps` are not built.
+#[test]
+fn v2_rules_name_their_fields() {
+    let field = |c: CoreConfig| match HwParams::new(&c) {
+        Err(ConfigError::Field { field, .. }) => field,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(field(with(|c| c.global_bus_bytes = 64)), "global_bus_bytes");
+    assert_eq!(field(with(|c| c.global_bus_bytes = 12)), "global_bus_bytes");
+    assert_eq!(
+        field(with(|c| c.global_outstanding = 0)),
+        "global_outstanding"
+    );
+    assert_eq!(
+        field(with(|c| c.global_outstanding = 17)),
+        "global_outstanding"
+    );
+    assert_eq!(
+        field(with(|c| c.global_bandwidth = 129)),
+        "global_bandwidth"
+    );
+    assert_eq!(
+        field(with(|c| c.max_resident_blocks = 0)),
+        "max_resident_blocks"
+    );
+    assert_eq!(
+        field(with(|c| c.max_resident_blocks = 17)),
+        "max_resident_blocks"
+    );
+    let hw = HwParams::new(&with(|c| {
+        c.warps = 2;
+        c.global_line_bytes = 64;
+        c.global_bus_bytes = 16;
+        c.global_outstanding = 3;
+        c.scheduler = Scheduler::Gto;
+        c.arbiter = ArbiterMode::Split;
+    }))
+    .unwrap();
+    assert_eq!(
+        (hw.block_slots, hw.global_beats, hw.global_outstanding),
+        (2, 4, 3)
+    );
+    assert_eq!(
+        (hw.scheduler, hw.arbiter),
+        (Scheduler::Gto, ArbiterMode::Split)
+    );
+}

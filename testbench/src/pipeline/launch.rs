@@ -81,6 +81,11 @@ impl LaunchUnit {
 }
 
 impl Pipeline {
+    /// Blocks launched so far (for the hang detector).
+    pub(crate) fn launch_progress(&self) -> u64 {
+        self.launch.next
+    }
+
     /// Fills in what an init slot clears (§12.3), at selection.
     fn init_targets(&self, init: &mut super::item::Init) {
         let (regs, rows) = (self.occ.clear_regs, self.occ.clear_rows);

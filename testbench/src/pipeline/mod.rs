@@ -43,7 +43,9 @@
 //!   registers), the trace port (§15.2), `HALT`, the debug registers.
 //! * Bus errors (trap 11): the testbench memory never raises `ERR`.
 //! * The watchdog's diagnosis window (§13.4): the watchdog trap says where
-//!   the count ran out without classifying the hang.
+//!   the count ran out without classifying the hang. The pipeline-hang
+//!   detector of §13.5 is modelled: `run` fails with "pipeline deadlock"
+//!   and every warp's state after `hang_cycles` cycles without progress.
 //! * `counter_bits` wrap-around (counters are 64 bits).
 //!
 //! The SIMT rules (arbitration, advance and join, control effects, memory

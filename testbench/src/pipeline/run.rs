@@ -92,6 +92,10 @@ pub fn run(
 ) -> Result<Outcome, String> {
     let mut core = Pipeline::new(config, launch)?;
     core.memory = WishboneMemory::new(std::mem::take(global), &core.hw);
+    // §13.5: no commit, slot, beat, response or launch step for this many
+    // cycles is a pipeline deadlock (a model bug), not a kernel's hang.
+    let hang = concord_uarch::timing::hang_cycles(config.global_latency as u64);
+    let (mut progress, mut since) = (core.progress(), 0u64);
     let result = loop {
         match core.state {
             CoreState::Done => break Ok(()),
@@ -104,6 +108,20 @@ pub fn run(
             break Err(core.watchdog_trap(options.watchdog));
         }
         core.step();
+        let now = core.progress();
+        if now == progress {
+            since += 1;
+            if since >= hang {
+                let cycle = core.cycles();
+                *global = std::mem::take(&mut core.memory.bytes);
+                return Err(format!(
+                    "pipeline deadlock at cycle {cycle}: no progress for {hang} cycles; {}",
+                    core.describe()
+                ));
+            }
+        } else {
+            (progress, since) = (now, 0);
+        }
     };
     *global = std::mem::take(&mut core.memory.bytes);
     Ok(Outcome {
@@ -119,6 +137,51 @@ pub fn run(
 }
 
 impl Pipeline {
+    /// A value that changes whenever the core makes progress (§13.5):
+    /// commits, return and init slots, beats, blocks, re-arbitrations,
+    /// refusals, launches, the state.
+    fn progress(&self) -> (u64, u64, CoreState, u64) {
+        use super::V2Counter as K;
+        let c = &self.counters;
+        (
+            c.get(K::Issued) + c.get(K::Squashed) + c.get(K::ReturnSlots) + c.get(K::InitSlots),
+            c.get(K::GlobalBeats) + c.get(K::Blocks) + c.get(K::Rearbs) + c.get(K::GlobalRequests),
+            self.state,
+            self.launch_progress(),
+        )
+    }
+
+    /// Every warp's state code, group and flags, and the slots (§13.5).
+    fn describe(&self) -> String {
+        let warps: Vec<String> = self
+            .warps
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                format!(
+                    "warp {i} {:?} pc {} mask {:#x} outstanding {} rearb {} replay {}",
+                    self.warp_code(i),
+                    w.gpc,
+                    w.gmask,
+                    w.outstanding,
+                    w.rearb,
+                    w.replay
+                )
+            })
+            .collect();
+        let slots: Vec<String> = self
+            .slots
+            .iter()
+            .map(|s| {
+                format!(
+                    "{:?} {:?} arrived {} exited {}",
+                    s.state, s.ctaid, s.arrived, s.exited
+                )
+            })
+            .collect();
+        format!("warps: {}; slots: {}", warps.join(", "), slots.join(", "))
+    }
+
     /// The final state of the block in slot `k`.
     pub(crate) fn block_state(&self, k: usize) -> BlockState {
         let lanes = self.hw.lanes;
