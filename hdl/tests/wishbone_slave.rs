@@ -1,0 +1,544 @@
+//! The Core v2 host slave (`concord_hdl::wishbone::slave`) against the
+//! host protocol of docs/microarchitecture-v2.md §14.3 and the map of
+//! §14.4, in rust-hdl's simulator: `ACK` exactly in *c + 1* for a request
+//! in *c*, `dat_o` the register's value during *c* for a read and 0
+//! otherwise, back-to-back requests, the write enables of *c*, the counter
+//! snapshot; every cycle is also fed to the Wishbone checker
+//! (`concord_uarch::wishbone`). The expected values come from a reference
+//! written here from §14.3 and the `regmap` table (itself checked against
+//! the document by `uarch/tests/regmap_docs.rs`).
+//!
+//! Then the generated Verilog: module names without `$` and
+//! `verilator --lint-only -Wall` clean.
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use concord_hdl::wishbone::slave::{verilog, HostSlave, SlaveMap};
+use concord_isa::config::CoreConfig;
+use concord_uarch::regmap::{self, HwConfig, V2Values, COUNTERS};
+use concord_uarch::wishbone::{Checker, Signals};
+use concord_uarch::HwParams;
+use rust_hdl_core::prelude::*;
+
+fn config(name: Option<&str>, v2: &V2Values) -> HwConfig {
+    let cfg = match name {
+        Some(n) => common::load_config(n),
+        None => CoreConfig::default(),
+    };
+    HwConfig::new(&HwParams::new(&cfg).unwrap(), v2)
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        (self.next() >> 11) % n
+    }
+    fn word(&mut self) -> u32 {
+        (self.next() >> 16) as u32
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// What the host and the core drive during one cycle.
+#[derive(Clone, Debug, Default)]
+struct Inputs {
+    cyc: bool,
+    stb: bool,
+    we: bool,
+    adr: u32,
+    dat: u32,
+    running: bool,
+    rd: Vec<u32>,
+    ctr_lo: Vec<u32>,
+    ctr_hi: Vec<u32>,
+}
+
+/// What the slave shows during one cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Outputs {
+    ack: bool,
+    dat: u32,
+    stall: bool,
+    we: Vec<bool>,
+    wdata: u32,
+    windex: u32,
+    start: bool,
+    ignored: bool,
+}
+
+struct Dut {
+    s: HostSlave,
+}
+
+impl Dut {
+    fn new(map: &SlaveMap) -> Dut {
+        let mut s = HostSlave::new(map);
+        s.connect_all();
+        let mut d = Dut { s };
+        d.s.reset.next = true;
+        d.edge();
+        d.edge();
+        d.s.reset.next = false;
+        d.settle();
+        d
+    }
+
+    fn settle(&mut self) {
+        for _ in 0..200 {
+            self.s.update_all();
+            if !self.s.has_changed() {
+                return;
+            }
+        }
+        panic!("the slave does not settle");
+    }
+
+    /// A rising edge (the end of a cycle).
+    fn edge(&mut self) {
+        self.s.clock.next = Clock { clk: false };
+        self.settle();
+        self.s.clock.next = Clock { clk: true };
+        self.settle();
+    }
+
+    /// Drives `i` for one cycle: returns the outputs during the cycle, then
+    /// ends it with a rising edge.
+    fn cycle(&mut self, i: &Inputs) -> Outputs {
+        let s = &mut self.s;
+        s.cyc_i.next = i.cyc;
+        s.stb_i.next = i.stb;
+        s.we_i.next = i.we;
+        s.adr_i.next = (i.adr as u64).into();
+        s.dat_i.next = (i.dat as u64).into();
+        s.running.next = i.running;
+        for (p, v) in s.rd.iter_mut().zip(&i.rd) {
+            p.next = (*v as u64).into();
+        }
+        for (p, v) in s.ctr_lo.iter_mut().zip(&i.ctr_lo) {
+            p.next = (*v as u64).into();
+        }
+        for (p, v) in s.ctr_hi.iter_mut().zip(&i.ctr_hi) {
+            p.next = (*v as u64).into();
+        }
+        self.settle();
+        let s = &self.s;
+        let out = Outputs {
+            ack: s.ack_o.val(),
+            dat: s.dat_o.val().index() as u32,
+            stall: s.stall_o.val(),
+            we: s.we.iter().map(|w| w.val()).collect(),
+            wdata: s.wdata.val().index() as u32,
+            windex: s.windex.val().index() as u32,
+            start: s.start.val(),
+            ignored: s.ignored.val(),
+        };
+        self.edge();
+        out
+    }
+}
+
+/// The reference: §14.3 and §14.4 for the core `cfg` describes.
+struct Reference {
+    cfg: HwConfig,
+    map: SlaveMap,
+    /// The counter snapshot (§14.4), cleared by reset.
+    snapshot: u32,
+    /// The registered outputs for the next cycle.
+    ack: bool,
+    dat: u32,
+}
+
+impl Reference {
+    fn new(cfg: HwConfig, map: SlaveMap) -> Reference {
+        Reference {
+            cfg,
+            map,
+            snapshot: 0,
+            ack: false,
+            dat: 0,
+        }
+    }
+
+    /// The value a read of `adr` returns during a cycle with inputs `i`.
+    fn read(&self, adr: u32, i: &Inputs) -> u32 {
+        let Some((reg, k)) = regmap::decode(adr, &self.cfg.map_options()) else {
+            return 0; // unmapped
+        };
+        if !reg.access.readable() {
+            return 0;
+        }
+        match reg.name {
+            "ID" => regmap::ID_VALUE,
+            "HWCFG0" | "HWCFG1" | "HWCFG2" | "HWCFG3" | "HWCFG4" => {
+                self.cfg.encode()[(adr - regmap::HWCFG) as usize]
+            }
+            "COUNTER_LO" => i.ctr_lo[k as usize],
+            "COUNTER_HI" => self.snapshot,
+            _ => {
+                let name = if reg.count == regmap::Count::One {
+                    reg.name.to_string()
+                } else {
+                    format!("{}[{k}]", reg.name)
+                };
+                let idx = self
+                    .map
+                    .read_index(&name)
+                    .unwrap_or_else(|| panic!("no read port {name}"));
+                // Only the register's fields are read.
+                i.rd[idx] & reg.mask()
+            }
+        }
+    }
+
+    /// The outputs during a cycle with inputs `i`, and the state at its end.
+    fn cycle(&mut self, i: &Inputs) -> Outputs {
+        let req = i.cyc && i.stb;
+        let write = req && i.we;
+        let mut we = vec![false; self.map.writes.len()];
+        let (mut start, mut ignored) = (false, false);
+        if write {
+            if let Some((reg, _)) = regmap::decode(i.adr, &self.cfg.map_options()) {
+                if reg.access.writable() {
+                    let gated = reg.gate == regmap::WriteGate::NotRunning;
+                    we[self.map.write_index(reg.name).unwrap()] = !(gated && i.running);
+                    ignored = gated && i.running;
+                    if reg.name == "CTRL" && i.dat & 1 == 1 {
+                        start = !i.running;
+                        ignored = i.running;
+                    }
+                }
+            }
+        }
+        let out = Outputs {
+            ack: self.ack,
+            dat: self.dat,
+            stall: false,
+            we,
+            wdata: i.dat,
+            windex: i.adr & 0xFFFF,
+            start,
+            ignored,
+        };
+        // End of the cycle.
+        self.ack = req;
+        self.dat = if req && !i.we { self.read(i.adr, i) } else { 0 };
+        if req && !i.we {
+            if let Some((reg, k)) = regmap::decode(i.adr, &self.cfg.map_options()) {
+                if reg.name == "COUNTER_LO" {
+                    // Bits 63..32: `cycles` has 64 bits, the others
+                    // `counter_bits`.
+                    let wide = k == 0 || self.cfg.counter_bits > 32;
+                    self.snapshot = if wide { i.ctr_hi[k as usize] } else { 0 };
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Every address worth asking: every mapped word (reads and writes), the
+/// words just past each row, and a few random ones.
+fn interesting_addresses(cfg: &HwConfig, rng: &mut Rng) -> Vec<u32> {
+    let opts = cfg.map_options();
+    let mut a = Vec::new();
+    for r in regmap::REGISTERS {
+        let n = r.words(&opts);
+        for i in 0..n.min(20) {
+            a.push(r.word_addr(i));
+        }
+        a.push(r.word_addr(n.saturating_sub(1)));
+        a.push(r.word_addr(n));
+    }
+    for _ in 0..20 {
+        a.push(rng.word() & 0x1FFFF);
+    }
+    a.push(0x1FFFF);
+    a
+}
+
+fn random_inputs(rng: &mut Rng, map: &SlaveMap, addrs: &[u32], running: bool) -> Inputs {
+    let cyc = rng.chance(90);
+    let stb = rng.chance(75);
+    Inputs {
+        cyc,
+        // STB only within CYC (a master breaking that is the checker's
+        // business, not the slave's).
+        stb: cyc && stb,
+        we: rng.chance(30),
+        adr: addrs[rng.below(addrs.len() as u64) as usize],
+        dat: rng.word(),
+        running,
+        rd: (0..map.reads.len()).map(|_| rng.word()).collect(),
+        ctr_lo: (0..COUNTERS).map(|_| rng.word()).collect(),
+        ctr_hi: (0..map.counter_hi_inputs).map(|_| rng.word()).collect(),
+    }
+}
+
+fn signals(i: &Inputs, o: &Outputs) -> Signals {
+    let mut s = Signals {
+        cyc: i.cyc,
+        stb: i.stb,
+        we: i.we,
+        adr: i.adr,
+        ack: o.ack,
+        stall: o.stall,
+        ..Signals::idle()
+    };
+    s.dat_w[0] = i.dat;
+    s.dat_r[0] = o.dat;
+    s
+}
+
+/// Random request sequences on the core `cfg` describes; returns the
+/// number of requests checked.
+fn random_run(cfg: HwConfig, cycles: usize, seed: u64) -> usize {
+    let map = SlaveMap::new(&cfg);
+    assert_eq!(
+        map.counter_hi_inputs,
+        if cfg.counter_bits > 32 { 25 } else { 1 }
+    );
+    let mut dut = Dut::new(&map);
+    let mut reference = Reference::new(cfg, map.clone());
+    let mut checker = Checker::host_slave("wbs");
+    let mut rng = Rng(seed);
+    let addrs = interesting_addresses(&cfg, &mut rng);
+    let mut running = false;
+    let mut requests = 0;
+    for c in 0..cycles {
+        if rng.chance(5) {
+            running = !running;
+        }
+        let mut i = random_inputs(&mut rng, &map, &addrs, running);
+        // Hold CYC while a request waits for its ACK (§14.3's timeline).
+        if reference.ack {
+            i.cyc = true;
+        }
+        requests += (i.cyc && i.stb) as usize;
+        let want = reference.cycle(&i);
+        let got = dut.cycle(&i);
+        assert_eq!(
+            got,
+            want,
+            "cycle {c}, inputs {:?}",
+            (i.cyc, i.stb, i.we, i.adr)
+        );
+        let v = checker.step(&signals(&i, &got));
+        assert!(v.is_empty(), "{}", v[0]);
+    }
+    requests
+}
+
+#[test]
+fn random_requests_on_the_default_core_board_preset() {
+    let n = random_run(config(None, &V2Values::BOARD), 3000, 0x9E37_79B9_7F4A_7C15);
+    assert!(n > 1500, "{n} requests");
+}
+
+#[test]
+fn random_requests_with_debug_registers_and_64_bit_counters() {
+    let v2 = V2Values {
+        max_resident_blocks: 3,
+        ..V2Values::SIM
+    };
+    let n = random_run(config(Some("small.yaml"), &v2), 3000, 0x1234_5678_9ABC_DEF1);
+    assert!(n > 1500, "{n} requests");
+}
+
+fn idle() -> Inputs {
+    Inputs {
+        rd: vec![0; 64],
+        ctr_lo: vec![0; COUNTERS as usize],
+        ctr_hi: vec![0; COUNTERS as usize],
+        ..Inputs::default()
+    }
+}
+
+/// §14.3's timeline, with the values spelled out: a write of `D0` to
+/// `ENTRY_PC` (`A0`) in c, a read of `ID` (`A1`) in c + 1, `CYC` held in
+/// c + 2, dropped in c + 3. Then back-to-back reads of `STATUS` whose value
+/// changes every cycle: each ACK carries the value of the request's cycle.
+#[test]
+fn timeline_of_14_3() {
+    let cfg = config(None, &V2Values::BOARD);
+    let map = SlaveMap::new(&cfg);
+    let mut dut = Dut::new(&map);
+    let entry = map.write_index("ENTRY_PC").unwrap();
+    let req = |we: bool, adr: u32, dat: u32| Inputs {
+        cyc: true,
+        stb: true,
+        we,
+        adr,
+        dat,
+        ..idle()
+    };
+    // c: write D0 to A0.
+    let o = dut.cycle(&req(true, 0x10001, 0xD0D0_D0D0));
+    assert!(!o.ack && o.dat == 0 && !o.stall);
+    assert!(o.we[entry] && o.we.iter().filter(|w| **w).count() == 1);
+    assert_eq!((o.wdata, o.windex), (0xD0D0_D0D0, 1));
+    // c + 1: read A1; the write's ACK, no data.
+    let o = dut.cycle(&req(false, 0x10100, 0));
+    assert!(o.ack && o.dat == 0 && !o.stall);
+    assert!(o.we.iter().all(|w| !w));
+    // c + 2: CYC only; ACK with R(A1).
+    let o = dut.cycle(&Inputs {
+        cyc: true,
+        ..idle()
+    });
+    assert!(o.ack && o.dat == 0x434E_4332);
+    // c + 3: nothing.
+    let o = dut.cycle(&idle());
+    assert!(!o.ack && o.dat == 0);
+    // Back to back: STATUS reads in c..c+3, its value changing each cycle.
+    let status = map.read_index("STATUS").unwrap();
+    let mut acks = Vec::new();
+    for v in [0x201u32, 0x402, 0x514, 0x008, 0] {
+        let mut i = if v != 0 {
+            req(false, regmap::STATUS, 0)
+        } else {
+            Inputs {
+                cyc: true,
+                ..idle()
+            }
+        };
+        i.rd[status] = v | 0xFFFF_F800; // bits outside the fields are not read
+        let o = dut.cycle(&i);
+        acks.push((o.ack, o.dat));
+    }
+    assert_eq!(
+        acks,
+        vec![
+            (false, 0),
+            (true, 0x201),
+            (true, 0x402),
+            (true, 0x514),
+            (true, 0x008)
+        ]
+    );
+}
+
+/// `COUNTER[k]` low latches counter `k`'s bits 63..32, which every high
+/// address returns until the next low read (§14.4).
+#[test]
+fn counter_snapshot() {
+    let cfg = config(None, &V2Values::SIM);
+    let map = SlaveMap::new(&cfg);
+    let mut dut = Dut::new(&map);
+    let read = |adr: u32| Inputs {
+        cyc: true,
+        stb: true,
+        adr,
+        ctr_lo: (0..COUNTERS).map(|k| 0x100 + k).collect(),
+        ctr_hi: (0..COUNTERS).map(|k| 0xA00 + k).collect(),
+        ..idle()
+    };
+    let seq = [
+        regmap::COUNTER_HI,          // snapshot after reset: 0
+        regmap::COUNTER_LO + 2 * 7,  // low of counter 7
+        regmap::COUNTER_HI + 2 * 3,  // the snapshot: high of 7
+        regmap::COUNTER_HI + 2 * 24, // any k
+        regmap::COUNTER_LO + 2 * 24, // low of counter 24
+        regmap::COUNTER_HI,
+    ];
+    let mut got = Vec::new();
+    for a in seq {
+        got.push(dut.cycle(&read(a)).dat);
+    }
+    got.push(dut.cycle(&idle()).dat);
+    assert_eq!(got, vec![0, 0, 0x107, 0xA07, 0xA07, 0x118, 0xA18]);
+}
+
+/// Writes while running: launch windows dropped and reported, `CTRL.HALT`
+/// written, `CTRL.START` ignored and reported; not running, START starts.
+#[test]
+fn writes_while_running() {
+    let cfg = config(None, &V2Values::BOARD);
+    let map = SlaveMap::new(&cfg);
+    let mut dut = Dut::new(&map);
+    let w = |adr: u32, dat: u32, running: bool| Inputs {
+        cyc: true,
+        stb: true,
+        we: true,
+        adr,
+        dat,
+        running,
+        ..idle()
+    };
+    let ctrl = map.write_index("CTRL").unwrap();
+    let imem = map.write_index("IMEM").unwrap();
+    let param = map.write_index("PARAM").unwrap();
+    let o = dut.cycle(&w(0x10013, 5, true));
+    assert!(o.ignored && o.we.iter().all(|x| !x));
+    let o = dut.cycle(&w(0x10013, 5, false));
+    assert!(!o.ignored && o.we[param] && o.windex & 0xF == 3);
+    let o = dut.cycle(&w(7, 5, true));
+    assert!(o.ignored && !o.we[imem]);
+    // 4096-word program: word 4095 is written, 4096 is not there.
+    assert!(dut.cycle(&w(4095, 5, false)).we[imem]);
+    let o = dut.cycle(&w(4096, 5, false));
+    assert!(o.we.iter().all(|x| !x) && !o.ignored);
+    // HALT while running: written, not ignored.
+    let o = dut.cycle(&w(regmap::CTRL, 2, true));
+    assert!(o.we[ctrl] && !o.start && !o.ignored);
+    let o = dut.cycle(&w(regmap::CTRL, 1, true));
+    assert!(o.we[ctrl] && !o.start && o.ignored);
+    let o = dut.cycle(&w(regmap::CTRL, 1, false));
+    assert!(o.we[ctrl] && o.start && !o.ignored);
+    // Read-only and unmapped addresses: nothing.
+    for a in [regmap::ID, regmap::STATUS, 0x1000E, 0x10200, 0x1FFFF] {
+        let o = dut.cycle(&w(a, 1, false));
+        assert!(o.we.iter().all(|x| !x) && !o.start && !o.ignored, "{a:#x}");
+    }
+}
+
+// ---- the generated Verilog ----
+
+#[test]
+fn verilog_module_names_and_lint() {
+    let cases = [
+        ("board", config(None, &V2Values::BOARD)),
+        ("sim", config(None, &V2Values::SIM)),
+        ("small-sim", config(Some("small.yaml"), &V2Values::SIM)),
+    ];
+    for (tag, cfg) in cases {
+        let v = verilog(&SlaveMap::new(&cfg));
+        let modules: Vec<&str> = v
+            .lines()
+            .filter_map(|l| l.strip_prefix("module "))
+            .map(|l| &l[..l.find('(').unwrap()])
+            .collect();
+        assert!(modules.contains(&"concord_host_slave"), "{modules:?}");
+        for m in &modules {
+            let ok = m.starts_with(|c: char| c.is_ascii_alphabetic())
+                && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            assert!(ok, "module name {m}");
+        }
+        if !common::have("verilator") {
+            eprintln!("verilator not found: lint skipped");
+            continue;
+        }
+        let dir = common::scratch(&format!("wishbone-slave-{tag}"));
+        std::fs::write(dir.join("concord_host_slave.v"), &v).unwrap();
+        let (ok, log, _) = common::run_bounded(
+            Command::new("verilator").current_dir(&dir).args([
+                "--lint-only",
+                "-Wall",
+                "concord_host_slave.v",
+            ]),
+            Duration::from_secs(120),
+        );
+        assert!(ok && log.trim().is_empty(), "lint of {tag}:\n{log}");
+    }
+}
