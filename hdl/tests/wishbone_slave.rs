@@ -542,3 +542,82 @@ fn verilog_module_names_and_lint() {
         assert!(ok && log.trim().is_empty(), "lint of {tag}:\n{log}");
     }
 }
+
+// ---- formal ----
+
+/// The protocol properties of §14.3, for Yosys's `read_verilog -formal`:
+/// `ack_o` is 1 exactly in the cycle after a request (so every request gets
+/// exactly one ACK, in the next cycle, and there is no ACK otherwise);
+/// `dat_o` is 0 except in the cycle after a read; `stall_o` is 0. The
+/// `f_*` registers are the properties' own record of the previous cycle.
+const PROPERTIES: &str = "`ifdef FORMAL
+    reg f_past_req = 1'b0;
+    reg f_past_read = 1'b0;
+    always @(posedge clock) begin
+        f_past_req <= reset ? 1'b0 : (cyc_i & stb_i);
+        f_past_read <= reset ? 1'b0 : (cyc_i & stb_i & ~we_i);
+    end
+    always @(*) begin
+        assert(ack_o == f_past_req);
+        if (!f_past_read) assert(dat_o == 32'h0);
+        assert(!stall_o);
+    end
+`endif
+endmodule // concord_host_slave
+";
+
+/// Proves the properties on `verilog` with Yosys's SAT solver by temporal
+/// induction (`sat -tempinduct`: base case from reset values, then the
+/// induction step from any state): a proof for every cycle, not a bounded
+/// check. Returns whether the proof succeeded, and the log.
+fn prove(verilog: &str, tag: &str) -> (bool, String) {
+    let end = "endmodule // concord_host_slave\n";
+    assert!(verilog.contains(end));
+    let text = verilog.replacen(end, PROPERTIES, 1);
+    let dir = common::scratch(&format!("wishbone-slave-formal-{tag}"));
+    std::fs::write(dir.join("slave.v"), text).unwrap();
+    let (ok, log, t) = common::run_bounded(
+        Command::new("yosys").current_dir(&dir).args([
+            "-p",
+            "read_verilog -formal -DFORMAL slave.v; prep -top concord_host_slave; flatten; \
+             opt_clean; sat -tempinduct -prove-asserts -set-init-zero -verify",
+        ]),
+        Duration::from_secs(120),
+    );
+    eprintln!("proof ({tag}): {:.1} s", t.as_secs_f64());
+    (ok, log)
+}
+
+/// The generated slave meets the properties; two broken slaves (an ACK for
+/// `CYC` without `STB`, read data after a write) do not, so the proof
+/// checks something.
+#[test]
+fn formal_every_request_gets_exactly_one_ack_in_the_next_cycle() {
+    if !common::have("yosys") {
+        eprintln!("yosys not found: skipped");
+        return;
+    }
+    for (tag, cfg) in [
+        ("board", config(None, &V2Values::BOARD)),
+        ("sim", config(None, &V2Values::SIM)),
+    ] {
+        let v = verilog(&SlaveMap::new(&cfg));
+        let (ok, log) = prove(&v, tag);
+        assert!(
+            ok && log.contains("Induction step proven: SUCCESS!"),
+            "{log}"
+        );
+        if tag != "board" {
+            continue;
+        }
+        let mutants = [
+            ("ack_r$d = cyc_i & stb_i;", "ack_r$d = cyc_i;"),
+            ("dat_r$d = acc;", "dat_r$d = acc | {31'h0, we_i};"),
+        ];
+        for (i, (from, to)) in mutants.iter().enumerate() {
+            assert_eq!(v.matches(from).count(), 1, "{from}");
+            let (ok, log) = prove(&v.replace(from, to), &format!("mutant{i}"));
+            assert!(!ok && log.contains("proof did fail"), "mutant {to}:\n{log}");
+        }
+    }
+}
