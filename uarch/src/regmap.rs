@@ -841,6 +841,65 @@ pub fn wstate_decode(w: [u32; 2], n: usize) -> Vec<u8> {
         .collect()
 }
 
+/// The launch values that [`Launch`] does not hold: what the kernel
+/// declares and what a block launch clears (§12, §14.4).
+///
+/// [`Launch`]: concord_isa::func::Launch
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct LaunchExtras {
+    /// `SHARED_BYTES`: shared bytes the kernel declares (occupancy).
+    pub shared_bytes: u32,
+    /// `CLEAR_REGS`: registers zeroed per warp at block launch.
+    pub clear_regs: u32,
+    /// `CLEAR_SHARED`: shared bytes zeroed per block at launch.
+    pub clear_shared: u32,
+}
+
+/// The host writes `(address, value)` that load `launch`: the program, the
+/// launch registers in address order, the parameters; without the `CTRL`
+/// write that starts it ([`start_write`]).
+pub fn launch_writes(launch: &concord_isa::func::Launch<'_>, x: &LaunchExtras) -> Vec<(u32, u32)> {
+    assert!(
+        launch.params.len() <= PARAM_WORDS as usize,
+        "at most 16 parameter words"
+    );
+    let mut w: Vec<(u32, u32)> = launch
+        .code
+        .iter()
+        .enumerate()
+        .map(|(i, word)| (IMEM + i as u32, *word))
+        .collect();
+    w.push((ENTRY_PC, launch.entry_pc));
+    w.push((CODE_LEN, launch.code.len() as u32));
+    for (axis, v) in launch.grid.iter().enumerate() {
+        w.push((GRID_X + axis as u32, *v));
+    }
+    for (axis, v) in launch.block.iter().enumerate() {
+        w.push((BLOCK_X + axis as u32, *v));
+    }
+    w.push((PARAM_COUNT, launch.params.len() as u32));
+    w.push((STACK_BYTES, launch.stack_bytes));
+    w.push((SHARED_BYTES, x.shared_bytes));
+    w.push((CLEAR_REGS, x.clear_regs));
+    w.push((CLEAR_SHARED, x.clear_shared));
+    for (i, p) in launch.params.iter().enumerate() {
+        w.push((PARAM + i as u32, *p));
+    }
+    w
+}
+
+/// The write that starts a launch: `CTRL.START` with `HALT` 0.
+pub fn start_write() -> (u32, u32) {
+    (
+        CTRL,
+        Ctrl {
+            start: true,
+            halt: false,
+        }
+        .encode(),
+    )
+}
+
 // The map is in address order, every address fits `wbs_adr_i`, fields lie
 // within 32 bits and do not overlap. (That no two rows share an address is
 // a test: the counter rows interleave.)

@@ -15,8 +15,30 @@
 
 use std::fmt;
 
+use concord_isa::instr::AtomOp;
+
 /// Most 32-bit words of a bus word (`global_bus_bytes` ≤ 128).
 pub const MAX_BUS_WORDS: usize = 32;
+
+/// Width of `gm_tga_o` (§14.5).
+pub const TAG_BITS: usize = 4;
+/// `gm_tga_o` of a plain access.
+pub const TAG_PLAIN: u8 = 0;
+
+/// `gm_tga_o` of an atomic: `1 + op`, `op` the index of `AtomOp::ALL`
+/// (add, exch, min, max, minu, maxu, and, or, xor), sent with `gm_we_o = 1`.
+pub fn atomic_tag(op: AtomOp) -> u8 {
+    1 + AtomOp::ALL.iter().position(|o| *o == op).unwrap() as u8
+}
+
+/// The atomic a tag asks for; `None` for a plain access (0) and for the
+/// unused tags 10..=15.
+pub fn tag_op(tag: u8) -> Option<AtomOp> {
+    (tag as usize)
+        .checked_sub(1)
+        .and_then(|i| AtomOp::ALL.get(i))
+        .copied()
+}
 
 /// One bus word: 32-bit words, word 0 holding bytes 0..3. The host port
 /// uses word 0 only.

@@ -430,3 +430,50 @@ fn writes_gated_while_running() {
     }
     assert_eq!(gated.len(), 18);
 }
+
+/// A launch's writes, spelled out: program words, the launch registers of
+/// §14.4 at their addresses, the parameters; the start write is `CTRL` = 1.
+#[test]
+fn launch_writes_in_order() {
+    use concord_isa::func::Launch;
+    use regmap::{launch_writes, start_write, LaunchExtras};
+    let code = [0x11, 0x22, 0x33];
+    let params = [7, 8];
+    let launch = Launch {
+        code: &code,
+        entry_pc: 1,
+        grid: [2, 3, 4],
+        block: [32, 2, 1],
+        params: &params,
+        stack_bytes: 64,
+    };
+    let x = LaunchExtras {
+        shared_bytes: 256,
+        clear_regs: 5,
+        clear_shared: 128,
+    };
+    assert_eq!(
+        launch_writes(&launch, &x),
+        vec![
+            (0x00000, 0x11),
+            (0x00001, 0x22),
+            (0x00002, 0x33),
+            (0x10001, 1),
+            (0x10002, 3),
+            (0x10003, 2),
+            (0x10004, 3),
+            (0x10005, 4),
+            (0x10006, 32),
+            (0x10007, 2),
+            (0x10008, 1),
+            (0x10009, 2),
+            (0x1000A, 64),
+            (0x1000B, 256),
+            (0x1000C, 5),
+            (0x1000D, 128),
+            (0x10010, 7),
+            (0x10011, 8),
+        ]
+    );
+    assert_eq!(start_write(), (0x10000, 1));
+}

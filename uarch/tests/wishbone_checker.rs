@@ -444,3 +444,30 @@ fn violations_show_cycle_rule_and_signals() {
     );
     assert!(text.contains("stall=1"), "{text}");
 }
+
+/// §14.5: `gm_tga_o = 1 + op`, `op` the `AtomOp` index in the order the
+/// document lists them; 0 is a plain access; the tag fits 4 bits.
+#[test]
+fn atomic_tags_are_the_documented_ones() {
+    use concord_isa::instr::AtomOp;
+    use concord_uarch::wishbone::{atomic_tag, tag_op, TAG_BITS, TAG_PLAIN};
+    let doc = include_str!("../../docs/microarchitecture-v2.md");
+    let at = doc.find("(`op` = the `AtomOp` index 0..8:").unwrap();
+    let list = &doc[at..at + doc[at..].find(')').unwrap()];
+    let names: Vec<&str> = list
+        .split(':')
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .map(|s| s.trim())
+        .collect();
+    assert_eq!(names.len(), 9);
+    for (i, name) in names.iter().enumerate() {
+        let op = AtomOp::ALL.iter().find(|o| o.suffix() == *name).unwrap();
+        assert_eq!(atomic_tag(*op), 1 + i as u8, "{name}");
+        assert_eq!(tag_op(1 + i as u8), Some(*op));
+        assert!((atomic_tag(*op) as usize) < 1 << TAG_BITS);
+    }
+    assert_eq!(tag_op(TAG_PLAIN), None);
+    assert_eq!(tag_op(10), None);
+}
