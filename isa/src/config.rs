@@ -47,6 +47,53 @@ impl Arbitration {
     }
 }
 
+/// The warp scheduler of Core v2 (docs/microarchitecture-v2.md §6).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Scheduler {
+    /// Loose round-robin: the first ready warp after the one that issued last.
+    #[default]
+    Lrr,
+    /// Greedy then oldest: the last warp while it is ready, else the oldest ready one.
+    Gto,
+}
+
+impl Scheduler {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheduler::Lrr => "lrr",
+            Scheduler::Gto => "gto",
+        }
+    }
+}
+
+/// How many min-key trees Core v2 has (docs/microarchitecture-v2.md §9.2).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ArbiterMode {
+    /// One tree for branch and memory mode.
+    #[default]
+    Unified,
+    /// A branch tree and a memory tree.
+    Split,
+}
+
+impl ArbiterMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            ArbiterMode::Unified => "unified",
+            ArbiterMode::Split => "split",
+        }
+    }
+}
+
+/// Largest `max_resident_blocks`.
+pub const MAX_RESIDENT_BLOCKS: u32 = 16;
+/// Largest `global_outstanding`.
+pub const MAX_GLOBAL_OUTSTANDING: u32 = 16;
+/// Largest `global_bandwidth`.
+pub const MAX_GLOBAL_BANDWIDTH: u32 = 128;
+
 #[derive(Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CoreConfig {
@@ -74,6 +121,18 @@ pub struct CoreConfig {
     pub global_line_bytes: u32,
     /// Warp arbitration key.
     pub arbitration: Arbitration,
+    /// Core v2 warp scheduler (the v1 core ignores it).
+    pub scheduler: Scheduler,
+    /// Core v2 min-key trees: `unified` or `split` (the v1 core ignores it).
+    pub arbiter: ArbiterMode,
+    /// Core v2 block slots: 1..=16 (the v1 core ignores it).
+    pub max_resident_blocks: u32,
+    /// Core v2 global request entries: 1..=16 (the v1 core ignores it).
+    pub global_outstanding: u32,
+    /// Core v2 Wishbone data width in bytes: 4..=`global_line_bytes`, a power of two.
+    pub global_bus_bytes: u32,
+    /// Bytes per cycle the testbench memory accepts, 0..=128 (0: one bus beat per cycle).
+    pub global_bandwidth: u32,
 }
 
 impl Default for CoreConfig {
@@ -91,6 +150,12 @@ impl Default for CoreConfig {
             global_latency: 10,
             global_line_bytes: 32,
             arbitration: Arbitration::DepthPc,
+            scheduler: Scheduler::Lrr,
+            arbiter: ArbiterMode::Unified,
+            max_resident_blocks: 4,
+            global_outstanding: 8,
+            global_bus_bytes: 4,
+            global_bandwidth: 0,
         }
     }
 }
@@ -239,6 +304,35 @@ impl CoreConfig {
             self.global_line_bytes.is_power_of_two(),
             || format!("{} is not a power of two", self.global_line_bytes),
         )?;
+        range(
+            "max_resident_blocks",
+            self.max_resident_blocks,
+            1,
+            MAX_RESIDENT_BLOCKS,
+        )?;
+        range(
+            "global_outstanding",
+            self.global_outstanding,
+            1,
+            MAX_GLOBAL_OUTSTANDING,
+        )?;
+        range(
+            "global_bus_bytes",
+            self.global_bus_bytes,
+            4,
+            self.global_line_bytes,
+        )?;
+        rule(
+            "global_bus_bytes",
+            self.global_bus_bytes.is_power_of_two(),
+            || format!("{} is not a power of two", self.global_bus_bytes),
+        )?;
+        range(
+            "global_bandwidth",
+            self.global_bandwidth,
+            0,
+            MAX_GLOBAL_BANDWIDTH,
+        )?;
         Ok(())
     }
 }
@@ -274,6 +368,48 @@ mod tests {
         let e = CoreConfig::from_yaml("shared_memory_bytes: 1000\nshared_banks: 8\n", "c.yaml")
             .unwrap_err();
         assert!(e.to_string().contains("`shared_memory_bytes`"), "{e}");
+    }
+
+    #[test]
+    fn v2_fields_parse_and_are_checked() {
+        let c = CoreConfig::from_yaml(
+            "scheduler: gto\narbiter: split\nmax_resident_blocks: 2\nglobal_outstanding: 16\nglobal_bus_bytes: 8\nglobal_bandwidth: 3\n",
+            "c.yaml",
+        )
+        .unwrap();
+        assert_eq!(c.scheduler, Scheduler::Gto);
+        assert_eq!(c.arbiter, ArbiterMode::Split);
+        assert_eq!(
+            (
+                c.max_resident_blocks,
+                c.global_outstanding,
+                c.global_bus_bytes,
+                c.global_bandwidth
+            ),
+            (2, 16, 8, 3)
+        );
+        let err = |y: &str| CoreConfig::from_yaml(y, "c.yaml").unwrap_err().to_string();
+        assert_eq!(
+            err("max_resident_blocks: 0\n"),
+            "c.yaml: config field `max_resident_blocks`: 0 is outside 1..=16"
+        );
+        assert_eq!(
+            err("global_outstanding: 17\n"),
+            "c.yaml: config field `global_outstanding`: 17 is outside 1..=16"
+        );
+        assert_eq!(
+            err("global_bus_bytes: 64\n"),
+            "c.yaml: config field `global_bus_bytes`: 64 is outside 4..=32"
+        );
+        assert_eq!(
+            err("global_bus_bytes: 12\n"),
+            "c.yaml: config field `global_bus_bytes`: 12 is not a power of two"
+        );
+        assert_eq!(
+            err("global_bandwidth: 129\n"),
+            "c.yaml: config field `global_bandwidth`: 129 is outside 0..=128"
+        );
+        assert!(err("scheduler: fifo\n").contains("scheduler"));
     }
 
     #[test]

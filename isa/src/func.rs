@@ -360,8 +360,28 @@ pub fn run(
     launch: &Launch<'_>,
     global: &mut [u8],
     options: Options,
-    mut observer: Option<&mut dyn Observer>,
+    observer: Option<&mut dyn Observer>,
 ) -> Result<Stats, RunError> {
+    let window = config.shared_memory_bytes;
+    run_with_shared_window(config, launch, global, options, observer, window)
+}
+
+/// [`run`] with each block's shared space limited to `shared_window`
+/// bytes (at most `shared_memory_bytes`): the window of a core that keeps
+/// several blocks resident (docs/microarchitecture-v2.md §18, amendment 2;
+/// the caller computes it with `concord_uarch::Occupancy`, which this crate
+/// cannot depend on). Shared accesses at or past the window trap as out of
+/// range. This is the only place the functional model's shared limit is
+/// decided.
+pub fn run_with_shared_window(
+    config: &CoreConfig,
+    launch: &Launch<'_>,
+    global: &mut [u8],
+    options: Options,
+    mut observer: Option<&mut dyn Observer>,
+    shared_window: u32,
+) -> Result<Stats, RunError> {
+    let shared_window = shared_window.min(config.shared_memory_bytes);
     let program = Program::decode(launch.code);
     let mut stats = Stats {
         lanes: config.lanes,
@@ -387,7 +407,7 @@ pub fn run(
         for by in 0..gy {
             for bx in 0..gx {
                 ctx.block_id = [bx, by, bz];
-                let mut block = Block::new(config, launch);
+                let mut block = Block::new(config, launch, shared_window);
                 if block.run(&mut ctx)?.is_break() {
                     return Err(RunError::Stopped(*ctx.stats));
                 }
@@ -605,7 +625,7 @@ struct Block {
 }
 
 impl Block {
-    fn new(config: &CoreConfig, launch: &Launch<'_>) -> Block {
+    fn new(config: &CoreConfig, launch: &Launch<'_>, shared_window: u32) -> Block {
         let lanes = config.lanes as usize;
         let [nx, ny, nz] = launch.block;
         let threads = nx * ny * nz;
@@ -642,7 +662,7 @@ impl Block {
         }
         Block {
             warps,
-            shared: vec![0; config.shared_memory_bytes as usize],
+            shared: vec![0; shared_window as usize],
             threads,
             waiting: 0,
             exited: 0,

@@ -18,6 +18,8 @@
 //! | [`regmap`] | Core v2's host register map (docs/microarchitecture-v2.md §14.4): one table of addresses, names, access and bit fields; `HWCFG*`, `CTRL`, `STATUS`, `LAUNCH`, `WSTATE*` encoders and decoders |
 //! | [`wishbone`] | the per-cycle signal record of a Wishbone B4 pipelined port and the protocol checker of v2 §20, for the host slave and the global-memory master |
 //! | [`keys`] | the layout of the unified arbiter's branch-mode and memory-mode keys |
+//! | [`occupancy`] | Core v2: [`Occupancy`], resident blocks and shared windows of a launch (docs/microarchitecture-v2.md §12.2) |
+//! | [`timing`] | Core v2: stage indices, `REISSUE`, `SETUP_CYCLES`, the global-access offsets of §10.3 |
 //!
 //! The crate depends on `concord-isa` only: the architecture (instructions,
 //! configuration ranges, trap causes) is the ISA's, and this crate says how
@@ -26,16 +28,19 @@
 pub mod counters;
 pub mod host;
 pub mod keys;
+pub mod occupancy;
 pub mod params;
 pub mod ports;
 pub mod regmap;
 pub mod state;
+pub mod timing;
 pub mod trap;
 pub mod widths;
 pub mod wishbone;
 
 pub use counters::{Counter, Counters};
 pub use host::{HostReg, HOST_REGISTERS};
+pub use occupancy::{LaunchError, LaunchShape, Occupancy};
 pub use params::HwParams;
 pub use ports::{Dir, Port, PORTS};
 pub use state::State;

@@ -4,7 +4,7 @@
 //! built from.
 
 use concord_isa::checks::pc_bits;
-use concord_isa::config::{rule, Arbitration, ConfigError, CoreConfig};
+use concord_isa::config::{rule, ArbiterMode, Arbitration, ConfigError, CoreConfig, Scheduler};
 
 use crate::widths::PC_BITS;
 
@@ -64,6 +64,21 @@ pub struct HwParams {
     /// `INIT` cycles: `max(W · RP, S / (4B))`, enough to clear every
     /// register-file row and every shared row.
     pub init_cycles: u32,
+    /// Core v2 warp scheduler (§6 of docs/microarchitecture-v2.md).
+    pub scheduler: Scheduler,
+    /// Core v2 trees: unified or split (§9.2).
+    pub arbiter: ArbiterMode,
+    /// `BS`: Core v2 block slots, `min(max_resident_blocks, W)` (a block
+    /// needs at least one warp, so slots beyond `W` could never be used).
+    pub block_slots: usize,
+    /// `N`: Core v2 global request entries.
+    pub global_outstanding: usize,
+    /// `Wb`: Core v2 Wishbone data width in bytes.
+    pub global_bus_bytes: u32,
+    /// `NB = G / Wb`: beats per line.
+    pub global_beats: usize,
+    /// Bytes per cycle the testbench memory accepts (0: one beat per cycle).
+    pub global_bandwidth: u32,
 }
 
 impl HwParams {
@@ -78,6 +93,16 @@ impl HwParams {
     /// 4. `shared_memory_bytes / (4 × shared_banks)` rows per bank is a
     ///    power of two;
     /// 5. `imem_words` is a power of two.
+    ///
+    /// 6. Core v2 (docs/microarchitecture-v2.md §17.3): `global_bus_bytes`
+    ///    is a power of two in 4..=`global_line_bytes` (a line is a whole
+    ///    number of beats), `global_outstanding` 1..=16, `global_bandwidth`
+    ///    0..=128, `max_resident_blocks` 1..=16 (rule 1 checks these ranges;
+    ///    they are restated here so that the hardware's rule set is
+    ///    complete even if the architecture's ranges widen). Block slots
+    ///    beyond `warps` are not built: [`HwParams::block_slots`] is
+    ///    `min(max_resident_blocks, warps)`, so the default of 4 stays valid
+    ///    on a one-warp core.
     ///
     /// (Rules 4 and 5 are the memories' sizes as docs/microarchitecture.md
     /// §1 fixes them; `hdl::ram::Ram` itself takes any depth.)
@@ -112,6 +137,39 @@ impl HwParams {
                 )
         })?;
         pow2("imem_words", c.imem_words, "")?;
+        pow2(
+            "global_bus_bytes",
+            c.global_bus_bytes,
+            " (a line is a whole number of bus beats)",
+        )?;
+        rule(
+            "global_bus_bytes",
+            (4..=c.global_line_bytes).contains(&c.global_bus_bytes),
+            || {
+                format!(
+                    "{} is outside 4..=global_line_bytes ({}): a line must be a whole number of beats",
+                    c.global_bus_bytes, c.global_line_bytes
+                )
+            },
+        )?;
+        rule(
+            "global_outstanding",
+            (1..=16).contains(&c.global_outstanding),
+            || {
+                format!(
+                    "{} is outside 1..=16 (16-deep entry LUT-RAM)",
+                    c.global_outstanding
+                )
+            },
+        )?;
+        rule("global_bandwidth", c.global_bandwidth <= 128, || {
+            format!("{} is outside 0..=128", c.global_bandwidth)
+        })?;
+        rule(
+            "max_resident_blocks",
+            (1..=16).contains(&c.max_resident_blocks),
+            || format!("{} is outside 1..=16", c.max_resident_blocks),
+        )?;
         let rf_rows_per_warp = c.registers.next_power_of_two() as usize;
         let rf_rows = c.warps as usize * rf_rows_per_warp;
         let pc_bits = pc_bits(c.imem_words);
@@ -140,6 +198,13 @@ impl HwParams {
             global_latency: c.global_latency,
             arbitration: c.arbitration,
             init_cycles: (rf_rows as u32).max(shared_rows),
+            scheduler: c.scheduler,
+            arbiter: c.arbiter,
+            block_slots: c.max_resident_blocks.min(c.warps) as usize,
+            global_outstanding: c.global_outstanding as usize,
+            global_bus_bytes: c.global_bus_bytes,
+            global_beats: (c.global_line_bytes / c.global_bus_bytes) as usize,
+            global_bandwidth: c.global_bandwidth,
         })
     }
 

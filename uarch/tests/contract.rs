@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use concord_isa::config::{Arbitration, ConfigError, CoreConfig};
+use concord_isa::config::{ArbiterMode, Arbitration, ConfigError, CoreConfig, Scheduler};
 use concord_isa::func::TrapCause;
 use concord_isa::Space;
 use concord_uarch::host::{self, Access, HOST_REGISTERS};
@@ -176,6 +176,13 @@ fn derived_sizes_of_the_bundled_configs() {
         global_latency: 10,
         arbitration: Arbitration::DepthPc,
         init_cycles: 512,
+        scheduler: Scheduler::Lrr,
+        arbiter: ArbiterMode::Unified,
+        block_slots: 4,
+        global_outstanding: 8,
+        global_bus_bytes: 4,
+        global_beats: 8,
+        global_bandwidth: 0,
     };
     assert_eq!(load("default.yaml"), default);
     assert_eq!(HwParams::new(&CoreConfig::default()).unwrap(), default);
@@ -189,6 +196,7 @@ fn derived_sizes_of_the_bundled_configs() {
             lane_bits: 2,
             block_threads: 4,
             rf_rows: 32,
+            block_slots: 1,
             ..default.clone()
         }
     );
