@@ -1,5 +1,7 @@
 //! `EXEC` (docs/microarchitecture.md §5) and the memory states (§6-§8):
-//! every data operation goes through `concord_isa::semantics`.
+//! every data operation goes through `concord_isa::semantics`, every SIMT
+//! rule (control effects, join, served lanes, store merge, barriers, `s2r`)
+//! through `concord_isa::simt`.
 
 // Lane loops index several per-lane arrays with the same lane number.
 #![allow(clippy::needless_range_loop)]

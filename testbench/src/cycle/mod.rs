@@ -3,6 +3,12 @@
 //! core). It produces the same trace-port values as the RTL on every cycle;
 //! the co-simulation compares the two in lock-step.
 //!
+//! The model keeps the timing (the FSM, its cycles, the trace, the ports);
+//! the SIMT rules it times (arbitration, advance and join, the effects of
+//! control instructions, memory-mode selection, store merging, barriers,
+//! special registers) are `concord_isa::simt`, the functional model's too,
+//! and the data operations `concord_isa::semantics`.
+//!
 //! | item | what |
 //! |---|---|
 //! | [`CycleModel`] | the core: FSM, per-lane PCs/depths, arbiter, register files, shared memory, host interface, trace port |
