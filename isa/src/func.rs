@@ -33,6 +33,7 @@ use crate::encoding::decode;
 use crate::instr::*;
 use crate::mask::lane_list;
 use crate::semantics;
+use crate::simt::{self, BlockEvent, ControlIssue, Group, ThreadCtx};
 use crate::watchdog::{
     self, Checkpoints, IssueLog, Observation, WarpView, WindowEnd, WriteLog, DEFAULT_WATCHDOG,
     SPAN, WINDOW,
@@ -475,14 +476,13 @@ struct Warp {
     alive: u32,
     /// Lanes waiting at a barrier.
     waiting: u32,
-    /// Cached arbitration result: the active lanes and their common PC.
-    /// Valid until a control instruction; the `pc` entries of these lanes
-    /// are stale while it is valid (they advance together in `group_pc`).
-    group: u32,
-    group_pc: u32,
+    /// Cached arbitration result, valid until a control instruction: the
+    /// `pc` entries of its lanes are stale while it is valid (they advance
+    /// together in `group.pc`; [`simt::Group`]).
+    group: Group,
     group_valid: bool,
+    /// `%tid.x`, `%tid.y`, `%tid.z`, `%tid` of each lane.
     tid: [[u32; L]; 4],
-    lane_id: [u32; L],
     warp_id: u32,
 }
 
@@ -493,73 +493,32 @@ impl Warp {
 
     /// Every lane's PC, the cached group's included.
     fn lane_pcs(&self) -> [u32; L] {
-        let mut pc = self.pc;
         if self.group_valid {
-            for l in 0..L {
-                if self.group >> l & 1 == 1 {
-                    pc[l] = self.group_pc;
-                }
-            }
+            self.group.lane_pcs(&self.pc)
+        } else {
+            self.pc
         }
-        pc
     }
 
     /// Writes the group's common PC back into the per-lane PCs.
     fn materialize(&mut self) {
         if self.group_valid {
-            for l in 0..L {
-                if self.group >> l & 1 == 1 {
-                    self.pc[l] = self.group_pc;
-                }
-            }
+            self.group.write_back(&mut self.pc);
         }
         self.group_valid = false;
     }
 
-    /// The min-key reduction of Collange §4.1 over the schedulable lanes.
+    /// Branch-mode arbitration over the schedulable lanes.
     fn arbitrate(&mut self, policy: Arbitration, max_depth: u32) {
-        let sched = self.schedulable();
-        let mut best = u64::MAX;
-        let mut group = 0;
-        for l in 0..L {
-            if sched >> l & 1 == 1 {
-                let key = match policy {
-                    Arbitration::DepthPc => {
-                        ((max_depth - self.depth[l]) as u64) << 32 | self.pc[l] as u64
-                    }
-                    Arbitration::PcOnly => self.pc[l] as u64,
-                };
-                if key < best {
-                    best = key;
-                    group = 1 << l;
-                } else if key == best {
-                    group |= 1 << l;
-                }
-            }
-        }
-        self.group = group;
-        self.group_pc = best as u32;
-        self.group_valid = group != 0;
+        let schedulable = self.schedulable();
+        self.group = simt::branch_group(policy, max_depth, schedulable, &self.pc, &self.depth);
+        self.group_valid = self.group.mask != 0;
     }
 
-    /// After a non-control instruction the group moves to `pc + 1`; lanes
-    /// already waiting there with the same key join it.
+    /// After a non-control instruction the group moves to `pc + 1`.
     fn advance(&mut self, policy: Arbitration) {
-        self.group_pc += 1;
-        let others = self.schedulable() & !self.group;
-        if others != 0 {
-            let depth = self.depth[self.group.trailing_zeros() as usize];
-            let mut join = 0;
-            for l in 0..L {
-                if others >> l & 1 == 1
-                    && self.pc[l] == self.group_pc
-                    && (policy == Arbitration::PcOnly || self.depth[l] == depth)
-                {
-                    join |= 1 << l;
-                }
-            }
-            self.group |= join;
-        }
+        let schedulable = self.schedulable();
+        self.group = simt::advance(&self.group, &self.pc, &self.depth, schedulable, policy);
     }
 
     #[inline(always)]
@@ -639,11 +598,9 @@ impl Block {
                 depth: [0; L],
                 alive: 0,
                 waiting: 0,
-                group: 0,
-                group_pc: 0,
+                group: Group::default(),
                 group_valid: false,
                 tid: [[0; L]; 4],
-                lane_id: [0; L],
                 warp_id: w as u32,
             };
             warp.preds[0] = u32::MAX;
@@ -651,12 +608,12 @@ impl Block {
                 let t = (w * lanes + l) as u32;
                 if t < threads {
                     warp.alive |= 1 << l;
-                    warp.tid[0][l] = t % nx;
-                    warp.tid[1][l] = t / nx % ny;
-                    warp.tid[2][l] = t / (nx * ny);
+                    let [x, y, z] = simt::thread_index(t, launch.block);
+                    warp.tid[0][l] = x;
+                    warp.tid[1][l] = y;
+                    warp.tid[2][l] = z;
                     warp.tid[3][l] = t;
                 }
-                warp.lane_id[l] = l as u32;
             }
             warps.push(warp);
         }
@@ -718,7 +675,7 @@ impl Block {
         let lanes = if let TrapCause::BarrierNeverCompletes { .. } = cause {
             warp.waiting
         } else {
-            warp.group
+            warp.group.mask
         };
         Trap {
             cause,
@@ -726,7 +683,7 @@ impl Block {
             warp: w as u32,
             lanes,
             pc: if warp.group_valid {
-                warp.group_pc
+                warp.group.pc
             } else {
                 warp.pc[lanes.trailing_zeros().min(31) as usize]
             },
@@ -784,7 +741,7 @@ impl Block {
             if !warp.group_valid {
                 warp.arbitrate(self.policy, self.max_depth);
             }
-            let (group, pc) = (warp.group, warp.group_pc);
+            let (group, pc) = (warp.group.mask, warp.group.pc);
             if let Some(Ok(instr)) = ctx.program.instrs.get(pc as usize) {
                 clock |= self.log_writes(ctx, w, instr, &mut writes);
             }
@@ -863,7 +820,7 @@ impl Block {
                     alive: w.alive,
                     waiting: w.waiting,
                     preds: w.preds,
-                    group: if w.group_valid { w.group } else { 0 },
+                    group: if w.group_valid { w.group.mask } else { 0 },
                 })
                 .collect(),
         }
@@ -873,7 +830,7 @@ impl Block {
     /// may write, before it writes them. Returns whether it reads the clock.
     fn log_writes(&self, ctx: &Ctx<'_, '_>, w: usize, instr: &Instr, log: &mut WriteLog) -> bool {
         let warp = &self.warps[w];
-        let exec = warp.group & warp.pred_mask(instr.guard);
+        let exec = warp.group.mask & warp.pred_mask(instr.guard);
         if exec == 0 {
             return false;
         }
@@ -918,7 +875,7 @@ impl Block {
                 warp.arbitrate(policy, max_depth);
             }
         }
-        let pc = self.warps[w].group_pc;
+        let pc = self.warps[w].group.pc;
         let instr = match ctx.program.instrs.get(pc as usize) {
             Some(Ok(i)) => *i,
             Some(Err(reason)) => {
@@ -938,7 +895,7 @@ impl Block {
             }
         };
         let warp = &mut self.warps[w];
-        let active = warp.group;
+        let active = warp.group.mask;
         let exec = active & warp.pred_mask(instr.guard);
         let issue_index = ctx.stats.issued;
         ctx.stats.issued += 1;
@@ -1017,37 +974,26 @@ impl Block {
                 warp.write_reg(rd, exec, |l| if pm & (1 << l) != 0 { a[l] } else { b[l] });
             }
             Op::S2R { rd, sreg } => {
-                let per_lane = match sreg {
-                    SpecialReg::TidX => Some(warp.tid[0]),
-                    SpecialReg::TidY => Some(warp.tid[1]),
-                    SpecialReg::TidZ => Some(warp.tid[2]),
-                    SpecialReg::TidLinear => Some(warp.tid[3]),
-                    SpecialReg::LaneId => Some(warp.lane_id),
-                    _ => None,
+                let tid = warp.tid;
+                let uniform = ThreadCtx {
+                    warp: warp.warp_id,
+                    nwarps,
+                    warp_size: ctx.config.lanes,
+                    block_dim: ctx.block_dim,
+                    block_id: ctx.block_id,
+                    grid_dim: ctx.grid_dim,
+                    clock: issue_index,
+                    ..ThreadCtx::default()
                 };
-                match per_lane {
-                    Some(src) => warp.write_reg(rd, exec, |l| src[l]),
-                    None => {
-                        let v = match sreg {
-                            SpecialReg::NtidX => ctx.block_dim[0],
-                            SpecialReg::NtidY => ctx.block_dim[1],
-                            SpecialReg::NtidZ => ctx.block_dim[2],
-                            SpecialReg::CtaidX => ctx.block_id[0],
-                            SpecialReg::CtaidY => ctx.block_id[1],
-                            SpecialReg::CtaidZ => ctx.block_id[2],
-                            SpecialReg::NctaidX => ctx.grid_dim[0],
-                            SpecialReg::NctaidY => ctx.grid_dim[1],
-                            SpecialReg::NctaidZ => ctx.grid_dim[2],
-                            SpecialReg::WarpId => warp.warp_id,
-                            SpecialReg::NWarps => nwarps,
-                            SpecialReg::WarpSize => ctx.config.lanes,
-                            SpecialReg::ClockLo => issue_index as u32,
-                            SpecialReg::ClockHi => (issue_index >> 32) as u32,
-                            _ => unreachable!("per-lane special registers are handled above"),
-                        };
-                        warp.write_reg(rd, exec, |_| v);
-                    }
-                }
+                warp.write_reg(rd, exec, |l| {
+                    let lane = ThreadCtx {
+                        tid: [tid[0][l], tid[1][l], tid[2][l]],
+                        tid_linear: tid[3][l],
+                        lane: l as u32,
+                        ..uniform
+                    };
+                    simt::special_register(sreg, &lane)
+                });
             }
             Op::LdParam { rd, index } => {
                 if exec != 0 {
@@ -1127,16 +1073,9 @@ impl Block {
                 if let Some(fault) = checked.err().or(falls_off) {
                     return Err(self.trap_lanes(ctx, w, fault));
                 }
-                for l in 0..L {
-                    if exec >> l & 1 == 1 {
-                        write_le(
-                            mem,
-                            addrs[l],
-                            bytes,
-                            semantics::store_truncate(width, data[l]),
-                        );
-                    }
-                }
+                simt::store_merge(exec, &addrs, &data, width, |addr, byte| {
+                    mem[addr as usize] = byte;
+                });
             }
             Op::Atom {
                 space,
@@ -1200,140 +1139,81 @@ impl Block {
         instr: Instr,
         exec: u32,
     ) -> Result<(), Trap> {
-        let max_depth = self.max_depth;
         let warp = &mut self.warps[w];
-        let active = warp.group;
-        let pc = warp.group_pc;
+        let active = warp.group.mask;
+        let pc = warp.group.pc;
         warp.materialize();
-        let mut per_lane = false;
-        // Checks that must hold before any lane's state changes.
-        match instr.op {
-            Op::Call { .. } | Op::CallR { .. } => {
-                let over = (0..L)
-                    .filter(|l| exec >> l & 1 == 1 && warp.depth[*l] >= max_depth)
-                    .fold(0u32, |m, l| m | 1 << l);
-                if over != 0 {
-                    warp.group_valid = false;
-                    let mut t =
-                        self.trap_here(ctx, w, TrapCause::CallDepthOverflow { max: max_depth });
-                    t.lanes = over;
-                    t.pc = pc;
-                    return Err(t);
-                }
+        let no_operand = [0; L];
+        let operand = match instr.op {
+            Op::Jmp { rs } | Op::CallR { rs, .. } | Op::Ret { rs } => &warp.regs[rs.index()],
+            _ => &no_operand,
+        };
+        let pred = match instr.op {
+            Op::BraCons { p, .. } => warp.pred_mask(p),
+            _ => 0,
+        };
+        let issue = ControlIssue {
+            op: instr.op,
+            pc,
+            active,
+            exec,
+            operand,
+            pred,
+            depths: &warp.depth,
+            max_depth: self.max_depth,
+            code_len: ctx.code_len,
+        };
+        let effects = match simt::control_effects(&issue) {
+            Ok(effects) => effects,
+            Err(fault) => {
+                let mut t = self.trap_lanes(ctx, w, fault);
+                t.pc = pc;
+                return Err(t);
             }
-            Op::Ret { .. } => {
-                let zero = (0..L)
-                    .filter(|l| exec >> l & 1 == 1 && warp.depth[*l] == 0)
-                    .fold(0u32, |m, l| m | 1 << l);
-                if zero != 0 {
-                    let mut t = self.trap_here(ctx, w, TrapCause::ReturnAtDepthZero);
-                    t.lanes = zero;
-                    t.pc = pc;
-                    return Err(t);
-                }
-            }
-            _ => {}
-        }
-        // Every active lane's next PC: executing lanes do what the
-        // instruction says, the others go to pc + 1.
-        let mut next = [pc + 1; L];
-        let mut moving = active;
-        let mut taken = false;
-        match instr.op {
-            Op::Bra { target } | Op::Call { target, .. } => {
-                for l in 0..L {
-                    if exec >> l & 1 == 1 {
-                        next[l] = target;
-                    }
-                }
-            }
-            Op::BraCons { kind, p, target } => {
-                taken = semantics::consensus_taken(kind, exec, warp.pred_mask(p));
-                if taken {
-                    next = [target; L];
-                }
-            }
-            Op::Jmp { rs } | Op::CallR { rs, .. } | Op::Ret { rs } => {
-                let targets = warp.regs[rs.index()];
-                for l in 0..L {
-                    if exec >> l & 1 == 1 {
-                        next[l] = targets[l];
-                    }
-                }
-            }
-            Op::Exit => moving &= !exec,
-            _ => {}
-        }
-        if let Err(fault) = checks::check_next_pcs(ctx.code_len, moving, &next) {
-            let mut t = self.trap_lanes(ctx, w, fault);
-            t.pc = pc;
-            return Err(t);
-        }
+        };
         let warp = &mut self.warps[w];
         for l in 0..L {
             if active >> l & 1 == 1 {
-                warp.pc[l] = next[l];
+                warp.pc[l] = effects.next_pc[l];
             }
         }
-        match instr.op {
-            Op::Bra { .. } | Op::Jmp { .. } => per_lane = true,
-            Op::BraCons { .. } => {
-                if taken {
-                    ctx.stats.consensual_taken += 1;
-                } else {
-                    ctx.stats.consensual_not_taken += 1;
-                }
-            }
-            Op::Call { rd, .. } | Op::CallR { rd, .. } => {
-                per_lane = true;
-                // `callr` has read its target before this write (`callr r1, r1`).
-                warp.write_reg(rd, exec, |_| pc + 1);
-                for l in 0..L {
-                    if exec >> l & 1 == 1 {
-                        warp.depth[l] += 1;
-                    }
-                }
-            }
-            Op::Ret { .. } => {
-                per_lane = true;
-                for l in 0..L {
-                    if exec >> l & 1 == 1 {
-                        warp.depth[l] -= 1;
-                    }
-                }
-            }
-            Op::Bar => {
-                warp.waiting |= exec;
-                let arrivals = exec.count_ones();
-                self.waiting += arrivals;
+        warp.depth = effects.depth;
+        if let Some((rd, link)) = effects.link {
+            warp.write_reg(rd, exec, |_| link);
+        }
+        warp.alive &= !effects.exits;
+        warp.waiting |= effects.waits;
+        match effects.taken {
+            Some(true) => ctx.stats.consensual_taken += 1,
+            Some(false) => ctx.stats.consensual_not_taken += 1,
+            None => {}
+        }
+        if effects.divergent {
+            ctx.stats.divergent_branches += 1;
+        }
+        let event = match instr.op {
+            Op::Bar => Some(BlockEvent::Arrive(effects.waits.count_ones())),
+            Op::Exit => Some(BlockEvent::Exit(effects.exits.count_ones())),
+            _ => None,
+        };
+        if let Some(event) = event {
+            if let BlockEvent::Arrive(arrivals) = event {
                 ctx.stats.barrier_arrivals += arrivals as u64;
-                if self.waiting == self.threads {
-                    ctx.stats.barriers += 1;
-                    self.waiting = 0;
-                    for other in &mut self.warps {
-                        other.waiting = 0;
-                        other.materialize();
-                    }
+            }
+            // A block whose threads all wait or exited is found when no warp
+            // is schedulable (`Block::run`), which is the same moment.
+            let outcome = simt::barrier_commit(self.waiting, self.exited, self.threads, event);
+            self.waiting = outcome.arrived;
+            self.exited = outcome.exited;
+            if outcome.release {
+                ctx.stats.barriers += 1;
+                for other in &mut self.warps {
+                    other.waiting = 0;
+                    other.materialize();
                 }
             }
-            Op::Exit => {
-                warp.alive &= !exec;
-                self.exited += exec.count_ones();
-            }
-            _ => unreachable!("control() is only called for control instructions"),
         }
-        let warp = &mut self.warps[w];
-        if per_lane {
-            let first = active.trailing_zeros() as usize;
-            let split = (0..L).any(|l| {
-                active >> l & 1 == 1
-                    && (warp.pc[l] != warp.pc[first] || warp.depth[l] != warp.depth[first])
-            });
-            if split {
-                ctx.stats.divergent_branches += 1;
-            }
-        }
-        warp.group_valid = false;
+        self.warps[w].group_valid = false;
         Ok(())
     }
 }

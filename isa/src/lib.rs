@@ -8,6 +8,7 @@
 //! | [`instr`] | instruction types (`Instr`, `Op`, registers, predicates, guards) |
 //! | [`encoding`] | 32-bit binary encoding: `encode` / `decode`, field positions, opcodes |
 //! | [`semantics`] | what each data operation computes on one lane |
+//! | [`simt`] | the SIMT rules every model shares: arbitration, the cached group, control effects, memory passes, barriers, special registers |
 //! | [`checks`] | the run-time checks every model makes: memory accesses, per-thread stacks, the next PC |
 //! | [`asm`] | assembler (text → [`container::Kernel`]) with line:column diagnostics |
 //! | [`disasm`] | disassembler (words → text that assembles back to the same words) |
@@ -36,6 +37,7 @@ pub mod launch;
 pub mod mask;
 pub mod semantics;
 pub mod show;
+pub mod simt;
 pub mod watchdog;
 
 pub use encoding::{decode, encode, DecodeError, EncodeError};
