@@ -20,6 +20,8 @@ pub mod shared;
 pub mod stack;
 pub mod util;
 pub mod warps;
+/// Core v2's Wishbone B4 host slave (docs/microarchitecture-v2.md §14).
+pub mod wishbone;
 
 use concord_isa::config::{ConfigError, CoreConfig};
 use concord_uarch::HwParams;

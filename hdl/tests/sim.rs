@@ -37,9 +37,11 @@ fn sim_binary(config: &CoreConfig) -> PathBuf {
     let _guard = BUILD.lock().unwrap_or_else(|e| e.into_inner());
     let verilog = concord_hdl::generate_verilog(config).unwrap();
     let tb = std::fs::read_to_string(common::repo_root().join("hdl/tests/harness/tb.cpp")).unwrap();
+    let contract = contract_header();
     let mut h = std::collections::hash_map::DefaultHasher::new();
     verilog.hash(&mut h);
     tb.hash(&mut h);
+    contract.hash(&mut h);
     let dir = common::scratch(&format!("sim-{:016x}", h.finish()));
     let bin = dir.join("obj").join("sim");
     if bin.exists() {
@@ -47,6 +49,7 @@ fn sim_binary(config: &CoreConfig) -> PathBuf {
     }
     std::fs::write(dir.join("concord_core.v"), &verilog).unwrap();
     std::fs::write(dir.join("tb.cpp"), &tb).unwrap();
+    std::fs::write(dir.join("contract.h"), &contract).unwrap();
     let (ok, log, t) = common::run_bounded(
         Command::new("verilator")
             .current_dir(&dir)
@@ -59,6 +62,20 @@ fn sim_binary(config: &CoreConfig) -> PathBuf {
     assert!(ok, "verilator build failed:\n{log}");
     eprintln!("verilated {} in {:.1} s", dir.display(), t.as_secs_f64());
     bin
+}
+
+/// The facts of the microarchitecture contract that `tb.cpp` needs, as C
+/// macros, so that the harness restates none of them.
+fn contract_header() -> String {
+    use concord_isa::instr::AtomOp;
+    let mut header = String::from("// Written by hdl/tests/sim.rs from concord_uarch.\n");
+    header += &format!("#define HOST_READ_WORDS {}\n", host::READ_WORDS);
+    header += &format!("#define STATE_DONE {}\n", State::Done.code());
+    header += &format!("#define STATE_TRAP {}\n", State::Trap.code());
+    for (code, op) in AtomOp::ALL.iter().enumerate() {
+        header += &format!("#define ATOM_{} {code}\n", format!("{op:?}").to_uppercase());
+    }
+    header
 }
 
 struct Case<'a> {

@@ -3,8 +3,11 @@
 //! and memory mode (`MEM_ARB`). The arbiter serves the lanes whose key
 //! equals the minimum.
 //!
-//! The cycle model computes its keys with these functions. The RTL builds
-//! the same layout in gates (`hdl/src/lane.rs`: in `#[hdl_gen]` logic a
+//! These functions give the hardware's packing of the keys. The models
+//! order lanes with `concord_isa::simt::arb_key` and `simt::memory_key`,
+//! which give the same order unpacked (only the order matters); the v1
+//! cycle model uses [`atomic_key`] for the RTL's order of atomics. The RTL
+//! builds the packed layout in gates (`hdl/src/lane.rs`: in `#[hdl_gen]` logic a
 //! Rust constant in an expression becomes a Verilog name, so its shifts are
 //! literals there, asserted equal to these widths) and the lock-step
 //! co-simulation compares the outcome every cycle.

@@ -15,6 +15,8 @@
 //! | [`trap`] | the trap cause codes ([`TrapCode`]) and what the trap address and detail registers hold |
 //! | [`state`] | the FSM states and their `trace_state` codes ([`State`]) |
 //! | [`ports`] | the top-level port list of `concord_core` ([`PORTS`]) and the global request kinds |
+//! | [`regmap`] | Core v2's host register map (docs/microarchitecture-v2.md §14.4): one table of addresses, names, access and bit fields; `HWCFG*`, `CTRL`, `STATUS`, `LAUNCH`, `WSTATE*` encoders and decoders |
+//! | [`wishbone`] | the per-cycle signal record of a Wishbone B4 pipelined port and the protocol checker of v2 §20, for the host slave and the global-memory master |
 //! | [`keys`] | the layout of the unified arbiter's branch-mode and memory-mode keys |
 //! | [`occupancy`] | Core v2: [`Occupancy`], resident blocks and shared windows of a launch (docs/microarchitecture-v2.md §12.2) |
 //! | [`timing`] | Core v2: stage indices, `REISSUE`, `SETUP_CYCLES`, the global-access offsets of §10.3 |
@@ -29,10 +31,12 @@ pub mod keys;
 pub mod occupancy;
 pub mod params;
 pub mod ports;
+pub mod regmap;
 pub mod state;
 pub mod timing;
 pub mod trap;
 pub mod widths;
+pub mod wishbone;
 
 pub use counters::{Counter, Counters};
 pub use host::{HostReg, HOST_REGISTERS};

@@ -5,8 +5,12 @@
 // Usage: sim SCRIPT. The script is line based:
 //   latency N | memsize N | mem ADDR WORD | write ADDR DATA | trace 0|1 | run MAX
 // Output: one "C ..." line per cycle when tracing, then "END cycles state",
-// "R index value" for host read addresses 0..37 and "M addr word" for every
+// "R index value" for every host read address and "M addr word" for every
 // non-zero global memory word.
+//
+// contract.h is written by hdl/tests/sim.rs from concord_uarch (the host
+// read-register count, the DONE/TRAP state codes, the atomic operation
+// codes), so this file restates none of the microarchitecture contract.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +21,7 @@
 #include <vector>
 
 #include "Vconcord_core.h"
+#include "contract.h"
 #include "verilated.h"
 
 static uint32_t num(const std::string& s) { return (uint32_t)std::stoul(s, nullptr, 0); }
@@ -104,28 +109,31 @@ int main(int argc, char** argv) {
                 for (int i = 0; i < 4; i++) old |= (uint32_t)mem[addr + i] << (8 * i);
                 uint32_t b = top->gmem_req_atom_data, n = old;
                 int32_t so = (int32_t)old, sb = (int32_t)b;
-                // concord_isa::semantics::atomic, AtomOp::ALL order.
+                // concord_isa::semantics::atomic.
                 switch (top->gmem_req_atom_op) {
-                    case 0: n = old + b; break;
-                    case 1: n = b; break;
-                    case 2: n = (uint32_t)(so < sb ? so : sb); break;
-                    case 3: n = (uint32_t)(so > sb ? so : sb); break;
-                    case 4: n = old < b ? old : b; break;
-                    case 5: n = old > b ? old : b; break;
-                    case 6: n = old & b; break;
-                    case 7: n = old | b; break;
-                    case 8: n = old ^ b; break;
+                    case ATOM_ADD: n = old + b; break;
+                    case ATOM_EXCH: n = b; break;
+                    case ATOM_MIN: n = (uint32_t)(so < sb ? so : sb); break;
+                    case ATOM_MAX: n = (uint32_t)(so > sb ? so : sb); break;
+                    case ATOM_MINU: n = old < b ? old : b; break;
+                    case ATOM_MAXU: n = old > b ? old : b; break;
+                    case ATOM_AND: n = old & b; break;
+                    case ATOM_OR: n = old | b; break;
+                    case ATOM_XOR: n = old ^ b; break;
+                    default:
+                        fprintf(stderr, "unknown atomic operation code %d\n", (int)top->gmem_req_atom_op);
+                        return 1;
                 }
                 for (int i = 0; i < 4; i++) mem[addr + i] = (uint8_t)(n >> (8 * i));
                 resp[0] = old;
             }
             resp_at = cycle + latency;
         }
-        if (state == 13 || state == 14) break;
+        if (state == STATE_DONE || state == STATE_TRAP) break;
         tick();
     }
     printf("END %ld %d\n", cycle, state);
-    for (int r = 0; r < 38; r++) {
+    for (int r = 0; r < HOST_READ_WORDS; r++) {
         top->host_raddr = r;
         top->eval();
         printf("R %d %u\n", r, top->host_rdata);

@@ -1,18 +1,20 @@
 //! `EXEC` (docs/microarchitecture.md §5) and the memory states (§6-§8):
-//! every data operation goes through `concord_isa::semantics`.
+//! every data operation goes through `concord_isa::semantics`, every SIMT
+//! rule (control effects, join, served lanes, store merge, barriers, `s2r`)
+//! through `concord_isa::simt`.
 
 // Lane loops index several per-lane arrays with the same lane number.
 #![allow(clippy::needless_range_loop)]
 
 use concord_isa::checks::{self, Stacks};
-use concord_isa::config::Arbitration;
 use concord_isa::func::TrapCause;
 use concord_isa::instr::{AtomOp, Op, Pred, Reg, Space, SpecialReg};
 use concord_isa::semantics;
+use concord_isa::simt::{self, BlockEvent, ControlIssue, ThreadCtx};
 use concord_uarch::keys;
 use concord_uarch::params::pred_trace_addr;
 
-use super::{arbiter, CycleModel, GlobalRequest, Warp};
+use super::{CycleModel, GlobalRequest};
 use super::{BARRIERS, BAR_ARRIVALS, CONS_NOT_TAKEN, CONS_TAKEN, CYCLES, DIVERGENT, REPLAYS};
 use crate::trace::{State, TracePort};
 
@@ -111,24 +113,12 @@ impl CycleModel {
         }
     }
 
-    /// *Advance* (§5): the group moves to `pc + 1`; schedulable lanes
-    /// waiting there with the group's key join it. `gvalid` stays 1.
+    /// *Advance* (§5, `concord_isa::simt::advance`): the group moves to
+    /// `pc + 1` and the lanes waiting there join it. `gvalid` stays 1.
     fn advance(&mut self) {
         let policy = self.hw.arbitration;
         let w = &mut self.warps[self.cur];
-        let npc = w.gpc + 1;
-        w.gpc = npc;
-        let others = w.schedulable() & !w.gmask;
-        if others != 0 {
-            let depth = w.depth[w.gmask.trailing_zeros() as usize];
-            let mut join = 0;
-            for l in lanes_of(others) {
-                if w.pc[l] == npc && (policy == Arbitration::PcOnly || w.depth[l] == depth) {
-                    join |= 1 << l;
-                }
-            }
-            w.gmask |= join;
-        }
+        w.group = simt::advance(&w.group, &w.pc, &w.depth, w.schedulable(), policy);
     }
 
     /// Data instructions: checks, compute, write `rd`/`pd` of the executing
@@ -143,7 +133,7 @@ impl CycleModel {
                     index,
                     supplied: self.param_count,
                 };
-                let lanes = self.warps[self.cur].gmask;
+                let lanes = self.warps[self.cur].group.mask;
                 self.raise_here(cause, lanes);
                 return;
             }
@@ -244,46 +234,25 @@ impl CycleModel {
     /// `s2r`: the special register of every lane of the issuing warp.
     fn special(&self, sreg: SpecialReg, v: &mut [u32; 32]) {
         let lanes = self.hw.lanes;
-        let [bx, by, bz] = self.block;
-        let uniform = |v: &mut [u32; 32], x: u32| *v = [x; 32];
-        let tid = |l: usize| (self.cur * lanes + l) as u32;
-        match sreg {
-            SpecialReg::TidX | SpecialReg::TidY | SpecialReg::TidZ => {
-                for l in 0..lanes {
-                    let t = tid(l);
-                    v[l] = match sreg {
-                        SpecialReg::TidX => t.checked_rem(bx).unwrap_or(0),
-                        SpecialReg::TidY => {
-                            t.checked_div(bx).unwrap_or(0).checked_rem(by).unwrap_or(0)
-                        }
-                        _ => t.checked_div(bx.wrapping_mul(by)).unwrap_or(0),
-                    };
-                }
-            }
-            SpecialReg::TidLinear => {
-                for l in 0..lanes {
-                    v[l] = tid(l);
-                }
-            }
-            SpecialReg::LaneId => {
-                for l in 0..lanes {
-                    v[l] = l as u32;
-                }
-            }
-            SpecialReg::NtidX => uniform(v, bx),
-            SpecialReg::NtidY => uniform(v, by),
-            SpecialReg::NtidZ => uniform(v, bz),
-            SpecialReg::CtaidX => uniform(v, self.block_id[0]),
-            SpecialReg::CtaidY => uniform(v, self.block_id[1]),
-            SpecialReg::CtaidZ => uniform(v, self.block_id[2]),
-            SpecialReg::NctaidX => uniform(v, self.grid[0]),
-            SpecialReg::NctaidY => uniform(v, self.grid[1]),
-            SpecialReg::NctaidZ => uniform(v, self.grid[2]),
-            SpecialReg::WarpId => uniform(v, self.cur as u32),
-            SpecialReg::NWarps => uniform(v, self.threads.div_ceil(lanes as u32)),
-            SpecialReg::WarpSize => uniform(v, lanes as u32),
-            SpecialReg::ClockLo => uniform(v, self.counters[CYCLES] as u32),
-            SpecialReg::ClockHi => uniform(v, (self.counters[CYCLES] >> 32) as u32),
+        let uniform = ThreadCtx {
+            warp: self.cur as u32,
+            nwarps: self.threads.div_ceil(lanes as u32),
+            warp_size: lanes as u32,
+            block_dim: self.block,
+            block_id: self.block_id,
+            grid_dim: self.grid,
+            clock: self.counters[CYCLES],
+            ..ThreadCtx::default()
+        };
+        for l in 0..lanes {
+            let tid = (self.cur * lanes + l) as u32;
+            let lane = ThreadCtx {
+                tid: simt::thread_index(tid, self.block),
+                tid_linear: tid,
+                lane: l as u32,
+                ..uniform
+            };
+            v[l] = simt::special_register(sreg, &lane);
         }
     }
 
@@ -292,7 +261,7 @@ impl CycleModel {
     /// program.
     fn falls_off(&mut self) -> bool {
         let w = &self.warps[self.cur];
-        match checks::check_fall_through(self.code_len, w.gpc, w.gmask) {
+        match checks::check_fall_through(self.code_len, w.group.pc, w.group.mask) {
             Ok(()) => false,
             Err((lanes, cause)) => {
                 self.raise_here(cause, lanes);
@@ -311,128 +280,78 @@ impl CycleModel {
         )
     }
 
-    /// Control instructions: checks, then every active lane's next PC/depth.
+    /// Control instructions: checks, then every active lane's next PC and
+    /// depth (`concord_isa::simt::control_effects`).
     fn control(&mut self, t: &mut TracePort) {
         let cur = self.cur;
         let exec = self.exec;
-        let max_depth = self.hw.max_call_depth;
-        let (active, pc) = (self.warps[cur].gmask, self.warps[cur].gpc);
-        let npc = pc + 1;
-
-        // Checks before any lane changes.
         let w = &self.warps[cur];
-        match self.instr.op {
-            Op::Call { .. } | Op::CallR { .. } => {
-                let over = lanes_of(exec)
-                    .filter(|&l| w.depth[l] >= max_depth)
-                    .fold(0u32, |m, l| m | 1 << l);
-                if over != 0 {
-                    self.raise_here(TrapCause::CallDepthOverflow { max: max_depth }, over);
-                    return;
-                }
-            }
-            Op::Ret { .. } => {
-                let zero = lanes_of(exec)
-                    .filter(|&l| w.depth[l] == 0)
-                    .fold(0u32, |m, l| m | 1 << l);
-                if zero != 0 {
-                    self.raise_here(TrapCause::ReturnAtDepthZero, zero);
-                    return;
-                }
-            }
-            _ => {}
-        }
-
-        // Every active lane's next PC, checked before anything changes.
-        let taken = match self.instr.op {
-            Op::BraCons { kind, p, .. } => {
-                Some(semantics::consensus_taken(kind, exec, self.pred_of(p)))
-            }
-            _ => None,
+        let (active, pc) = (w.group.mask, w.group.pc);
+        let pred = match self.instr.op {
+            Op::BraCons { p, .. } => self.pred_of(p),
+            _ => 0,
         };
-        let a = self.a;
-        let mut next = [npc; 32];
-        let mut moving = active;
-        match self.instr.op {
-            Op::Bra { target } | Op::Call { target, .. } => {
-                for l in lanes_of(exec) {
-                    next[l] = target;
-                }
+        let issue = ControlIssue {
+            op: self.instr.op,
+            pc,
+            active,
+            exec,
+            // The register operand of `jmp`, `callr`, `ret`, read in `DECODE`.
+            operand: &self.a,
+            pred,
+            depths: &w.depth,
+            max_depth: self.hw.max_call_depth,
+            code_len: self.code_len,
+        };
+        let effects = match simt::control_effects(&issue) {
+            Ok(effects) => effects,
+            Err((lanes, cause)) => {
+                self.raise_here(cause, lanes);
+                return;
             }
-            Op::BraCons { target, .. } if taken == Some(true) => next = [target; 32],
-            Op::Jmp { .. } | Op::CallR { .. } | Op::Ret { .. } => {
-                for l in lanes_of(exec) {
-                    next[l] = a[l];
-                }
-            }
-            Op::Exit => moving &= !exec,
-            _ => {}
-        }
-        if let Err((lanes, cause)) = checks::check_next_pcs(self.code_len, moving, &next) {
-            self.raise_here(cause, lanes);
-            return;
-        }
+        };
 
-        // The link value written by call/callr.
-        if let Op::Call { rd, .. } | Op::CallR { rd, .. } = self.instr.op {
-            self.write_rf(t, rd, exec, &[npc; 32]);
+        if let Some((rd, link)) = effects.link {
+            self.write_rf(t, rd, exec, &[link; 32]);
         }
-        let per_lane = matches!(
-            self.instr.op,
-            Op::Bra { .. } | Op::Jmp { .. } | Op::Call { .. } | Op::CallR { .. } | Op::Ret { .. }
-        );
         let w = &mut self.warps[cur];
         // Every active lane gets its own PC: the cached group is gone.
         w.gvalid = false;
         for l in lanes_of(active) {
-            w.pc[l] = next[l];
+            w.pc[l] = effects.next_pc[l];
         }
-        match self.instr.op {
-            Op::Bra { .. } | Op::Jmp { .. } => {}
-            Op::BraCons { .. } => {
-                if taken == Some(true) {
-                    self.counters[CONS_TAKEN] += 1;
-                } else {
-                    self.counters[CONS_NOT_TAKEN] += 1;
-                }
-            }
-            Op::Ret { .. } => {
-                for l in lanes_of(exec) {
-                    w.depth[l] -= 1;
-                }
-            }
-            Op::Call { .. } | Op::CallR { .. } => {
-                for l in lanes_of(exec) {
-                    w.depth[l] += 1;
-                }
-            }
-            Op::Bar => {
-                w.waiting |= exec;
-                let n = exec.count_ones();
-                self.arrived += n;
-                self.counters[BAR_ARRIVALS] += n as u64;
-                if self.arrived == self.threads {
-                    for other in &mut self.warps {
-                        other.materialize();
-                        other.waiting = 0;
-                        other.gvalid = false;
-                    }
-                    self.arrived = 0;
-                    self.counters[BARRIERS] += 1;
-                }
-            }
-            Op::Exit => {
-                w.alive &= !exec;
-                self.exited += exec.count_ones();
-            }
-            _ => unreachable!("not a control instruction"),
+        w.depth = effects.depth;
+        w.alive &= !effects.exits;
+        w.waiting |= effects.waits;
+        match effects.taken {
+            Some(true) => self.counters[CONS_TAKEN] += 1,
+            Some(false) => self.counters[CONS_NOT_TAKEN] += 1,
+            None => {}
         }
-        let w = &mut self.warps[cur];
-        if per_lane && active != 0 {
-            let first = active.trailing_zeros() as usize;
-            let key = |w: &Warp, l: usize| (w.pc[l], w.depth[l]);
-            if lanes_of(active).any(|l| key(w, l) != key(w, first)) {
-                self.counters[DIVERGENT] += 1;
+        if effects.divergent {
+            self.counters[DIVERGENT] += 1;
+        }
+        let event = match self.instr.op {
+            Op::Bar => Some(BlockEvent::Arrive(effects.waits.count_ones())),
+            Op::Exit => Some(BlockEvent::Exit(effects.exits.count_ones())),
+            _ => None,
+        };
+        if let Some(event) = event {
+            if let BlockEvent::Arrive(arrivals) = event {
+                self.counters[BAR_ARRIVALS] += arrivals as u64;
+            }
+            // A barrier that can never complete, and the end of the block,
+            // are found in `SCHED` (no schedulable warp), the next cycle.
+            let outcome = simt::barrier_commit(self.arrived, self.exited, self.threads, event);
+            self.arrived = outcome.arrived;
+            self.exited = outcome.exited;
+            if outcome.release {
+                for other in &mut self.warps {
+                    other.materialize();
+                    other.waiting = 0;
+                    other.gvalid = false;
+                }
+                self.counters[BARRIERS] += 1;
             }
         }
         self.state = State::Sched;
@@ -473,17 +392,16 @@ impl CycleModel {
     pub(super) fn mem_arb(&mut self) {
         let (space, access, ..) = memory_op(&self.instr.op).expect("a memory instruction");
         let maddr = &self.maddr;
-        let banks = self.hw.shared_banks;
-        let line_shift = self.hw.global_line_shift;
-        let (_, sel) = arbiter::arbitrate(self.pending, |l| {
-            let a = maddr[l];
-            match (access, space) {
-                (Access::Atom(_), _) => keys::atomic_key(a, l),
-                (_, Space::Shared) => keys::shared_key(a, banks),
-                (_, Space::Global) => keys::global_key(a, line_shift),
-            }
-        });
-        self.served = sel;
+        let banks = self.hw.shared_banks as u32;
+        let line_bytes = self.hw.global_line_bytes;
+        self.served = match access {
+            // v1 serves atomics by (word address, lane), as its tree does;
+            // `simt::serve_atomic` (by lane) gives the same memory state.
+            Access::Atom(_) => simt::arbitrate(self.pending, |l| keys::atomic_key(maddr[l], l)).1,
+            _ => simt::serve(self.pending, |l| {
+                simt::memory_key(space, maddr[l], line_bytes, banks)
+            }),
+        };
         self.state = match space {
             Space::Shared => State::ShAccess,
             Space::Global => State::GReq,
@@ -494,14 +412,10 @@ impl CycleModel {
     /// lane wins a byte); loads and atomics read (used in `SH_DATA`).
     pub(super) fn sh_access(&mut self) {
         if let Some((_, Access::Store(width), ..)) = memory_op(&self.instr.op) {
-            let n = width.bytes() as usize;
-            for l in lanes_of(self.served) {
-                let v = semantics::store_truncate(width, self.b[l]);
-                let at = self.maddr[l] as usize;
-                for j in 0..n {
-                    self.shared[at + j] = (v >> (8 * j)) as u8;
-                }
-            }
+            let shared = &mut self.shared;
+            simt::store_merge(self.served, &self.maddr, &self.b, width, |addr, byte| {
+                shared[addr as usize] = byte;
+            });
         }
         self.state = State::ShData;
     }
@@ -552,18 +466,13 @@ impl CycleModel {
             Access::Load(_) => r.kind = GlobalRequest::READ,
             Access::Store(width) => {
                 r.kind = GlobalRequest::WRITE;
-                let n = width.bytes();
-                for l in lanes_of(self.served) {
-                    let v = semantics::store_truncate(width, self.b[l]);
-                    let off = self.maddr[l] - line;
-                    for j in 0..n {
-                        let byte = (off + j) as usize;
-                        let shift = 8 * (byte % 4);
-                        let d = &mut r.wdata[byte / 4];
-                        *d = (*d & !(0xff << shift)) | ((v >> (8 * j)) & 0xff) << shift;
-                        r.mask[byte / 32] |= 1 << (byte % 32);
-                    }
-                }
+                simt::store_merge(self.served, &self.maddr, &self.b, width, |addr, value| {
+                    let byte = (addr - line) as usize;
+                    let shift = 8 * (byte % 4);
+                    let d = &mut r.wdata[byte / 4];
+                    *d = (*d & !(0xff << shift)) | u32::from(value) << shift;
+                    r.mask[byte / 32] |= 1 << (byte % 32);
+                });
             }
             Access::Atom(op) => {
                 r.kind = GlobalRequest::ATOMIC;
@@ -606,16 +515,21 @@ impl CycleModel {
     fn complete(&mut self) {
         self.pending &= !self.served;
         let w = &mut self.warps[self.cur];
-        let pc = w.gpc;
-        let npc = pc + 1;
-        let active = w.gmask;
+        let pc = w.group.pc;
+        let active = w.group.mask;
         if self.pending == 0 {
             // Served and guard-false lanes alike are at pc + 1: the group advances.
             self.advance();
         } else {
             self.counters[REPLAYS] += 1;
-            for l in lanes_of(active) {
-                w.pc[l] = if self.pending >> l & 1 == 1 { pc } else { npc };
+            // v1 re-arbitrates (`ARB`), which selects the pending lanes again
+            // (`simt::replay_split`); their PC registers get `gpc`.
+            let (pending, leaving) = simt::replay_split(active, self.pending);
+            for l in lanes_of(pending) {
+                w.pc[l] = pc;
+            }
+            for l in lanes_of(leaving) {
+                w.pc[l] = pc + 1;
             }
             w.gvalid = false;
         }

@@ -3,6 +3,12 @@
 //! core). It produces the same trace-port values as the RTL on every cycle;
 //! the co-simulation compares the two in lock-step.
 //!
+//! The model keeps the timing (the FSM, its cycles, the trace, the ports);
+//! the SIMT rules it times (arbitration, advance and join, the effects of
+//! control instructions, memory-mode selection, store merging, barriers,
+//! special registers) are `concord_isa::simt`, the functional model's too,
+//! and the data operations `concord_isa::semantics`.
+//!
 //! | item | what |
 //! |---|---|
 //! | [`CycleModel`] | the core: FSM, per-lane PCs/depths, arbiter, register files, shared memory, host interface, trace port |
@@ -76,7 +82,6 @@
 //!   read 0 and are not stored; registers use the row `warp * RP + r` (rows
 //!   past the file read 0 and are not stored).
 
-mod arbiter;
 mod exec;
 mod global;
 mod host;
@@ -86,8 +91,9 @@ use concord_isa::config::CoreConfig;
 use concord_isa::func::{Trap, TrapCause};
 use concord_isa::instr::{Instr, Op, PredSrc, Reg};
 use concord_isa::mask;
+use concord_isa::simt::{self, Group};
 use concord_uarch::widths::{low_mask, PC_BITS};
-use concord_uarch::{keys, Counter, HwParams};
+use concord_uarch::{Counter, HwParams};
 
 use crate::trace::{Counters, State, TracePort};
 
@@ -111,9 +117,10 @@ const BLOCKS: usize = Counter::Blocks.index();
 /// Per-warp state (§2).
 #[derive(Clone, Debug)]
 struct Warp {
-    /// Per-lane PC (16 bits). While `gvalid`, the entries of the `gmask`
-    /// lanes are stale: the group's PC is `gpc` (they are written whenever
-    /// `gvalid` drops, as the doc's per-lane updates say).
+    /// Per-lane PC (16 bits). While `gvalid`, the entries of the group's
+    /// lanes are stale: their PC is `group.pc` (they are written whenever
+    /// `gvalid` drops, as the doc's per-lane updates say;
+    /// `concord_isa::simt::Group`).
     pc: [u32; 32],
     depth: [u32; 32],
     alive: u32,
@@ -121,8 +128,9 @@ struct Warp {
     /// `pred[p]` for `p` = 1..P-1 (lane masks); `pred[0]` is unused (`pt`).
     pred: [u32; 8],
     gvalid: bool,
-    gmask: u32,
-    gpc: u32,
+    /// `gmask`, `gpc` of the doc (its depth is the join's). Kept, and shown
+    /// on the trace, while `gvalid` is 0.
+    group: Group,
 }
 
 impl Warp {
@@ -134,8 +142,7 @@ impl Warp {
             waiting: 0,
             pred: [0; 8],
             gvalid: false,
-            gmask: 0,
-            gpc: 0,
+            group: Group::default(),
         }
     }
 
@@ -145,8 +152,8 @@ impl Warp {
 
     /// The PC of lane `l`, whether it is in the cached group or not.
     fn lane_pc(&self, l: usize) -> u32 {
-        if self.gvalid && self.gmask >> l & 1 == 1 {
-            self.gpc
+        if self.gvalid {
+            self.group.lane_pc(&self.pc, l)
         } else {
             self.pc[l]
         }
@@ -155,12 +162,7 @@ impl Warp {
     /// Writes the group's PC into its lanes' PC registers.
     fn materialize(&mut self) {
         if self.gvalid {
-            let mut m = self.gmask;
-            while m != 0 {
-                let l = m.trailing_zeros() as usize;
-                m &= m - 1;
-                self.pc[l] = self.gpc;
-            }
+            self.group.write_back(&mut self.pc);
         }
     }
 }
@@ -316,8 +318,8 @@ impl CycleModel {
         TracePort {
             state: self.state,
             warp: self.cur as u32,
-            pc: w.gpc,
-            active: w.gmask,
+            pc: w.group.pc,
+            active: w.group.mask,
             exec: self.exec,
             ..TracePort::default()
         }
@@ -369,7 +371,7 @@ impl CycleModel {
 
     /// Raises a trap on the issuing warp at `gpc`.
     fn raise_here(&mut self, cause: TrapCause, lanes: u32) {
-        let pc = self.warps[self.cur].gpc;
+        let pc = self.warps[self.cur].group.pc;
         self.raise(cause, self.cur, lanes, pc);
     }
 
@@ -462,20 +464,16 @@ impl CycleModel {
         let max_depth = self.hw.max_call_depth;
         let policy = self.hw.arbitration;
         let w = &mut self.warps[self.cur];
-        let (min, sel) = arbiter::arbitrate(w.schedulable(), |l| {
-            keys::branch_key(policy, max_depth, w.depth[l], w.pc[l])
-        });
-        w.gmask = sel;
-        w.gpc = keys::key_pc(min);
+        w.group = simt::branch_group(policy, max_depth, w.schedulable(), &w.pc, &w.depth);
         w.gvalid = true;
         self.state = State::Fetch;
     }
 
     fn fetch(&mut self) {
         let w = &self.warps[self.cur];
-        if w.gpc >= self.code_len {
+        if w.group.pc >= self.code_len {
             let len = self.code_len;
-            let lanes = w.gmask;
+            let lanes = w.group.mask;
             self.raise_here(TrapCause::PcOutOfRange { len }, lanes);
         } else {
             self.state = State::Decode;
@@ -485,7 +483,7 @@ impl CycleModel {
     /// The issue cycle.
     fn decode(&mut self) {
         let w = &self.warps[self.cur];
-        let pc = w.gpc as usize;
+        let pc = w.group.pc as usize;
         let word = self.imem.get(pc).copied().unwrap_or(0);
         let slot = match self.decoded.get(pc) {
             Some(Slot::Unknown) | None => {
@@ -505,11 +503,11 @@ impl CycleModel {
                 .err()
                 .map(|e| e.to_string())
                 .unwrap_or_default();
-            let lanes = w.gmask;
+            let lanes = w.group.mask;
             self.raise_here(TrapCause::InvalidInstruction { word, reason }, lanes);
             return;
         };
-        let active = w.gmask;
+        let active = w.group.mask;
         let exec = active & self.pred_src(w, instr.guard);
         self.instr = instr;
         self.exec = exec;

@@ -148,7 +148,7 @@ impl CycleModel {
                     alive: w.alive,
                     waiting: w.waiting,
                     pred: w.pred,
-                    group: if w.gvalid { w.gmask } else { 0 },
+                    group: if w.gvalid { w.group.mask } else { 0 },
                 })
                 .collect(),
         }
@@ -277,8 +277,8 @@ pub(crate) fn diagnose<E>(
     // is in `READ2`) but not executed: it belongs to the window.
     if core.state == State::Read2 {
         let w = &core.warps[core.cur];
-        window.record(core.cur, w.gmask, w.gpc);
-        turn.record(core.cur, w.gmask, w.gpc);
+        window.record(core.cur, w.group.mask, w.group.pc);
+        turn.record(core.cur, w.group.mask, w.group.pc);
         clock = core.reads_clock();
     }
     let mut cycles = 0u64;
