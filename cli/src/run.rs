@@ -465,6 +465,7 @@ fn run_pipeline(
         &mut global,
         pipeline::PipelineOptions {
             watchdog: prepared.watchdog,
+            check_bus: true,
         },
     )?;
     outcome.result?;

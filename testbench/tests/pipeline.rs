@@ -45,7 +45,10 @@ fn run_src(config: &CoreConfig, src: &str, threads: u32, blocks: u32) -> Outcome
         config,
         &launch,
         &mut global,
-        PipelineOptions { watchdog: 1 << 30 },
+        PipelineOptions {
+            watchdog: 1 << 30,
+            check_bus: true,
+        },
     )
     .unwrap();
     o.result.as_ref().unwrap_or_else(|t| panic!("trap: {t}"));
@@ -227,7 +230,10 @@ fn init_slots_delay_the_block_start() {
             &config,
             &launch,
             &mut global,
-            PipelineOptions { watchdog: 1000 },
+            PipelineOptions {
+                watchdog: 1000,
+                check_bus: true,
+            },
         )
         .unwrap();
         let nwarps = threads.div_ceil(8) as u64;
@@ -364,6 +370,7 @@ fn check_program(
         &mut global,
         PipelineOptions {
             watchdog: 5_000_000,
+            check_bus: true,
         },
     )
     .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -499,6 +506,7 @@ fn compiled_suite_passes_its_host_checks() {
                 &mut global,
                 PipelineOptions {
                     watchdog: 50_000_000,
+                    check_bus: true,
                 },
             )
             .unwrap_or_else(|e| panic!("{launch}: {e}"));
@@ -557,7 +565,10 @@ fn same_trap(config: &CoreConfig, src: &str, threads: u32, blocks: u32) -> conco
         config,
         &launch,
         &mut g,
-        PipelineOptions { watchdog: 1 << 30 },
+        PipelineOptions {
+            watchdog: 1 << 30,
+            check_bus: true,
+        },
     )
     .unwrap();
     let got = o.result.unwrap_err();

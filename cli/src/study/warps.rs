@@ -271,7 +271,10 @@ fn run_checked(
         config,
         launch,
         global,
-        PipelineOptions { watchdog: 1 << 40 },
+        PipelineOptions {
+            watchdog: 1 << 40,
+            check_bus: false,
+        },
     )?;
     o.result
         .map_err(|t| CliError::from(format!("{what} with {} warps: {t}", config.warps)))?;

@@ -6,6 +6,7 @@
 use concord_isa::instr::{AtomOp, LoadWidth, StoreWidth};
 use concord_isa::semantics;
 use concord_isa::simt;
+use concord_uarch::wishbone::{atomic_tag, Signals, MAX_BUS_WORDS, TAG_PLAIN};
 use concord_uarch::HwParams;
 
 use super::item::RegWrite;
@@ -55,6 +56,9 @@ pub(crate) struct GlobalUnit {
     out: Option<(usize, usize)>,
     /// The response registered at the end of the previous cycle.
     response: Option<Vec<u8>>,
+    /// Beats accepted by the memory, responses processed.
+    accepted: u64,
+    processed: u64,
 }
 
 impl GlobalUnit {
@@ -67,6 +71,8 @@ impl GlobalUnit {
             line_shift: hw.global_line_shift,
             out: None,
             response: None,
+            accepted: 0,
+            processed: 0,
         }
     }
 
@@ -247,6 +253,10 @@ impl Pipeline {
     /// master's output register.
     pub(crate) fn global_cycle(&mut self, now: u64) {
         let wb = self.global.wb as u64;
+        // `gm_cyc_o` (§14.5): a beat on the bus or one accepted and not yet
+        // processed (registered: it stays 1 in the cycle that processes the
+        // last response).
+        let cyc = self.global.out.is_some() || self.global.accepted > self.global.processed;
         // The response registered at the end of the previous cycle.
         if let Some(data) = self.global.response.take() {
             let id = self
@@ -266,6 +276,7 @@ impl Pipeline {
                 }
             }
             e.acked += 1;
+            self.global.processed += 1;
             if e.acked == e.beats.len() {
                 match e.kind {
                     Kind::Write => {
@@ -285,9 +296,39 @@ impl Pipeline {
         if beat.is_some() && self.memory.stall() {
             self.counters.inc(V2Counter::GlobalStallCycles);
         }
+        let stall = self.memory.stall();
         let (accepted, response) = self.memory.cycle(now, beat.as_ref());
+        if let Some(checker) = self.bus_checker.as_mut() {
+            let words = |bytes: &[u8]| {
+                let mut w = [0u32; MAX_BUS_WORDS];
+                for (i, c) in bytes.chunks(4).enumerate() {
+                    w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                }
+                w
+            };
+            let signals = Signals {
+                cyc,
+                stb: beat.is_some(),
+                we: beat.as_ref().is_some_and(|b| b.we),
+                adr: beat.as_ref().map_or(0, |b| b.adr),
+                sel: beat.as_ref().map_or(0, |b| b.sel),
+                dat_w: beat.as_ref().map_or([0; MAX_BUS_WORDS], |b| words(&b.dat)),
+                tga: beat
+                    .as_ref()
+                    .and_then(|b| b.tga)
+                    .map_or(TAG_PLAIN, atomic_tag),
+                dat_r: response.as_deref().map_or([0; MAX_BUS_WORDS], words),
+                ack: response.is_some(),
+                err: false,
+                stall,
+            };
+            for v in checker.step(&signals) {
+                self.bus_violations.push(v.to_string());
+            }
+        }
         if accepted {
             self.global.out = None;
+            self.global.accepted += 1;
             self.counters.inc(V2Counter::GlobalBeats);
         }
         self.global.response = response;

@@ -42,6 +42,10 @@
 //!   [`Occupancy`] and the launch directly, as if the host had written its
 //!   registers), the trace port (§15.2), `HALT`, the debug registers.
 //! * Bus errors (trap 11): the testbench memory never raises `ERR`.
+//!
+//! With `PipelineOptions::check_bus`, the global-memory master port is
+//! checked every cycle by the protocol checker of §20
+//! (`concord_uarch::wishbone::Checker`); a violation fails the run.
 //! * The watchdog's diagnosis window (§13.4): the watchdog trap says where
 //!   the count ran out without classifying the hang. The pipeline-hang
 //!   detector of §13.5 is modelled: `run` fails with "pipeline deadlock"
@@ -140,6 +144,10 @@ pub struct Pipeline {
     issued_instructions: u64,
     /// The final state of the last block in grid order.
     last_block: Option<BlockState>,
+    /// The Wishbone protocol checker of §20 on the global-memory master
+    /// port, when the run asks for it, and what it found.
+    bus_checker: Option<concord_uarch::wishbone::Checker>,
+    bus_violations: Vec<String>,
 }
 
 impl Pipeline {
@@ -382,6 +390,8 @@ impl Pipeline {
             held: None,
             issued_instructions: 0,
             last_block: None,
+            bus_checker: None,
+            bus_violations: Vec::new(),
             hw,
         })
     }

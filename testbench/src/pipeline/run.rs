@@ -24,6 +24,9 @@ pub struct PipelineOptions {
     /// Warp-instructions (passes selected at S that are not replays) after
     /// which the run stops with a watchdog trap.
     pub watchdog: u64,
+    /// Check the global-memory master port with the Wishbone protocol
+    /// checker of §20 on every cycle (a violation fails the run).
+    pub check_bus: bool,
 }
 
 /// The final state of one block: per thread, its registers and
@@ -92,6 +95,13 @@ pub fn run(
 ) -> Result<Outcome, String> {
     let mut core = Pipeline::new(config, launch)?;
     core.memory = WishboneMemory::new(std::mem::take(global), &core.hw);
+    if options.check_bus {
+        let max = (core.hw.global_outstanding * core.hw.global_beats) as u32;
+        core.bus_checker = Some(
+            concord_uarch::wishbone::Checker::master("gm", max)
+                .starting_at(concord_uarch::timing::SETUP_CYCLES),
+        );
+    }
     // §13.5: no commit, slot, beat, response or launch step for this many
     // cycles is a pipeline deadlock (a model bug), not a kernel's hang.
     let hang = concord_uarch::timing::hang_cycles(config.global_latency as u64);
@@ -108,6 +118,10 @@ pub fn run(
             break Err(core.watchdog_trap(options.watchdog));
         }
         core.step();
+        if let Some(v) = core.bus_violations.first() {
+            *global = std::mem::take(&mut core.memory.bytes);
+            return Err(format!("global-memory port: {v}"));
+        }
         let now = core.progress();
         if now == progress {
             since += 1;
