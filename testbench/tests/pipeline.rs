@@ -12,7 +12,7 @@
 
 use std::ops::ControlFlow;
 
-use concord_isa::config::{ArbiterMode, CoreConfig, Scheduler};
+use concord_isa::config::{ArbiterMode, Arbitration, CoreConfig, Scheduler};
 use concord_isa::func::{self, BlockView, Issue, Observer, Options};
 use concord_isa::{Pred, Reg};
 use concord_testbench::gen::{generate, GenConfig};
@@ -307,6 +307,11 @@ fn variant(i: u64, lanes: u32, warps: u32) -> CoreConfig {
     c.max_resident_blocks = [4, 1, 16, 2][(i / 5 % 4) as usize];
     c.global_bus_bytes = [4, 8, 32, 4][(i / 7 % 4) as usize];
     c.global_bandwidth = [0, 2, 0, 1][(i / 11 % 4) as usize];
+    c.arbitration = if i / 13 % 2 == 0 {
+        Arbitration::DepthPc
+    } else {
+        Arbitration::PcOnly
+    };
     c
 }
 
@@ -375,9 +380,10 @@ fn check_program(
     )
     .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     let what = format!(
-        "seed {seed} ({lanes}x{warps}, {} threads, {} blocks, {:?} {:?} lat {} entries {} slots {} bus {} bw {}, resident {})",
+        "seed {seed} ({lanes}x{warps}, {} threads, {} blocks, {} {:?} {:?} lat {} entries {} slots {} bus {} bw {}, resident {})",
         p.threads,
         p.blocks,
+        config.arbitration.name(),
         config.scheduler,
         config.arbiter,
         config.global_latency,
@@ -741,4 +747,55 @@ fn a_full_queue_refuses_passes_until_an_entry_frees() {
     assert_eq!(o.counters.get(V2Counter::Issued), 8);
     assert_eq!(o.counters.get(V2Counter::GlobalRequests), 2);
     assert_eq!(o.counters.get(V2Counter::GlobalBeats), 8);
+}
+
+/// §9.2: the background re-arbitration waits while the pass in X will use
+/// the (unified) tree; `split` gives loads and stores their own tree.
+/// Two resident one-warp blocks (global latency 3). Block 0 (warp 0,
+/// ready from 17): `s2r` 17, `setp` 23, `bra` 29, a one-beat `ld.global`
+/// at 35 (its return slot is selected at `35 + 9 + 1 + 3 = 48` and in A at
+/// 53), `bar.sync` at 54, which releases the block at A (59). Block 1
+/// (warp 1, launched in 17, ready from 26): `s2r` 26, `setp` 32, `bra` 38,
+/// `ld.shared` at 44, 50, 56, 62, 68, `exit` 74 (A 79: the last retire,
+/// DONE at the end of 82, 83 cycles).
+///
+/// * `unified`: in 60 the pass in X is block 1's `ld.shared` of 56, which
+///   uses the tree in 61: the engine waits (1 `rearb_wait_cycle`), loads
+///   warp 0 in 61, the tree computes in 62, warp 0's `exit` is selected in
+///   63: 83 cycles.
+/// * `split`: the engine loads warp 0 in 60, warp 0 is ready in 62, the
+///   same cycle as warp 1's `ld.shared`; LRR's `rr` is 2 (warp 1 issued
+///   last), so warp 0 goes first and warp 1's passes slip by one cycle
+///   (63, 69, `exit` 75, A 80): 84 cycles.
+#[test]
+fn the_engine_waits_for_the_unified_tree() {
+    let src = "\
+        s2r r1, %ctaid.x
+        setp.eq p1, r1, 0
+        @p1 bra b0
+        ld.shared.b32 r2, [r0+0]
+        ld.shared.b32 r2, [r0+0]
+        ld.shared.b32 r2, [r0+0]
+        ld.shared.b32 r2, [r0+0]
+        ld.shared.b32 r2, [r0+0]
+        exit
+b0:     ld.global.b32 r3, [r0+256]
+        bar.sync
+        exit
+";
+    for (arbiter, cycles, waits) in [(ArbiterMode::Unified, 83, 1), (ArbiterMode::Split, 84, 0)] {
+        let config = CoreConfig {
+            arbiter,
+            global_latency: 3,
+            ..CoreConfig::default()
+        };
+        let o = run_src(&config, src, 8, 2);
+        assert_eq!(o.counters.get(V2Counter::Cycles), cycles, "{arbiter:?}");
+        assert_eq!(
+            o.counters.get(V2Counter::RearbWaitCycles),
+            waits,
+            "{arbiter:?}"
+        );
+        assert_eq!(o.counters.get(V2Counter::Rearbs), 1, "{arbiter:?}");
+    }
 }
