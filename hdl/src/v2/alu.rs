@@ -3,10 +3,18 @@
 //! Combinational, from registered operands. One 32-bit adder/subtractor
 //! serves `add`, `sub`, address generation `a + imm`, every `setp`
 //! comparison and `min`/`max` (signed and unsigned, from the same
-//! subtraction); one right shifter with bit reversal before and after
-//! serves `shl`, `shr` and `sra`; `and`/`or`/`xor`; the result is a
-//! one-hot AND-OR of the sources. The multiplier (`mul`, `mulhi`,
-//! `mulhiu`) is [`super::mul::Mul`], pipelined into A and M.
+//! subtraction); `and`/`or`/`xor` and the `min`/`max` choice are one
+//! truth table over each bit pair; the result is a one-hot AND-OR of the
+//! sum and that table.
+//!
+//! **Shifts are not here.** `shl`, `shr` and `sra` are products with a
+//! power of two in the lane's multiplier ([`super::mul::Mul`], its DSPs,
+//! result at W like `mul`): a 32-bit shifter with bit reversal cost about
+//! 230 LUT4 here (`hdl/README.md`, "Core v2 blocks"), the multiplier's
+//! power-of-two operand about a third of that. No shift result is needed
+//! before W (addresses, comparisons and keys use the adder), so no cycle
+//! changes: §8 has one shifter with bit reversal in the ALU; this is the
+//! cheaper structure with the same timing at the register file.
 //!
 //! The function select `func` is one-hot over [`FUNCS`] (bit `i` is
 //! `FUNCS[i]`): the decoder produces it from the instruction with
@@ -33,7 +41,7 @@ pub enum AluFunc {
 }
 
 /// Width of the one-hot function select.
-pub const FUNC_BITS: usize = 23;
+pub const FUNC_BITS: usize = 20;
 
 /// The one-hot encoding: bit `i` of `func` selects `FUNCS[i]`. Every
 /// non-multiplier [`AluOp`] and every [`Cmp`] appears once (checked by the
@@ -46,9 +54,6 @@ pub const FUNCS: [AluFunc; FUNC_BITS] = [
     AluFunc::Alu(AluOp::And),
     AluFunc::Alu(AluOp::Or),
     AluFunc::Alu(AluOp::Xor),
-    AluFunc::Alu(AluOp::Shl),
-    AluFunc::Alu(AluOp::Shr),
-    AluFunc::Alu(AluOp::Sra),
     AluFunc::Alu(AluOp::Min),
     AluFunc::Alu(AluOp::Max),
     AluFunc::Alu(AluOp::MinU),
@@ -82,32 +87,32 @@ const _: () = {
     assert!(is(2, AluFunc::Alu(AluOp::And)));
     assert!(is(3, AluFunc::Alu(AluOp::Or)));
     assert!(is(4, AluFunc::Alu(AluOp::Xor)));
-    assert!(is(5, AluFunc::Alu(AluOp::Shl)));
-    assert!(is(6, AluFunc::Alu(AluOp::Shr)));
-    assert!(is(7, AluFunc::Alu(AluOp::Sra)));
-    assert!(is(8, AluFunc::Alu(AluOp::Min)));
-    assert!(is(9, AluFunc::Alu(AluOp::Max)));
-    assert!(is(10, AluFunc::Alu(AluOp::MinU)));
-    assert!(is(11, AluFunc::Alu(AluOp::MaxU)));
-    assert!(is(12, AluFunc::Addr));
-    assert!(is(13, AluFunc::SetP(Cmp::Eq)));
-    assert!(is(14, AluFunc::SetP(Cmp::Ne)));
-    assert!(is(15, AluFunc::SetP(Cmp::Lt)));
-    assert!(is(16, AluFunc::SetP(Cmp::Le)));
-    assert!(is(17, AluFunc::SetP(Cmp::Gt)));
-    assert!(is(18, AluFunc::SetP(Cmp::Ge)));
-    assert!(is(19, AluFunc::SetP(Cmp::LtU)));
-    assert!(is(20, AluFunc::SetP(Cmp::LeU)));
-    assert!(is(21, AluFunc::SetP(Cmp::GtU)));
-    assert!(is(22, AluFunc::SetP(Cmp::GeU)));
+    assert!(is(5, AluFunc::Alu(AluOp::Min)));
+    assert!(is(6, AluFunc::Alu(AluOp::Max)));
+    assert!(is(7, AluFunc::Alu(AluOp::MinU)));
+    assert!(is(8, AluFunc::Alu(AluOp::MaxU)));
+    assert!(is(9, AluFunc::Addr));
+    assert!(is(10, AluFunc::SetP(Cmp::Eq)));
+    assert!(is(11, AluFunc::SetP(Cmp::Ne)));
+    assert!(is(12, AluFunc::SetP(Cmp::Lt)));
+    assert!(is(13, AluFunc::SetP(Cmp::Le)));
+    assert!(is(14, AluFunc::SetP(Cmp::Gt)));
+    assert!(is(15, AluFunc::SetP(Cmp::Ge)));
+    assert!(is(16, AluFunc::SetP(Cmp::LtU)));
+    assert!(is(17, AluFunc::SetP(Cmp::LeU)));
+    assert!(is(18, AluFunc::SetP(Cmp::GtU)));
+    assert!(is(19, AluFunc::SetP(Cmp::GeU)));
 };
 
 impl AluFunc {
     /// The ALU function of an ALU operation; `None` for the multiplier's
-    /// (`mul`, `mulhi`, `mulhiu`: [`super::mul::MulFunc::of_alu`]).
+    /// (`mul`, `mulhi`, `mulhiu`, `shl`, `shr`, `sra`:
+    /// [`super::mul::MulFunc::of_alu`]).
     pub fn of_alu(op: AluOp) -> Option<AluFunc> {
         match op {
-            AluOp::Mul | AluOp::MulHi | AluOp::MulHiU => None,
+            AluOp::Mul | AluOp::MulHi | AluOp::MulHiU | AluOp::Shl | AluOp::Shr | AluOp::Sra => {
+                None
+            }
             _ => Some(AluFunc::Alu(op)),
         }
     }
@@ -141,8 +146,6 @@ pub struct Alu {
     pub pred: Signal<Out, bool>,
     // decoded controls (ORs of one-hot bits)
     sub: Signal<Local, bool>,
-    left: Signal<Local, bool>,
-    flip: Signal<Local, bool>,
     is_min: Signal<Local, bool>,
     is_max: Signal<Local, bool>,
     uns: Signal<Local, bool>,
@@ -158,33 +161,14 @@ pub struct Alu {
     lt_u: Signal<Local, bool>,
     lt: Signal<Local, bool>,
     eq: Signal<Local, bool>,
-    // shifter
-    arev0: Signal<Local, Bits<32>>,
-    arev1: Signal<Local, Bits<32>>,
-    arev2: Signal<Local, Bits<32>>,
-    arev3: Signal<Local, Bits<32>>,
-    arev4: Signal<Local, Bits<32>>,
-    arev: Signal<Local, Bits<32>>,
-    sx: Signal<Local, Bits<32>>,
-    fmask: Signal<Local, Bits<32>>,
-    sr: Signal<Local, Bits<32>>,
-    srev0: Signal<Local, Bits<32>>,
-    srev1: Signal<Local, Bits<32>>,
-    srev2: Signal<Local, Bits<32>>,
-    srev3: Signal<Local, Bits<32>>,
-    srev4: Signal<Local, Bits<32>>,
-    srev: Signal<Local, Bits<32>>,
-    sh: Signal<Local, Bits<32>>,
     // one-hot AND-OR masks
     z32: Signal<Local, Bits<32>>,
     m_sum: Signal<Local, Bits<32>>,
-    m_sh: Signal<Local, Bits<32>>,
-    t3: Signal<Local, bool>,
-    t2: Signal<Local, bool>,
-    t1: Signal<Local, bool>,
     m_t3: Signal<Local, Bits<32>>,
     m_t2: Signal<Local, Bits<32>>,
     m_t1: Signal<Local, Bits<32>>,
+    m_a: Signal<Local, Bits<32>>,
+    m_b: Signal<Local, Bits<32>>,
 }
 
 impl Logic for Alu {
@@ -193,23 +177,18 @@ impl Logic for Alu {
         // All ones is `!z32` (a 64-bit literal would be a Verilog width mismatch).
         self.z32.next = 0.into();
         // Controls: ORs of one-hot bits.
-        self.sub.next = self.func.val().get_bit(1)
+        self.sub.next = self.func.val().get_bits::<4>(5).any()
+            | self.func.val().get_bit(1)
+            | self.func.val().get_bits::<10>(10).any();
+        self.is_min.next = self.func.val().get_bit(5) | self.func.val().get_bit(7);
+        self.is_max.next = self.func.val().get_bit(6) | self.func.val().get_bit(8);
+        self.uns.next = self.func.val().get_bit(7)
             | self.func.val().get_bit(8)
-            | self.func.val().get_bit(9)
-            | self.func.val().get_bit(10)
-            | self.func.val().get_bit(11)
-            | self.func.val().get_bits::<10>(13).any();
-        self.left.next = self.func.val().get_bit(5);
-        self.flip.next = self.func.val().get_bit(7) & self.a.val().get_bit(31);
-        self.is_min.next = self.func.val().get_bit(8) | self.func.val().get_bit(10);
-        self.is_max.next = self.func.val().get_bit(9) | self.func.val().get_bit(11);
-        self.uns.next = self.func.val().get_bit(10)
-            | self.func.val().get_bit(11)
-            | self.func.val().get_bits::<4>(19).any();
+            | self.func.val().get_bits::<4>(16).any();
 
         // The adder/subtractor: a + b, a + imm, a - b = a + ~b + 1.
         self.bsel.next = self.b.val();
-        if self.func.val().get_bit(12) {
+        if self.func.val().get_bit(9) {
             self.bsel.next = self.imm.val();
         }
         self.bx.next = self.bsel.val();
@@ -240,89 +219,52 @@ impl Logic for Alu {
         self.pick_b.next = (self.is_min.val() | self.is_max.val()) & !self.pick_a.val();
 
         // setp: pred = eq, ne, lt, le, gt, ge (signed or unsigned lt).
-        self.pred.next = (self.func.val().get_bit(13) & self.eq.val())
-            | (self.func.val().get_bit(14) & !self.eq.val())
-            | ((self.func.val().get_bit(15) | self.func.val().get_bit(19)) & self.lt.val())
-            | ((self.func.val().get_bit(16) | self.func.val().get_bit(20))
+        self.pred.next = (self.func.val().get_bit(10) & self.eq.val())
+            | (self.func.val().get_bit(11) & !self.eq.val())
+            | ((self.func.val().get_bit(12) | self.func.val().get_bit(16)) & self.lt.val())
+            | ((self.func.val().get_bit(13) | self.func.val().get_bit(17))
                 & (self.lt.val() | self.eq.val()))
-            | ((self.func.val().get_bit(17) | self.func.val().get_bit(21))
+            | ((self.func.val().get_bit(14) | self.func.val().get_bit(18))
                 & !(self.lt.val() | self.eq.val()))
-            | ((self.func.val().get_bit(18) | self.func.val().get_bit(22)) & !self.lt.val());
+            | ((self.func.val().get_bit(15) | self.func.val().get_bit(19)) & !self.lt.val());
 
-        // The shifter: shl x = rev(rev(x) >> s); sra x = ~(~x >> s) for x < 0.
-        // Bit reversal by five swap steps with constant shifts and masks:
-        // wiring only, once Yosys folds the constants (`#[hdl_gen]` has no
-        // concatenation, and its `set_bit` does not compile).
-        self.arev0.next = ((self.a.val() >> 1) & 0x5555_5555) | ((self.a.val() & 0x5555_5555) << 1);
-        self.arev1.next =
-            ((self.arev0.val() >> 2) & 0x3333_3333) | ((self.arev0.val() & 0x3333_3333) << 2);
-        self.arev2.next =
-            ((self.arev1.val() >> 4) & 0x0f0f_0f0f) | ((self.arev1.val() & 0x0f0f_0f0f) << 4);
-        self.arev3.next =
-            ((self.arev2.val() >> 8) & 0x00ff_00ff) | ((self.arev2.val() & 0x00ff_00ff) << 8);
-        self.arev4.next =
-            ((self.arev3.val() >> 16) & 0x0000_ffff) | ((self.arev3.val() & 0x0000_ffff) << 16);
-        self.arev.next = self.arev4.val();
-        self.fmask.next = 0.into();
-        if self.flip.val() {
-            self.fmask.next = !self.z32.val();
-        }
-        self.sx.next = self.a.val() ^ self.fmask.val();
-        if self.left.val() {
-            self.sx.next = self.arev.val();
-        }
-        self.sr.next = self.sx.val() >> self.b.val().get_bits::<5>(0);
-        self.srev0.next =
-            ((self.sr.val() >> 1) & 0x5555_5555) | ((self.sr.val() & 0x5555_5555) << 1);
-        self.srev1.next =
-            ((self.srev0.val() >> 2) & 0x3333_3333) | ((self.srev0.val() & 0x3333_3333) << 2);
-        self.srev2.next =
-            ((self.srev1.val() >> 4) & 0x0f0f_0f0f) | ((self.srev1.val() & 0x0f0f_0f0f) << 4);
-        self.srev3.next =
-            ((self.srev2.val() >> 8) & 0x00ff_00ff) | ((self.srev2.val() & 0x00ff_00ff) << 8);
-        self.srev4.next =
-            ((self.srev3.val() >> 16) & 0x0000_ffff) | ((self.srev3.val() & 0x0000_ffff) << 16);
-        self.srev.next = self.srev4.val();
-        self.sh.next = self.sr.val() ^ self.fmask.val();
-        if self.left.val() {
-            self.sh.next = self.srev.val();
-        }
-
-        // One-hot AND-OR result.
+        // One-hot AND-OR result: the sum (add, sub, addr); and, or, xor as
+        // one truth table over (a_i, b_i) shared by the 32 bits (t3 for
+        // (1,1), t2 for (1,0), t1 for (0,1), 0 for (0,0)); a or b for
+        // min/max. The choice of min/max comes last (from the carry chain)
+        // and drives its own two terms: folded into the truth table, it
+        // made Yosys' ABC9 duplicate that logic into every bit (about 330
+        // LUT4 for the ALU instead of about 210).
         self.m_sum.next = 0.into();
-        if self.func.val().get_bit(0) | self.func.val().get_bit(1) | self.func.val().get_bit(12) {
+        if self.func.val().get_bit(0) | self.func.val().get_bit(1) | self.func.val().get_bit(9) {
             self.m_sum.next = !self.z32.val();
         }
-        self.m_sh.next = 0.into();
-        if self.func.val().get_bits::<3>(5).any() {
-            self.m_sh.next = !self.z32.val();
-        }
-        // and, or, xor, min/max as one truth table over (a_i, b_i), shared
-        // by the 32 bits: t3 for (1,1), t2 for (1,0), t1 for (0,1); (0,0)
-        // gives 0 for all of them.
-        self.t3.next = self.func.val().get_bit(2)
-            | self.func.val().get_bit(3)
-            | self.pick_a.val()
-            | self.pick_b.val();
-        self.t2.next = self.func.val().get_bit(3) | self.func.val().get_bit(4) | self.pick_a.val();
-        self.t1.next = self.func.val().get_bit(3) | self.func.val().get_bit(4) | self.pick_b.val();
         self.m_t3.next = 0.into();
-        if self.t3.val() {
+        if self.func.val().get_bit(2) | self.func.val().get_bit(3) {
             self.m_t3.next = !self.z32.val();
         }
         self.m_t2.next = 0.into();
-        if self.t2.val() {
+        if self.func.val().get_bit(3) | self.func.val().get_bit(4) {
             self.m_t2.next = !self.z32.val();
         }
         self.m_t1.next = 0.into();
-        if self.t1.val() {
+        if self.func.val().get_bit(3) | self.func.val().get_bit(4) {
             self.m_t1.next = !self.z32.val();
         }
+        self.m_a.next = 0.into();
+        if self.pick_a.val() {
+            self.m_a.next = !self.z32.val();
+        }
+        self.m_b.next = 0.into();
+        if self.pick_b.val() {
+            self.m_b.next = !self.z32.val();
+        }
         self.y.next = (self.sum.val() & self.m_sum.val())
-            | (self.sh.val() & self.m_sh.val())
             | (self.a.val() & self.b.val() & self.m_t3.val())
             | (self.a.val() & !self.b.val() & self.m_t2.val())
-            | (!self.a.val() & self.b.val() & self.m_t1.val());
+            | (!self.a.val() & self.b.val() & self.m_t1.val())
+            | (self.a.val() & self.m_a.val())
+            | (self.b.val() & self.m_b.val());
     }
 }
 

@@ -1,7 +1,17 @@
 //! The 32×32 multiplier of a Core v2 lane (`docs/microarchitecture-v2.md`
 //! §8): `mul` (low word), `mulhi` (high word, signed), `mulhiu` (high word,
 //! unsigned), pipelined over X → A → M so that its result is in a register
-//! at W and off the X stage's critical path.
+//! at W and off the X stage's critical path. It also shifts (the ALU has
+//! no shifter, see [`super::alu`]), with `s = b mod 32`:
+//!
+//! * `shl`: the low word of `a · 2^s`;
+//! * `shr`: the high word of `a · 2^(32−s)` (unsigned), for `s > 0`;
+//! * `sra`: the high word of `a · 2^(32−s)` (`a` signed, the power of two
+//!   unsigned), for `s > 0`;
+//! * `shr`, `sra` with `s = 0`: the low word of `a · 2^0`.
+//!
+//! The exponent is `s` for `shl` and `−s mod 32` for right shifts (0 for
+//! `s = 0`, so one decoder makes the factor); the factor replaces `b` in X.
 //!
 //! With `a = ah·2^16 + al` and `b = bh·2^16 + bl` (`al`, `bl` unsigned;
 //! `ah`, `bh` the high halves, sign-extended to 17 bits for `mulhi`,
@@ -32,19 +42,35 @@ pub enum MulFunc {
     HiS,
     /// `mulhiu`: the high word of the unsigned product.
     HiU,
+    /// `shl`.
+    Shl,
+    /// `shr`.
+    Shr,
+    /// `sra`.
+    Sra,
 }
 
 /// Width of the one-hot select.
-pub const MUL_FUNC_BITS: usize = 3;
+pub const MUL_FUNC_BITS: usize = 6;
 
 /// Bit `i` of the select is `MUL_FUNCS[i]` (positions are literals in
 /// [`Mul`]'s code; the `const` assertion ties them to this table).
-pub const MUL_FUNCS: [MulFunc; MUL_FUNC_BITS] = [MulFunc::Lo, MulFunc::HiS, MulFunc::HiU];
+pub const MUL_FUNCS: [MulFunc; MUL_FUNC_BITS] = [
+    MulFunc::Lo,
+    MulFunc::HiS,
+    MulFunc::HiU,
+    MulFunc::Shl,
+    MulFunc::Shr,
+    MulFunc::Sra,
+];
 
 const _: () = {
     assert!(matches!(MUL_FUNCS[0], MulFunc::Lo));
     assert!(matches!(MUL_FUNCS[1], MulFunc::HiS));
     assert!(matches!(MUL_FUNCS[2], MulFunc::HiU));
+    assert!(matches!(MUL_FUNCS[3], MulFunc::Shl));
+    assert!(matches!(MUL_FUNCS[4], MulFunc::Shr));
+    assert!(matches!(MUL_FUNCS[5], MulFunc::Sra));
 };
 
 impl MulFunc {
@@ -55,6 +81,9 @@ impl MulFunc {
             AluOp::Mul => Some(MulFunc::Lo),
             AluOp::MulHi => Some(MulFunc::HiS),
             AluOp::MulHiU => Some(MulFunc::HiU),
+            AluOp::Shl => Some(MulFunc::Shl),
+            AluOp::Shr => Some(MulFunc::Shr),
+            AluOp::Sra => Some(MulFunc::Sra),
             _ => None,
         }
     }
@@ -157,6 +186,16 @@ pub struct Mul {
     // A -> M, M -> W
     a_y: DFF<Bits<32>>,
     m_y: DFF<Bits<32>>,
+    // X-stage shift factor
+    shift: Signal<Local, bool>,
+    right: Signal<Local, bool>,
+    s_zero: Signal<Local, bool>,
+    sa: Signal<Local, bool>,
+    sb: Signal<Local, bool>,
+    e: Signal<Local, Bits<5>>,
+    one: Signal<Local, Bits<32>>,
+    fac: Signal<Local, Bits<32>>,
+    bop: Signal<Local, Bits<32>>,
     // A-stage sums
     z32: Signal<Local, Bits<32>>,
     mid: Signal<Local, Bits<48>>,
@@ -182,29 +221,50 @@ impl Logic for Mul {
 
         // All ones is `!z32` (a 64-bit literal would be a Verilog width mismatch).
         self.z32.next = 0.into();
-        // X: the four products.
+        // X: the shift factor 2^e replaces b; the four products.
+        self.shift.next = self.func.val().get_bits::<3>(3).any();
+        self.right.next = self.func.val().get_bit(4) | self.func.val().get_bit(5);
+        self.s_zero.next = !self.b.val().get_bits::<5>(0).any();
+        self.e.next = self.z32.val().get_bits::<5>(0) - self.b.val().get_bits::<5>(0);
+        if self.func.val().get_bit(3) {
+            self.e.next = self.b.val().get_bits::<5>(0);
+        }
+        self.one.next = 1.into();
+        self.fac.next = self.one.val() << self.e.val();
+        self.bop.next = self.b.val();
+        if self.shift.val() {
+            self.bop.next = self.fac.val();
+        }
+        // a signed for mulhi and sra; b signed for mulhi.
+        self.sa.next = self.func.val().get_bit(1) | self.func.val().get_bit(5);
+        self.sb.next = self.func.val().get_bit(1);
         self.ll.x.next = self.a.val().get_bits::<16>(0);
         self.ll.xs.next = false;
-        self.ll.y.next = self.b.val().get_bits::<16>(0);
+        self.ll.y.next = self.bop.val().get_bits::<16>(0);
         self.ll.ys.next = false;
         self.lh.x.next = self.a.val().get_bits::<16>(0);
         self.lh.xs.next = false;
-        self.lh.y.next = self.b.val().get_bits::<16>(16);
-        self.lh.ys.next = self.func.val().get_bit(1);
+        self.lh.y.next = self.bop.val().get_bits::<16>(16);
+        self.lh.ys.next = self.sb.val();
         self.hl.x.next = self.a.val().get_bits::<16>(16);
-        self.hl.xs.next = self.func.val().get_bit(1);
-        self.hl.y.next = self.b.val().get_bits::<16>(0);
+        self.hl.xs.next = self.sa.val();
+        self.hl.y.next = self.bop.val().get_bits::<16>(0);
         self.hl.ys.next = false;
         self.hh.x.next = self.a.val().get_bits::<16>(16);
-        self.hh.xs.next = self.func.val().get_bit(1);
-        self.hh.y.next = self.b.val().get_bits::<16>(16);
-        self.hh.ys.next = self.func.val().get_bit(1);
+        self.hh.xs.next = self.sa.val();
+        self.hh.y.next = self.bop.val().get_bits::<16>(16);
+        self.hh.ys.next = self.sb.val();
         self.x_ll.d.next = self.ll.p.val();
         self.x_lh.d.next = self.lh.p.val();
         self.x_hl.d.next = self.hl.p.val();
         self.x_hh.d.next = self.hh.p.val();
-        self.x_hi.d.next = self.func.val().get_bit(1) | self.func.val().get_bit(2);
-        self.x_lo.d.next = self.func.val().get_bit(0);
+        // The word: high for mulhi, mulhiu and right shifts by s > 0.
+        self.x_hi.d.next = self.func.val().get_bit(1)
+            | self.func.val().get_bit(2)
+            | (self.right.val() & !self.s_zero.val());
+        self.x_lo.d.next = self.func.val().get_bit(0)
+            | self.func.val().get_bit(3)
+            | (self.right.val() & self.s_zero.val());
 
         // A: partial sums, the low and the high word, one-hot selected.
         self.mid.next = self.x_lh.q.val() + self.x_hl.q.val();
