@@ -42,7 +42,6 @@ fn pnr(tag: &str, v: &str, clock: Option<&str>, seed: u64) -> f64 {
         seed,
         freq_mhz: 50.0,
         timeout: Some(std::time::Duration::from_secs(1200)),
-        ..PnrOptions::default()
     };
     let flow = PnrFlow::new(&[Device::Ecp5_45F], opts.clone()).expect("nextpnr-ecp5");
     let dir = WorkDir::scratch(&format!("v2-pnr-{tag}-{seed}")).unwrap();
