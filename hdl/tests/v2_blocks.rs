@@ -57,6 +57,10 @@ fn lint_lane() {
     let mut b = LaneDp::<8>::new(256);
     b.connect_all();
     lint(&b, "lane");
+    // 16 warps x 32 registers: 9-bit addresses, one 512x36 block RAM per copy.
+    let mut b = LaneDp::<9>::new(512);
+    b.connect_all();
+    lint(&b, "lane-512");
 }
 
 // ---- simulation helpers ----

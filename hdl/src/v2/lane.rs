@@ -10,7 +10,7 @@
 //! |---|---|
 //! | D | `ra`, `rb` presented to the register file (registered in its block RAMs) |
 //! | R | register data; operand A = register or `alt_a` (special register, parameter, return word: one-hot `sel_a`), operand B = register or `imm` (one-hot `sel_b`); operand, function and write-control registers at the end of R |
-//! | X | ALU; multiplier products; result, `setp` flag registered at the end of X |
+//! | X | ALU; multiplier (and shift) products; result, `setp` flag registered at the end of X |
 //! | A | `y_a`/`pred_a` out (addresses, predicate commit); multiplier sums |
 //! | M | result carried |
 //! | W | write data = ALU result or multiplier result (one-hot by the function class); written with `wen`/`wa` of the item |
@@ -28,8 +28,8 @@ use super::regfile::RegFile;
 /// Inputs by stage: D: `ra`, `rb`. R: `sel_a` (bit 0 register, bit 1
 /// `alt_a`), `alt_a`, `sel_b` (bit 0 register, bit 1 `imm`), `imm` (also the
 /// address offset of `AluFunc::Addr`), `func` (ALU, one-hot; 0 for a
-/// multiplier function), `mfunc` (multiplier, one-hot; 0 for an ALU
-/// function), `wen`, `wa` (the destination register's word and whether
+/// multiplier function), `mfunc` (multiplier: `mul`, `mulhi`, `mulhiu` and
+/// the shifts, one-hot; 0 for an ALU function), `wen`, `wa` (the destination register's word and whether
 /// this lane writes it at W).
 /// Outputs: A: `y_a` (ALU result: value or address), `pred_a` (`setp`).
 /// W: `w_en`, `w_addr`, `w_data` (what the register file writes at the end

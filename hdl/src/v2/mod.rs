@@ -3,7 +3,7 @@
 //! | file | block |
 //! |---|---|
 //! | `alu.rs` | [`alu::Alu`]: the X-stage lane ALU from a one-hot function select ([`alu::AluFunc`]) |
-//! | `mul.rs` | [`mul::Mul`]: the 32×32 multiplier, four DSP products pipelined X→A→M |
+//! | `mul.rs` | [`mul::Mul`]: the 32×32 multiplier, four DSP products pipelined X→A→M; also the shifts (products with a power of two) |
 //! | `regfile.rs` | [`regfile::RegFile`]: two block-RAM copies, one read port each, one write port |
 //! | `lane.rs` | [`lane::LaneDp`]: operand registers, ALU, multiplier and register file, stages R–X–A–M–W |
 //!
