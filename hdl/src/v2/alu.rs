@@ -3,18 +3,19 @@
 //! Combinational, from registered operands. One 32-bit adder/subtractor
 //! serves `add`, `sub`, address generation `a + imm`, every `setp`
 //! comparison and `min`/`max` (signed and unsigned, from the same
-//! subtraction); `and`/`or`/`xor` and the `min`/`max` choice are one
-//! truth table over each bit pair; the result is a one-hot AND-OR of the
-//! sum and that table.
+//! subtraction); `and`/`or`/`xor` are one truth table over each bit pair;
+//! the result is a one-hot AND-OR of the sum, that table, and `a` or `b`
+//! for `min`/`max`.
 //!
 //! **Shifts are not here.** `shl`, `shr` and `sra` are products with a
 //! power of two in the lane's multiplier ([`super::mul::Mul`], its DSPs,
-//! result at W like `mul`): a 32-bit shifter with bit reversal cost about
-//! 230 LUT4 here (`hdl/README.md`, "Core v2 blocks"), the multiplier's
-//! power-of-two operand about a third of that. No shift result is needed
-//! before W (addresses, comparisons and keys use the adder), so no cycle
-//! changes: §8 has one shifter with bit reversal in the ALU; this is the
-//! cheaper structure with the same timing at the register file.
+//! result at W like `mul`). Measured with Yosys 0.70 (`hdl/README.md`,
+//! "Core v2 blocks"): this ALU with a shifter with bit reversal was 562
+//! LUT4, without it 233; the multiplier's power-of-two operand costs about
+//! 60. No shift result is needed before W (addresses, comparisons and keys
+//! use the adder), so no cycle changes. §8 has one shifter with bit
+//! reversal in the ALU; this is the cheaper structure with the same timing
+//! at the register file.
 //!
 //! The function select `func` is one-hot over [`FUNCS`] (bit `i` is
 //! `FUNCS[i]`): the decoder produces it from the instruction with

@@ -14,8 +14,8 @@
 //! `s = 0`, so one decoder makes the factor); the factor replaces `b` in X.
 //!
 //! With `a = ah·2^16 + al` and `b = bh·2^16 + bl` (`al`, `bl` unsigned;
-//! `ah`, `bh` the high halves, sign-extended to 17 bits for `mulhi`,
-//! zero-extended otherwise), the 64-bit product is
+//! `ah`, `bh` the high halves, sign-extended to 17 bits for `mulhi` (and
+//! `ah` for `sra`), zero-extended otherwise), the 64-bit product is
 //! `hh·2^32 + (hl + lh)·2^16 + ll`, four 17×17 signed products, each one
 //! ECP5 `MULT18X18D`.
 //!
