@@ -2,7 +2,9 @@
 //!
 //! The Concord SIMT core in rust-hdl 0.46 and its Verilog generation.
 //! `docs/microarchitecture.md` is the cycle-level contract this RTL
-//! implements; `hdl/README.md` says what is where.
+//! implements; `hdl/README.md` says what is where. [`v2`] holds the Core v2
+//! lane data-path blocks (`docs/microarchitecture-v2.md`), not yet part of
+//! the generated core.
 //!
 //! ```no_run
 //! let verilog = concord_hdl::generate_verilog(&concord_isa::config::CoreConfig::default())?;
@@ -19,6 +21,7 @@ pub mod ram;
 pub mod shared;
 pub mod stack;
 pub mod util;
+pub mod v2;
 pub mod warps;
 /// Core v2's Wishbone B4 host slave (docs/microarchitecture-v2.md §14).
 pub mod wishbone;

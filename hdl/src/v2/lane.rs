@@ -1,0 +1,253 @@
+//! The data path of one Core v2 lane through stages D–R–X–A–M–W
+//! (`docs/microarchitecture-v2.md` §3.1, §8, §11), as far as those
+//! sections define it: register-file read and write, operand selection and
+//! operand registers, ALU, multiplier, and the pipeline registers that
+//! carry the result to the register-file write at W. No control (the
+//! decoder's one-hot controls are inputs), no memory, no predicates beyond
+//! the `setp` result.
+//!
+//! | stage | here |
+//! |---|---|
+//! | D | `ra`, `rb` presented to the register file (registered in its block RAMs) |
+//! | R | register data; operand A = register or `alt_a` (special register, parameter, return word: one-hot `sel_a`), operand B = register or `imm` (one-hot `sel_b`); operand, function and write-control registers at the end of R |
+//! | X | ALU; multiplier (and shift) products; result, `setp` flag registered at the end of X |
+//! | A | `y_a`/`pred_a` out (addresses, predicate commit); multiplier sums |
+//! | M | result carried |
+//! | W | write data = ALU result or multiplier result (one-hot by the function class); written with `wen`/`wa` of the item |
+
+use rust_hdl_core::prelude::*;
+use rust_hdl_widgets::prelude::DFF;
+
+use super::alu::{Alu, FUNC_BITS};
+use super::mul::{Mul, MUL_FUNC_BITS};
+use super::regfile::RegFile;
+
+/// One lane's data path; `AW`-bit register-file addresses, `words`
+/// (`W · RP`) words.
+///
+/// Inputs by stage: D: `ra`, `rb`. R: `sel_a` (bit 0 register, bit 1
+/// `alt_a`), `alt_a`, `sel_b` (bit 0 register, bit 1 `imm`), `imm` (also the
+/// address offset of `AluFunc::Addr`), `func` (ALU, one-hot; 0 for a
+/// multiplier function), `mfunc` (multiplier: `mul`, `mulhi`, `mulhiu` and
+/// the shifts, one-hot; 0 for an ALU function), `wen`, `wa` (the destination register's word and whether
+/// this lane writes it at W).
+/// Outputs: A: `y_a` (ALU result: value or address), `pred_a` (`setp`).
+/// W: `w_en`, `w_addr`, `w_data` (what the register file writes at the end
+/// of W).
+#[derive(LogicBlock)]
+pub struct LaneDp<const AW: usize> {
+    pub clock: Signal<In, Clock>,
+    // D
+    pub ra: Signal<In, Bits<AW>>,
+    pub rb: Signal<In, Bits<AW>>,
+    // R
+    pub sel_a: Signal<In, Bits<2>>,
+    pub alt_a: Signal<In, Bits<32>>,
+    pub sel_b: Signal<In, Bits<2>>,
+    pub imm: Signal<In, Bits<32>>,
+    pub func: Signal<In, Bits<FUNC_BITS>>,
+    pub mfunc: Signal<In, Bits<MUL_FUNC_BITS>>,
+    pub wen: Signal<In, bool>,
+    pub wa: Signal<In, Bits<AW>>,
+    // A
+    pub y_a: Signal<Out, Bits<32>>,
+    pub pred_a: Signal<Out, bool>,
+    // W
+    pub w_en: Signal<Out, bool>,
+    pub w_addr: Signal<Out, Bits<AW>>,
+    pub w_data: Signal<Out, Bits<32>>,
+
+    rf: RegFile<AW>,
+    alu: Alu,
+    mul: Mul,
+    // R -> X: operand and control registers
+    x_a: DFF<Bits<32>>,
+    x_b: DFF<Bits<32>>,
+    x_imm: DFF<Bits<32>>,
+    x_func: DFF<Bits<FUNC_BITS>>,
+    x_mfunc: DFF<Bits<MUL_FUNC_BITS>>,
+    x_wen: DFF<bool>,
+    x_wa: DFF<Bits<AW>>,
+    // X -> A
+    a_y: DFF<Bits<32>>,
+    a_pred: DFF<bool>,
+    a_mul: DFF<bool>,
+    a_wen: DFF<bool>,
+    a_wa: DFF<Bits<AW>>,
+    // A -> M
+    m_y: DFF<Bits<32>>,
+    m_mul: DFF<bool>,
+    m_wen: DFF<bool>,
+    m_wa: DFF<Bits<AW>>,
+    // M -> W
+    w_y: DFF<Bits<32>>,
+    w_mul: DFF<bool>,
+    w_wen: DFF<bool>,
+    w_wa: DFF<Bits<AW>>,
+    // locals: one-hot masks
+    z32: Signal<Local, Bits<32>>,
+    ma_rf: Signal<Local, Bits<32>>,
+    ma_alt: Signal<Local, Bits<32>>,
+    mb_rf: Signal<Local, Bits<32>>,
+    mb_imm: Signal<Local, Bits<32>>,
+    mw_alu: Signal<Local, Bits<32>>,
+    mw_mul: Signal<Local, Bits<32>>,
+    wd: Signal<Local, Bits<32>>,
+}
+
+impl<const AW: usize> LaneDp<AW> {
+    pub fn new(words: usize) -> Self {
+        LaneDp {
+            clock: Default::default(),
+            ra: Default::default(),
+            rb: Default::default(),
+            sel_a: Default::default(),
+            alt_a: Default::default(),
+            sel_b: Default::default(),
+            imm: Default::default(),
+            func: Default::default(),
+            mfunc: Default::default(),
+            wen: Default::default(),
+            wa: Default::default(),
+            y_a: Default::default(),
+            pred_a: Default::default(),
+            w_en: Default::default(),
+            w_addr: Default::default(),
+            w_data: Default::default(),
+            rf: RegFile::new(words),
+            alu: Default::default(),
+            mul: Default::default(),
+            x_a: Default::default(),
+            x_b: Default::default(),
+            x_imm: Default::default(),
+            x_func: Default::default(),
+            x_mfunc: Default::default(),
+            x_wen: Default::default(),
+            x_wa: Default::default(),
+            a_y: Default::default(),
+            a_pred: Default::default(),
+            a_mul: Default::default(),
+            a_wen: Default::default(),
+            a_wa: Default::default(),
+            m_y: Default::default(),
+            m_mul: Default::default(),
+            m_wen: Default::default(),
+            m_wa: Default::default(),
+            w_y: Default::default(),
+            w_mul: Default::default(),
+            w_wen: Default::default(),
+            w_wa: Default::default(),
+            ma_rf: Default::default(),
+            ma_alt: Default::default(),
+            mb_rf: Default::default(),
+            mb_imm: Default::default(),
+            mw_alu: Default::default(),
+            mw_mul: Default::default(),
+            wd: Default::default(),
+            z32: Default::default(),
+        }
+    }
+}
+
+impl<const AW: usize> Logic for LaneDp<AW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.rf.clock.next = self.clock.val();
+        self.mul.clock.next = self.clock.val();
+        self.x_a.clock.next = self.clock.val();
+        self.x_b.clock.next = self.clock.val();
+        self.x_imm.clock.next = self.clock.val();
+        self.x_func.clock.next = self.clock.val();
+        self.x_mfunc.clock.next = self.clock.val();
+        self.x_wen.clock.next = self.clock.val();
+        self.x_wa.clock.next = self.clock.val();
+        self.a_y.clock.next = self.clock.val();
+        self.a_pred.clock.next = self.clock.val();
+        self.a_mul.clock.next = self.clock.val();
+        self.a_wen.clock.next = self.clock.val();
+        self.a_wa.clock.next = self.clock.val();
+        self.m_y.clock.next = self.clock.val();
+        self.m_mul.clock.next = self.clock.val();
+        self.m_wen.clock.next = self.clock.val();
+        self.m_wa.clock.next = self.clock.val();
+        self.w_y.clock.next = self.clock.val();
+        self.w_mul.clock.next = self.clock.val();
+        self.w_wen.clock.next = self.clock.val();
+        self.w_wa.clock.next = self.clock.val();
+
+        // All ones is `!z32` (a 64-bit literal would be a Verilog width mismatch).
+        self.z32.next = 0.into();
+        // D: read addresses.
+        self.rf.ra.next = self.ra.val();
+        self.rf.rb.next = self.rb.val();
+
+        // R: one-hot operand selection into the operand registers.
+        self.ma_rf.next = 0.into();
+        if self.sel_a.val().get_bit(0) {
+            self.ma_rf.next = !self.z32.val();
+        }
+        self.ma_alt.next = 0.into();
+        if self.sel_a.val().get_bit(1) {
+            self.ma_alt.next = !self.z32.val();
+        }
+        self.mb_rf.next = 0.into();
+        if self.sel_b.val().get_bit(0) {
+            self.mb_rf.next = !self.z32.val();
+        }
+        self.mb_imm.next = 0.into();
+        if self.sel_b.val().get_bit(1) {
+            self.mb_imm.next = !self.z32.val();
+        }
+        self.x_a.d.next =
+            (self.rf.da.val() & self.ma_rf.val()) | (self.alt_a.val() & self.ma_alt.val());
+        self.x_b.d.next =
+            (self.rf.db.val() & self.mb_rf.val()) | (self.imm.val() & self.mb_imm.val());
+        self.x_imm.d.next = self.imm.val();
+        self.x_func.d.next = self.func.val();
+        self.x_mfunc.d.next = self.mfunc.val();
+        self.x_wen.d.next = self.wen.val();
+        self.x_wa.d.next = self.wa.val();
+
+        // X: ALU and the multiplier's first stage.
+        self.alu.a.next = self.x_a.q.val();
+        self.alu.b.next = self.x_b.q.val();
+        self.alu.imm.next = self.x_imm.q.val();
+        self.alu.func.next = self.x_func.q.val();
+        self.mul.a.next = self.x_a.q.val();
+        self.mul.b.next = self.x_b.q.val();
+        self.mul.func.next = self.x_mfunc.q.val();
+        self.a_y.d.next = self.alu.y.val();
+        self.a_pred.d.next = self.alu.pred.val();
+        self.a_mul.d.next = self.x_mfunc.q.val().any();
+        self.a_wen.d.next = self.x_wen.q.val();
+        self.a_wa.d.next = self.x_wa.q.val();
+
+        // A, M: carried.
+        self.y_a.next = self.a_y.q.val();
+        self.pred_a.next = self.a_pred.q.val();
+        self.m_y.d.next = self.a_y.q.val();
+        self.m_mul.d.next = self.a_mul.q.val();
+        self.m_wen.d.next = self.a_wen.q.val();
+        self.m_wa.d.next = self.a_wa.q.val();
+        self.w_y.d.next = self.m_y.q.val();
+        self.w_mul.d.next = self.m_mul.q.val();
+        self.w_wen.d.next = self.m_wen.q.val();
+        self.w_wa.d.next = self.m_wa.q.val();
+
+        // W: one-hot write data, register-file write.
+        self.mw_alu.next = !self.z32.val();
+        self.mw_mul.next = 0.into();
+        if self.w_mul.q.val() {
+            self.mw_alu.next = 0.into();
+            self.mw_mul.next = !self.z32.val();
+        }
+        self.wd.next =
+            (self.w_y.q.val() & self.mw_alu.val()) | (self.mul.y.val() & self.mw_mul.val());
+        self.rf.we.next = self.w_wen.q.val();
+        self.rf.wa.next = self.w_wa.q.val();
+        self.rf.wd.next = self.wd.val();
+        self.w_en.next = self.w_wen.q.val();
+        self.w_addr.next = self.w_wa.q.val();
+        self.w_data.next = self.wd.val();
+    }
+}
