@@ -799,3 +799,44 @@ b0:     ld.global.b32 r3, [r0+256]
         assert_eq!(o.counters.get(V2Counter::Rearbs), 1, "{arbiter:?}");
     }
 }
+
+/// §13.4: the watchdog counts warp passes selected at S that are not
+/// replays; an endless loop stops with the watchdog trap after `limit + 1`
+/// of them (the diagnosis window is not modelled).
+#[test]
+fn an_endless_loop_stops_at_the_watchdog() {
+    let kernel = assemble("loop: bra loop\n");
+    let launch = PipelineLaunch {
+        launch: func::Launch {
+            code: &kernel.code,
+            entry_pc: 0,
+            grid: [2, 1, 1],
+            block: [16, 1, 1],
+            params: &[],
+            stack_bytes: 0,
+        },
+        shared_bytes: 0,
+        regs_used: 0,
+    };
+    let mut g = vec![0; CoreConfig::default().global_memory_bytes as usize];
+    let o = pipeline::run(
+        &CoreConfig::default(),
+        &launch,
+        &mut g,
+        PipelineOptions {
+            watchdog: 1000,
+            check_bus: true,
+        },
+    )
+    .unwrap();
+    let t = o.result.unwrap_err();
+    assert!(
+        matches!(
+            t.cause,
+            concord_isa::func::TrapCause::Watchdog { limit: 1000, .. }
+        ),
+        "{t}"
+    );
+    // The passes still in S..A when the count ran out have not committed.
+    assert!((1000 - 5..=1001).contains(&o.counters.get(V2Counter::Issued)));
+}
