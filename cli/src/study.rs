@@ -5,9 +5,11 @@
 //! One module per study: `flatten` (Bulavintsev's loop flattening on the
 //! work queue), `spill` (Sampaio's divergence-aware spilling on the suite)
 //! `divergence` (Lee's branch/predicate strategies on the suite) and
-//! `warps` (warps x latency x scheduler on the Core v2 pipeline model);
+//! `warps` (warps x latency x scheduler on the Core v2 pipeline model),
+//! `cores` (the suite's cycles on Core v2 next to v1);
 //! `measure` holds what the suite-wide studies share.
 
+mod cores;
 mod divergence;
 mod flatten;
 mod measure;
@@ -38,6 +40,12 @@ pub enum Study {
         after_help = "Examples:\n  concord study warps\n  concord study warps --warps 1,8 --latency 100 --csv"
     )]
     Warps(warps::WarpsStudyArgs),
+    /// The compiled suite on the Core v2 pipeline model next to the v1
+    /// core: cycles, IPC, replays and the speedup per launch.
+    #[command(
+        after_help = "Examples:\n  concord study cores\n  concord study cores --launches mandelbrot,reduce --scheduler gto"
+    )]
+    Cores(cores::CoresStudyArgs),
 }
 
 pub fn run(study: Study) -> Result<(), crate::error::CliError> {
@@ -46,5 +54,6 @@ pub fn run(study: Study) -> Result<(), crate::error::CliError> {
         Study::Spill(args) => spill::run(&args),
         Study::Divergence(args) => divergence::run(&args),
         Study::Warps(args) => warps::run(&args),
+        Study::Cores(args) => cores::run(&args),
     }
 }

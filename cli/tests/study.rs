@@ -238,3 +238,35 @@ fn pipeline_model_runs_a_suite_launch() {
     assert_ne!(code, Some(0), "{e}");
     assert!(e.contains("--trace needs"), "{e}");
 }
+
+/// `concord study cores`: each row's cycles are those `concord run` gives
+/// on the v1 cycle model and on the v2 pipeline model for the same launch,
+/// and the speedup is their ratio.
+#[test]
+fn cores_study_puts_v2_cycles_next_to_v1() {
+    let out = ok(&["study", "cores", "--launches", "vecadd,reduce"]);
+    for launch in ["vecadd", "reduce"] {
+        let row = &rows(&out, launch)[0];
+        let cycles = |model: &str| {
+            let json = ok(&[
+                "run",
+                &format!("kernels/suite/{launch}.yaml"),
+                "--model",
+                model,
+                "--json",
+            ]);
+            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            v["stats"]["cycles"].as_u64().unwrap()
+        };
+        let (v1, v2) = (cycles("cycle"), cycles("pipeline"));
+        assert_eq!(row[2], v1.to_string(), "{out}");
+        assert_eq!(row[4], v2.to_string(), "{out}");
+        assert_eq!(row[7], format!("{:.2}x", v1 as f64 / v2 as f64), "{out}");
+    }
+    assert!(
+        out.contains("geometric-mean speedup of v2 over v1:"),
+        "{out}"
+    );
+    let e = fails(&["study", "cores", "--launches", "nosuch"]);
+    assert!(e.contains("`nosuch` is neither"), "{e}");
+}

@@ -4,7 +4,7 @@
 //! final memory against the kernel's host reference, so that a wrong
 //! result is an error and never a figure.
 
-use concord_compiler::backend::BackendStats;
+use concord_compiler::backend::{BackendStats, CompiledKernel};
 use concord_compiler::driver::{self, CompileOptions};
 use concord_kernels::harness::{func_launch, LoadedLaunch};
 use concord_kernels::SuiteKernel;
@@ -103,10 +103,8 @@ pub fn measure(
 ) -> Result<Measurement, CliError> {
     let l = &launch.loaded;
     let context = |e: String| format!("{} ({what}): {e}", launch.name);
-    let compiled = driver::compile(&l.source, &l.file, options)
-        .map_err(|e| context(e.to_string().trim_end().to_string()))?;
-    let out = compiled.kernel(l.desc.entry.as_deref()).map_err(context)?;
-    let kernel = &out.compiled.kernel;
+    let compiled = compile(launch, options, what)?;
+    let kernel = &compiled.kernel;
     let prepared = l.prepare(kernel).map_err(context)?;
     let mut memory = prepared.global.clone();
     let counters = concord_testbench::cycle::run(
@@ -122,10 +120,25 @@ pub fn measure(
         .check_memory(&prepared, &memory)
         .map_err(|e| CliError::mismatch(context(format!("wrong result: {e}"))))?;
     Ok(Measurement {
-        stats: out.compiled.stats,
+        stats: compiled.stats,
         counters,
         lanes: l.config.lanes,
     })
+}
+
+/// Compiles `launch`'s program with `options` and picks the launch's
+/// kernel. `what` names the setting in error messages.
+pub fn compile(
+    launch: &StudyLaunch,
+    options: &CompileOptions,
+    what: &str,
+) -> Result<CompiledKernel, CliError> {
+    let l = &launch.loaded;
+    let context = |e: String| format!("{} ({what}): {e}", launch.name);
+    let compiled = driver::compile(&l.source, &l.file, options)
+        .map_err(|e| context(e.to_string().trim_end().to_string()))?;
+    let out = compiled.kernel(l.desc.entry.as_deref()).map_err(context)?;
+    Ok(out.compiled.clone())
 }
 
 /// The geometric mean of `values` (all positive); `None` when empty.

@@ -1,0 +1,156 @@
+//! `concord study cores`: the compiled suite's cycles on the Core v2
+//! pipeline model next to the v1 core (docs/microarchitecture-v2.md §20,
+//! "suite cycles v2 next to v1").
+//!
+//! Each suite launch is compiled once, with the default options for its
+//! core, and run on both timed models: the v1 cycle model (one instruction
+//! in flight in the whole core, cycle for cycle equal to the v1 RTL) and
+//! the v2 pipeline model (`testbench/src/pipeline`). Both final memories
+//! are checked against the kernel's host reference, so a wrong result is
+//! an error and never a figure. The launch's own configuration is used for
+//! both cores; the v2-only fields (`scheduler`, `arbiter`, …) keep their
+//! defaults unless `--scheduler` is given.
+//!
+//! The speedup is v1 cycles over v2 cycles. IPC is `issued / cycles`,
+//! replays included, as both cores count it.
+
+use clap::Args;
+
+use concord_compiler::driver::CompileOptions;
+use concord_isa::config::Scheduler;
+use concord_kernels::harness::func_launch;
+use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions, V2Counter};
+
+use super::measure::{self, geometric_mean};
+use crate::error::CliError;
+use crate::output::outln;
+
+#[derive(Args)]
+pub struct CoresStudyArgs {
+    /// Suite kernels or launch-file stems (default: every kernel's main
+    /// launch).
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    launches: Vec<String>,
+    /// The v2 warp scheduler.
+    #[arg(long, value_enum, default_value = "lrr")]
+    scheduler: SchedulerArg,
+    /// Comma-separated values instead of a Markdown table.
+    #[arg(long)]
+    csv: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SchedulerArg {
+    Lrr,
+    Gto,
+}
+
+struct Row {
+    name: String,
+    config: String,
+    v1_cycles: u64,
+    v1_ipc: f64,
+    v2_cycles: u64,
+    v2_ipc: f64,
+    v2_replays: u64,
+}
+
+pub fn run(args: &CoresStudyArgs) -> Result<(), CliError> {
+    let launches = measure::select(&args.launches)?;
+    let scheduler = match args.scheduler {
+        SchedulerArg::Lrr => Scheduler::Lrr,
+        SchedulerArg::Gto => Scheduler::Gto,
+    };
+    let mut rows = Vec::new();
+    for launch in &launches {
+        let l = &launch.loaded;
+        let options = CompileOptions::for_core(&l.config);
+        let v1 = measure::measure(launch, &options, "v1")?;
+        let compiled = measure::compile(launch, &options, "v2")?;
+        let kernel = &compiled.kernel;
+        let prepared = l
+            .prepare(kernel)
+            .map_err(|e| format!("{} (v2): {e}", launch.name))?;
+        let mut memory = prepared.global.clone();
+        let config = concord_isa::config::CoreConfig {
+            scheduler,
+            ..l.config.clone()
+        };
+        let outcome = pipeline::run(
+            &config,
+            &PipelineLaunch {
+                launch: func_launch(kernel, &prepared),
+                shared_bytes: kernel.shared_bytes,
+                regs_used: kernel.regs_used,
+            },
+            &mut memory,
+            PipelineOptions {
+                watchdog: prepared.watchdog,
+                check_bus: true,
+            },
+        )
+        .map_err(|e| CliError::from(format!("{} (v2): {e}", launch.name)))?;
+        if let Err(trap) = &outcome.result {
+            return Err(CliError::trap(format!(
+                "{} (v2): the pipeline model trapped: {trap}",
+                launch.name
+            )));
+        }
+        launch
+            .kernel
+            .check_memory(&prepared, &memory)
+            .map_err(|e| CliError::mismatch(format!("{} (v2): wrong result: {e}", launch.name)))?;
+        let c = &outcome.counters;
+        rows.push(Row {
+            name: launch.name.clone(),
+            config: format!("{}x{}", l.config.lanes, l.config.warps),
+            v1_cycles: v1.counters.cycles,
+            v1_ipc: v1.counters.issued as f64 / v1.counters.cycles.max(1) as f64,
+            v2_cycles: c.get(V2Counter::Cycles),
+            v2_ipc: c.ipc(),
+            v2_replays: c.get(V2Counter::Replays),
+        });
+    }
+    print(args, &rows)
+}
+
+fn print(args: &CoresStudyArgs, rows: &[Row]) -> Result<(), CliError> {
+    let speedup = |r: &Row| r.v1_cycles as f64 / r.v2_cycles.max(1) as f64;
+    if args.csv {
+        outln!("launch,core,v1_cycles,v1_ipc,v2_cycles,v2_ipc,v2_replays,speedup")?;
+        for r in rows {
+            outln!(
+                "{},{},{},{:.4},{},{:.4},{},{:.4}",
+                r.name,
+                r.config,
+                r.v1_cycles,
+                r.v1_ipc,
+                r.v2_cycles,
+                r.v2_ipc,
+                r.v2_replays,
+                speedup(r)
+            )?;
+        }
+        return Ok(());
+    }
+    outln!("| launch | core | v1 cycles | v1 IPC | v2 cycles | v2 IPC | v2 replays | speedup |")?;
+    outln!("|---|---|---:|---:|---:|---:|---:|---:|")?;
+    for r in rows {
+        outln!(
+            "| {} | {} | {} | {:.3} | {} | {:.3} | {} | {:.2}x |",
+            r.name,
+            r.config,
+            r.v1_cycles,
+            r.v1_ipc,
+            r.v2_cycles,
+            r.v2_ipc,
+            r.v2_replays,
+            speedup(r)
+        )?;
+    }
+    let speedups: Vec<f64> = rows.iter().map(speedup).collect();
+    if let Some(mean) = geometric_mean(&speedups) {
+        outln!("\ngeometric-mean speedup of v2 over v1: {mean:.2}x")?;
+    }
+    Ok(())
+}
