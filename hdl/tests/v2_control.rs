@@ -211,9 +211,7 @@ fn sched_run<const W: usize>(policy: Policy, seed: u64, cycles: usize) -> [usize
             "{policy:?} W={W} seed {seed} cycle {c}: ready {ready:b}, rr {}, last {:?}, ages {:?}",
             r.rr, r.last, r.launched
         );
-        if let Item::Warp(w) = got {
-            assert_eq!(s.idx.val().index(), w);
-        } else {
+        if !matches!(got, Item::Warp(_)) {
             assert_eq!(sel, 0, "cycle {c}: sel without a warp pass");
         }
         // Stage F's registers hold the previous cycle's item.
@@ -504,7 +502,8 @@ fn setup_matches_occupancy_for_all_block_shapes() {
                     let regs = HostRegs {
                         block: [t, 1, 1],
                         shared,
-                        clear_shared: shared,
+                        // Small and large clears (clamped to the window).
+                        clear_shared: (rows + 1) * rb - shared,
                         clear_regs: rows_needed % 20,
                         ..base_regs()
                     };

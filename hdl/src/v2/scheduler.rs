@@ -29,10 +29,10 @@
 //! other policy's logic is behind a constant and disappears in synthesis.
 //!
 //! Outputs: the item of this cycle, combinational (`ret`, `init`, `warp`,
-//! `sel` one-hot, `idx` its index: for the warp control state, which marks
-//! the selected warp busy at the end of the cycle), and the same registered
-//! at the end of the cycle for stage F (`f_ret`, `f_init`, `f_warp`,
-//! `f_sel`, `f_idx`). `start` (a `CTRL.START` accepted) resets `rr`, `last`
+//! `sel` one-hot: for the warp control state, which marks the selected warp
+//! busy at the end of the cycle), and the same registered at the end of the
+//! cycle for stage F (`f_ret`, `f_init`, `f_warp`, `f_sel`, and `f_idx`,
+//! the index of `f_sel`, encoded by AND-OR after the register). `start` (a `CTRL.START` accepted) resets `rr`, `last`
 //! and the ages at the end of its cycle, as reset does.
 
 use rust_hdl_core::prelude::*;
@@ -77,13 +77,12 @@ pub struct Scheduler<const W: usize> {
     pub warp: Signal<Out, bool>,
     /// The selected warp, one-hot (0 unless `warp`).
     pub sel: Signal<Out, Bits<W>>,
-    /// Its index.
-    pub idx: Signal<Out, Bits<WARP_IDX_BITS>>,
     /// The item registered for stage F.
     pub f_ret: Signal<Out, bool>,
     pub f_init: Signal<Out, bool>,
     pub f_warp: Signal<Out, bool>,
     pub f_sel: Signal<Out, Bits<W>>,
+    /// `f_sel`'s index (encoded after the register, in F).
     pub f_idx: Signal<Out, Bits<WARP_IDX_BITS>>,
     rr_q: Reg<Bits<W>>,
     last_q: Reg<Bits<W>>,
@@ -92,7 +91,6 @@ pub struct Scheduler<const W: usize> {
     init_q: Reg<bool>,
     warp_q: Reg<bool>,
     sel_q: Reg<Bits<W>>,
-    idx_q: Reg<Bits<WARP_IDX_BITS>>,
     gto: Constant<bool>,
     one: Constant<Bits<W>>,
     zero: Constant<Bits<W>>,
@@ -139,7 +137,6 @@ impl<const W: usize> Scheduler<W> {
             init: Default::default(),
             warp: Default::default(),
             sel: Default::default(),
-            idx: Default::default(),
             f_ret: Default::default(),
             f_init: Default::default(),
             f_warp: Default::default(),
@@ -152,7 +149,6 @@ impl<const W: usize> Scheduler<W> {
             init_q: Default::default(),
             warp_q: Default::default(),
             sel_q: Default::default(),
-            idx_q: Default::default(),
             gto: Constant::new(policy == Policy::Gto),
             one: k(1),
             zero: k(0),
@@ -194,8 +190,6 @@ impl<const W: usize> Logic for Scheduler<W> {
         self.warp_q.reset.next = self.reset.val();
         self.sel_q.clock.next = self.clock.val();
         self.sel_q.reset.next = self.reset.val();
-        self.idx_q.clock.next = self.clock.val();
-        self.idx_q.reset.next = self.reset.val();
         for i in 0..self._slots {
             self.older[i].clock.next = self.clock.val();
             self.older[i].reset.next = self.reset.val();
@@ -236,13 +230,6 @@ impl<const W: usize> Logic for Scheduler<W> {
         if self.go.val() {
             self.sel.next = self.pick.val();
         }
-        self.nidx.next = self.zidx.val();
-        for w in 0..self._w {
-            if (self.sel.val() & self.wbit[w].val()).any() {
-                self.nidx.next = self.nidx.val() | self.widx[w].val();
-            }
-        }
-        self.idx.next = self.nidx.val();
         // State: rr, last, ages.
         self.rr_q.d.next = self.rr_q.q.val();
         self.last_q.d.next = self.last_q.q.val();
@@ -274,11 +261,16 @@ impl<const W: usize> Logic for Scheduler<W> {
         self.init_q.d.next = self.init.val();
         self.warp_q.d.next = self.go.val();
         self.sel_q.d.next = self.sel.val();
-        self.idx_q.d.next = self.nidx.val();
         self.f_ret.next = self.ret_q.q.val();
         self.f_init.next = self.init_q.q.val();
         self.f_warp.next = self.warp_q.q.val();
         self.f_sel.next = self.sel_q.q.val();
-        self.f_idx.next = self.idx_q.q.val();
+        self.nidx.next = self.zidx.val();
+        for w in 0..self._w {
+            if (self.sel_q.q.val() & self.wbit[w].val()).any() {
+                self.nidx.next = self.nidx.val() | self.widx[w].val();
+            }
+        }
+        self.f_idx.next = self.nidx.val();
     }
 }

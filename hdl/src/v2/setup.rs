@@ -22,6 +22,11 @@
 //!   monotone in `r`, so the candidates that pass form a thermometer code;
 //!   its top bit (one-hot by `t & !(t >> 1)`) selects `limit`, `resident`
 //!   and `window_rows` by AND-OR over constants.
+//! * Compares with powers of two (`need_rows ≤ ROWS >> ceil(log2 r)` is
+//!   `SHARED_BYTES ≤ (ROWS >> ceil(log2 r))·4B`; `CODE_LEN > I`,
+//!   `PARAM_COUNT > 16`, `ENTRY_PC ≥ 65536`; the window against
+//!   `CLEAR_SHARED`) are mask tests (`x > 2^k` ⇔ a bit above `k` is set, or
+//!   bit `k` and a bit below it), not carry chains.
 //! * `nwarps` saturates at 31 (a refused launch of more than `31·L`
 //!   threads; the `LAUNCH` register's field has 5 bits).
 //! * Refused (§12.1): `threads` 0 or above `L · W`, a grid dimension 0,
@@ -131,19 +136,32 @@ pub struct Setup {
     one8: Constant<Bits<8>>,
     nw_hi: Constant<Bits<THREADS_BITS>>,
     nw_max: Constant<Bits<COUNT_BITS>>,
-    pc_max: Constant<Bits<32>>,
+    hi16: Constant<Bits<32>>,
+    hi6: Constant<Bits<32>>,
     sat: Constant<Bits<THREADS_BITS>>,
     lm1: Constant<Bits<THREADS_BITS>>,
     lshift: Constant<Bits<8>>,
     lw: Constant<Bits<THREADS_BITS>>,
     rshift: Constant<Bits<8>>,
     rmask: Constant<Bits<32>>,
-    rows: Constant<Bits<ROW_BITS>>,
     one32: Constant<Bits<32>>,
     zero_thr: Constant<Bits<THREADS_BITS>>,
-    regs: Constant<Bits<32>>,
-    imem: Constant<Bits<32>>,
-    sixteen: Constant<Bits<32>>,
+    regs: Constant<Bits<CLEAR_REGS_BITS>>,
+    // `x > 2^k` is `(x & hi).any() | ((x & bit).any() & (x & lo).any())`:
+    // SHARED_BYTES > ROWS·4B, CODE_LEN > I, PARAM_COUNT > 16.
+    nb_hi: Constant<Bits<32>>,
+    nb_bit: Constant<Bits<32>>,
+    nb_lo: Constant<Bits<32>>,
+    cl_hi: Constant<Bits<32>>,
+    cl_bit: Constant<Bits<32>>,
+    cl_lo: Constant<Bits<32>>,
+    pc_hi: Constant<Bits<32>>,
+    pc_bit: Constant<Bits<32>>,
+    pc_lo: Constant<Bits<32>>,
+    // Per candidate: bytes > (ROWS >> ceil(log2 r)) · 4B.
+    g_hi: Vec<Constant<Bits<32>>>,
+    g_bit: Vec<Constant<Bits<32>>>,
+    g_lo: Vec<Constant<Bits<32>>>,
     zero16: Constant<Bits<16>>,
     zero5: Constant<Bits<COUNT_BITS>>,
     zero_rows: Constant<Bits<ROW_BITS>>,
@@ -166,7 +184,21 @@ pub struct Setup {
     res_n: Signal<Local, Bits<COUNT_BITS>>,
     win_n: Signal<Local, Bits<ROW_BITS>>,
     cs_rows: Signal<Local, Bits<ROW_BITS>>,
+    fit: Signal<Local, bool>,
+    cs_over: Signal<Local, bool>,
     _bs: usize,
+}
+
+/// The masks `(hi, bit, lo)` that test a 32-bit `x > v` for `v` a power
+/// of two (`None`: `x > 0`), without a carry chain.
+fn gt_pow2(v: Option<usize>) -> (u64, u64, u64) {
+    match v {
+        None => (0xFFFF_FFFF, 0, 0),
+        Some(v) => {
+            assert!(v.is_power_of_two() && v < 1 << 31);
+            (0xFFFF_FFFF & !(2 * v as u64 - 1), v as u64, v as u64 - 1)
+        }
+    }
 }
 
 fn ceil_log2(x: usize) -> u32 {
@@ -182,6 +214,11 @@ impl Setup {
         let row_bytes = 4 * hw.shared_banks;
         assert!(l.is_power_of_two() && row_bytes.is_power_of_two() && rows.is_power_of_two());
         assert!((1..=16).contains(&w) && (1..=w).contains(&bs) && l * w < 1 << 16);
+        // The bytes of a window of r = i + 1 blocks (None: no row).
+        let window = |i: usize| {
+            let r = rows >> ceil_log2(i + 1);
+            (r > 0).then_some(r * row_bytes)
+        };
         fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
             Constant::new(v.into())
         }
@@ -233,19 +270,29 @@ impl Setup {
             one8: k(1),
             nw_hi: k(0x1_ffff & !31),
             nw_max: k(31),
-            pc_max: k(65535),
+            hi16: k(0xFFFF_0000),
+            hi6: k(0xFFFF_FFC0),
             sat: k(1 << 16),
             lm1: k(l as u64 - 1),
             lshift: k(l.trailing_zeros() as u64),
             lw: k((l * w) as u64),
             rshift: k(row_bytes.trailing_zeros() as u64),
             rmask: k(row_bytes as u64 - 1),
-            rows: k(rows as u64),
             one32: k(1),
             zero_thr: k(0),
             regs: k(hw.registers as u64),
-            imem: k(hw.imem_words as u64),
-            sixteen: k(16),
+            nb_hi: k(gt_pow2(Some(rows * row_bytes)).0),
+            nb_bit: k(gt_pow2(Some(rows * row_bytes)).1),
+            nb_lo: k(gt_pow2(Some(rows * row_bytes)).2),
+            cl_hi: k(gt_pow2(Some(hw.imem_words)).0),
+            cl_bit: k(gt_pow2(Some(hw.imem_words)).1),
+            cl_lo: k(gt_pow2(Some(hw.imem_words)).2),
+            pc_hi: k(gt_pow2(Some(16)).0),
+            pc_bit: k(gt_pow2(Some(16)).1),
+            pc_lo: k(gt_pow2(Some(16)).2),
+            g_hi: (0..bs).map(|i| k(gt_pow2(window(i)).0)).collect(),
+            g_bit: (0..bs).map(|i| k(gt_pow2(window(i)).1)).collect(),
+            g_lo: (0..bs).map(|i| k(gt_pow2(window(i)).2)).collect(),
             zero16: k(0),
             zero5: k(0),
             zero_rows: k(0),
@@ -268,6 +315,8 @@ impl Setup {
             res_n: Default::default(),
             win_n: Default::default(),
             cs_rows: Default::default(),
+            fit: Default::default(),
+            cs_over: Default::default(),
             _bs: bs,
         }
     }
@@ -356,7 +405,9 @@ impl Logic for Setup {
         if (self.shared_bytes.val() & self.rmask.val()).any() {
             self.need_q.d.next = (self.shared_bytes.val() >> self.rshift.val()) + self.one32.val();
         }
-        self.need_bad_q.d.next = self.need_q.q.val() > self.rows.val();
+        self.need_bad_q.d.next = (self.shared_bytes.val() & self.nb_hi.val()).any()
+            | ((self.shared_bytes.val() & self.nb_bit.val()).any()
+                & (self.shared_bytes.val() & self.nb_lo.val()).any());
         self.nwarps.next = self.nw_q.q.val();
         self.need_rows.next = self.need_q.q.val();
         // The candidates r = 1..=BS: thermometers for limit and resident.
@@ -364,11 +415,15 @@ impl Logic for Setup {
         self.lim_t.next = self.zero16.val();
         self.res_t.next = self.zero16.val();
         for i in 0..self._bs {
+            // need_rows ≤ ROWS >> ceil(log2 r) ⇔ SHARED_BYTES ≤ that · 4B.
+            self.fit.next = !((self.shared_bytes.val() & self.g_hi[i].val()).any()
+                | ((self.shared_bytes.val() & self.g_bit[i].val()).any()
+                    & (self.shared_bytes.val() & self.g_lo[i].val()).any()));
             if (self.nw_q.q.val() <= self.wdiv[i].val())
                 & (!self.stack.val() | (self.rval[i].val() == self.rval[0].val()))
             {
                 self.lim_t.next = self.lim_t.val() | self.tbit[i].val();
-                if self.need_q.q.val() <= self.rows_r[i].val() {
+                if self.fit.val() {
                     self.res_t.next = self.res_t.val() | self.tbit[i].val();
                 }
             }
@@ -400,14 +455,25 @@ impl Logic for Setup {
         if (self.clear_shared.val() & self.rmask.val()).any() {
             self.cs_rows.next = (self.clear_shared.val() >> self.rshift.val()) + self.one32.val();
         }
+        self.cs_over.next = false;
+        for i in 0..self._bs {
+            if (self.res_oh.val() & self.tbit[i].val()).any() {
+                self.cs_over.next = self.cs_over.val()
+                    | (self.clear_shared.val() & self.g_hi[i].val()).any()
+                    | ((self.clear_shared.val() & self.g_bit[i].val()).any()
+                        & (self.clear_shared.val() & self.g_lo[i].val()).any());
+            }
+        }
         self.crow_q.d.next = self.cs_rows.val();
-        if self.cs_rows.val() > self.win_q.q.val() {
-            self.crow_q.d.next = self.win_q.q.val();
+        if self.cs_over.val() {
+            self.crow_q.d.next = self.win_n.val();
         }
         self.clear_rows.next = self.crow_q.q.val();
         self.creg_q.d.next = self.clear_regs_in.val().get_bits::<CLEAR_REGS_BITS>(0);
-        if self.clear_regs_in.val() > self.regs.val() {
-            self.creg_q.d.next = self.regs.val().get_bits::<CLEAR_REGS_BITS>(0);
+        if (self.clear_regs_in.val() & self.hi6.val()).any()
+            | (self.clear_regs_in.val().get_bits::<CLEAR_REGS_BITS>(0) > self.regs.val())
+        {
+            self.creg_q.d.next = self.regs.val();
         }
         self.clear_regs.next = self.creg_q.q.val();
         // Refusal.
@@ -417,9 +483,13 @@ impl Logic for Setup {
             | !self.grid_z.val().any()
             | self.need_bad_q.q.val()
             | !self.code_len.val().any()
-            | (self.code_len.val() > self.imem.val())
-            | (self.entry_pc.val() > self.pc_max.val())
-            | (self.param_count.val() > self.sixteen.val());
+            | (self.code_len.val() & self.cl_hi.val()).any()
+            | ((self.code_len.val() & self.cl_bit.val()).any()
+                & (self.code_len.val() & self.cl_lo.val()).any())
+            | (self.entry_pc.val() & self.hi16.val()).any()
+            | (self.param_count.val() & self.pc_hi.val()).any()
+            | ((self.param_count.val() & self.pc_bit.val()).any()
+                & (self.param_count.val() & self.pc_lo.val()).any());
         self.refused.next = self.refused_q.q.val();
     }
 }
