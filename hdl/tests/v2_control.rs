@@ -79,13 +79,17 @@ enum Item {
 }
 
 impl RefSched {
-    fn pick(&self, run: bool, ret: bool, init: bool, ready: u64) -> Item {
+    fn pick(&self, run: bool, halt: bool, ret: bool, init: bool, ready: u64) -> Item {
         let is_ready = |w: usize| ready >> w & 1 == 1;
         if !run {
             return Item::Bubble;
         }
         if ret {
             return Item::Ret;
+        }
+        // §15.3: while HALT, S selects only return slots.
+        if halt {
+            return Item::Bubble;
         }
         if init {
             return Item::Init;
@@ -163,6 +167,7 @@ fn sched_run<const W: usize>(policy: Policy, seed: u64, cycles: usize) -> [usize
         let run = !rng.chance(5);
         let ret = rng.chance(10);
         let init = rng.chance(15);
+        let halt = rng.chance(4);
         // Ready warps: a random subset of the warps of launched slots, with
         // the last warp ready more often (the greedy case).
         let mut ready = 0u64;
@@ -183,6 +188,7 @@ fn sched_run<const W: usize>(policy: Policy, seed: u64, cycles: usize) -> [usize
         s.run.next = run;
         s.ret_req.next = ret;
         s.init_req.next = init;
+        s.halt.next = halt;
         s.ready.next = ready.into();
         for k in 0..slots {
             let m = if k < resident {
@@ -194,7 +200,7 @@ fn sched_run<const W: usize>(policy: Policy, seed: u64, cycles: usize) -> [usize
             s.launch[k].next = launch == Some(k);
         }
         settle(&mut s);
-        let want = r.pick(run, ret, init, ready);
+        let want = r.pick(run, halt, ret, init, ready);
         let sel = s.sel.val().index() as u64;
         let got = match (s.ret.val(), s.init.val(), s.warp.val()) {
             (true, false, false) => Item::Ret,
@@ -565,6 +571,45 @@ fn setup_refusals_and_saturation() {
             ..base_regs()
         };
         check_setup(&hw, &mut dut, &regs);
+    }
+    // Each refusal rule alone, at and around its limit (powers of two of
+    // the limit, and the extremes), everything else valid.
+    let near = |t: u32| {
+        let mut v = vec![0, 1, u32::MAX, 1 << 31];
+        for m in [t, 2 * t, 4 * t] {
+            v.extend([m - 1, m, m + 1]);
+        }
+        v
+    };
+    let regs = |f: &dyn Fn(&mut HostRegs)| {
+        let mut r = HostRegs {
+            block: [8, 2, 1],
+            shared: 4000,
+            ..base_regs()
+        };
+        f(&mut r);
+        r
+    };
+    for v in near(hw.imem_words as u32) {
+        check_setup(&hw, &mut dut, &regs(&|r| r.code_len = v));
+    }
+    for v in near(65536) {
+        check_setup(&hw, &mut dut, &regs(&|r| r.entry_pc = v));
+    }
+    for v in near(16) {
+        check_setup(&hw, &mut dut, &regs(&|r| r.param_count = v));
+    }
+    for v in near(hw.shared_bytes) {
+        check_setup(&hw, &mut dut, &regs(&|r| r.shared = v));
+        check_setup(&hw, &mut dut, &regs(&|r| r.clear_shared = v));
+    }
+    for v in near(hw.registers as u32) {
+        check_setup(&hw, &mut dut, &regs(&|r| r.clear_regs = v));
+    }
+    for g in 0..3 {
+        for v in near(1) {
+            check_setup(&hw, &mut dut, &regs(&|r| r.grid[g] = v));
+        }
     }
     eprintln!("{ok} accepted, {refused} refused");
     assert!(ok > 20 && refused > 500);

@@ -2,8 +2,9 @@
 //!
 //! Each cycle of `RUN`/`STOPPING` (`run`) it selects the first of: a return
 //! slot (`ret_req`), an init slot (`init_req`), a warp pass of a ready warp
-//! chosen by the policy, a bubble (§6.1). The readiness of each warp (§5.4,
-//! `halt` included) is an input, `ready`.
+//! chosen by the policy, a bubble (§6.1); while `halt` (`CTRL.HALT`,
+//! §15.3) only return slots. The readiness of each warp (§5.4) is an input,
+//! `ready`.
 //!
 //! * `lrr` (§6.2): the first ready warp in the order `rr, rr+1, …` (mod
 //!   `W`); after a warp pass of `w`, `rr := w + 1 mod W`. `rr` is kept one-hot
@@ -63,6 +64,8 @@ pub struct Scheduler<const W: usize> {
     pub ret_req: Signal<In, bool>,
     /// The launch unit has an init slot to issue (priority 2).
     pub init_req: Signal<In, bool>,
+    /// `CTRL.HALT` (§15.3): only return slots are selected.
+    pub halt: Signal<In, bool>,
     /// Ready warps (§5.4, `halt` included), warp `w` at bit `w`.
     pub ready: Signal<In, Bits<W>>,
     /// Per block slot: its warps (fixed during a launch).
@@ -130,6 +133,7 @@ impl<const W: usize> Scheduler<W> {
             run: Default::default(),
             ret_req: Default::default(),
             init_req: Default::default(),
+            halt: Default::default(),
             ready: Default::default(),
             smask: sig(slots),
             launch: sig(slots),
@@ -222,9 +226,13 @@ impl<const W: usize> Logic for Scheduler<W> {
         }
         // Item priority.
         self.ret.next = self.run.val() & self.ret_req.val();
-        self.init.next = self.run.val() & !self.ret_req.val() & self.init_req.val();
-        self.go.next =
-            self.run.val() & !self.ret_req.val() & !self.init_req.val() & self.ready.val().any();
+        self.init.next =
+            self.run.val() & !self.ret_req.val() & self.init_req.val() & !self.halt.val();
+        self.go.next = self.run.val()
+            & !self.ret_req.val()
+            & !self.init_req.val()
+            & !self.halt.val()
+            & self.ready.val().any();
         self.warp.next = self.go.val();
         self.sel.next = self.zero.val();
         if self.go.val() {
