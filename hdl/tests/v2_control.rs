@@ -132,7 +132,7 @@ impl RefSched {
 
 fn sched_run<const W: usize>(policy: Policy, seed: u64, cycles: usize) -> [usize; 4] {
     let mut rng = Rng(seed);
-    let slots = 1 + rng.below(W.min(4) as u64) as usize;
+    let slots = 1 + rng.below(W as u64) as usize;
     let mut s = Scheduler::<W>::new(policy, slots);
     s.connect_all();
     s.reset.next = true;
