@@ -629,14 +629,20 @@ fn walk_run<const L: usize, const K: usize>(seed: u64, runs: usize) {
     edge(&mut s, |s| &mut s.clock);
     s.reset.next = false;
     for run in 0..runs {
-        // A block shape with 1..=2^K threads.
-        let (bx, by, bz) = loop {
-            let bx = 1 + rng.below(lw as u64) as usize;
-            let by = 1 + rng.below((lw / bx) as u64) as usize;
-            let bz = 1 + rng.below((lw / (bx * by)) as u64) as usize;
-            if rng.chance(50) || bx * by * bz > lw / 2 {
-                break (bx, by, bz);
-            }
+        // A block shape with 1..=2^K threads; first the full block along
+        // each axis (the compares then wrap modulo 2^K).
+        let (bx, by, bz) = match run {
+            0 => (lw, 1, 1),
+            1 => (1, lw, 1),
+            2 => (1, 1, lw),
+            _ => loop {
+                let bx = 1 + rng.below(lw as u64) as usize;
+                let by = 1 + rng.below((lw / bx) as u64) as usize;
+                let bz = 1 + rng.below((lw / (bx * by)) as u64) as usize;
+                if rng.chance(50) || bx * by * bz > lw / 2 {
+                    break (bx, by, bz);
+                }
+            },
         };
         let threads = bx * by * bz;
         let nwarps = threads.div_ceil(L);
