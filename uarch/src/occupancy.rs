@@ -85,7 +85,10 @@ impl Occupancy {
     /// The occupancy of `shape` on `hw`, or why the core refuses it.
     pub fn new(hw: &HwParams, shape: &LaunchShape) -> Result<Occupancy, LaunchError> {
         let [bx, by, bz] = shape.block;
-        let threads = (bx as u64 * by as u64 * bz as u64).min(1 << 16) as u32;
+        let threads = (bx as u64)
+            .saturating_mul(by as u64)
+            .saturating_mul(bz as u64)
+            .min(1 << 16) as u32;
         let max = hw.block_threads;
         if threads == 0 || threads > max {
             return Err(LaunchError::Threads { threads, max });
@@ -190,6 +193,13 @@ mod tests {
         assert!(matches!(
             Occupancy::new(&hw, &shape(8, 16 * 1024 + 1, 0)),
             Err(LaunchError::Shared { .. })
+        ));
+        // The product of the dimensions saturates (2^67 does not wrap to 0).
+        let mut s = shape(1 << 22, 0, 0);
+        s.block = [1 << 22, 1 << 16, 1 << 29];
+        assert!(matches!(
+            Occupancy::new(&hw, &s),
+            Err(LaunchError::Threads { threads: 65536, .. })
         ));
         let mut s = shape(8, 0, 0);
         s.grid = [1, 0, 1];

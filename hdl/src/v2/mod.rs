@@ -1,4 +1,5 @@
-//! Core v2 lane datapath blocks (`docs/microarchitecture-v2.md` §8, §11).
+//! Core v2 blocks (`docs/microarchitecture-v2.md`): the lane data path
+//! (§8, §11), stage S and the launch unit (§6, §12).
 //!
 //! | file | block |
 //! |---|---|
@@ -6,6 +7,9 @@
 //! | `mul.rs` | [`mul::Mul`]: the 32×32 multiplier, four DSP products pipelined X→A→M; also the shifts (products with a power of two) |
 //! | `regfile.rs` | [`regfile::RegFile`]: two block-RAM copies, one read port each, one write port |
 //! | `lane.rs` | [`lane::LaneDp`]: operand registers, ALU, multiplier and register file, stages R–X–A–M–W |
+//! | `scheduler.rs` | [`scheduler::Scheduler`]: stage S, item priority, `lrr`/`gto` (§6) |
+//! | `setup.rs` | [`setup::Setup`]: the SETUP computation and refusal rules (§12.1, §12.2) |
+//! | `tidwalk.rs` | [`tidwalk::TidWalk`]: the thread-id walk of a block launch (§12.3, §12.4) |
 //!
 //! Every selection is a one-hot AND-OR, never an `if x == K` chain
 //! (§19.4): rust-hdl has no `case`, and a chain of `if`s becomes a
@@ -15,6 +19,9 @@ pub mod alu;
 pub mod lane;
 pub mod mul;
 pub mod regfile;
+pub mod scheduler;
+pub mod setup;
+pub mod tidwalk;
 
 use rust_hdl_core::prelude::*;
 
