@@ -1,0 +1,2 @@
+pub mod gentry;
+pub mod gmaster;
