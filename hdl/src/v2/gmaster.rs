@@ -219,11 +219,12 @@ pub struct GMaster {
     last4: Constant<Bits<4>>,
     f4: Constant<Bits<4>>,
     c1_5: Constant<Bits<5>>,
-    c0_5: Constant<Bits<5>>,
     c1_10: Constant<Bits<10>>,
     c0_10: Constant<Bits<10>>,
     c1_16: Constant<Bits<16>>,
     c0_16: Constant<Bits<16>>,
+    /// The `N` entries' bits.
+    nmask: Constant<Bits<16>>,
     c0_32: Constant<Bits<32>>,
     c1_32: Constant<Bits<32>>,
     lgnb: Constant<Bits<32>>,
@@ -357,11 +358,11 @@ impl GMaster {
             last4: k(c.entries as u64 - 1),
             f4: k(15),
             c1_5: k(1),
-            c0_5: k(0),
             c1_10: k(1),
             c0_10: k(0),
             c1_16: k(1),
             c0_16: k(0),
+            nmask: k((1u64 << c.entries) - 1),
             c0_32: k(0),
             c1_32: k(1),
             lgnb: k(lg(nb)),
@@ -602,7 +603,8 @@ impl Logic for GMaster {
                 self.wptr.d.next = self.wptr.q.val() + self.c1_4.val();
             }
         }
-        self.wrt.d.next = (self.wrt.q.val() & !self.clr_m.val()) | self.set_m.val();
+        self.wrt.d.next =
+            ((self.wrt.q.val() & !self.clr_m.val()) | self.set_m.val()) & self.nmask.val();
 
         // ---- responses: registered, processed one cycle later ----
         self.r_ack.d.next = self.ack_i.val();
@@ -721,7 +723,8 @@ impl Logic for GMaster {
         if self.free.val() {
             self.clr_m.next = self.clr_m.val() | (self.c1_16.val() << self.free_idx.val());
         }
-        self.busy.d.next = (self.busy.q.val() & !self.clr_m.val()) | self.set_m.val();
+        self.busy.d.next =
+            ((self.busy.q.val() & !self.clr_m.val()) | self.set_m.val()) & self.nmask.val();
 
         // ---- CYC: a beat presented or accepted and not yet processed ----
         self.acc.next = self.r_stb.q.val() & !self.stall_i.val();
