@@ -225,6 +225,8 @@ pub struct GMaster {
     c0_16: Constant<Bits<16>>,
     /// The `N` entries' bits.
     nmask: Constant<Bits<16>>,
+    /// The `NB` beats' bits.
+    nbmask: Constant<Bits<32>>,
     c0_32: Constant<Bits<32>>,
     c1_32: Constant<Bits<32>>,
     lgnb: Constant<Bits<32>>,
@@ -363,6 +365,7 @@ impl GMaster {
             c1_16: k(1),
             c0_16: k(0),
             nmask: k((1u64 << c.entries) - 1),
+            nbmask: k((1u64 << nb) - 1),
             c0_32: k(0),
             c1_32: k(1),
             lgnb: k(lg(nb)),
@@ -502,6 +505,7 @@ impl Logic for GMaster {
         if self.sold.q.val() {
             self.s_cur.next = self.srem.q.val();
         }
+        self.s_cur.next = self.s_cur.val() & self.nbmask.val();
         self.s_oh.next = self.s_cur.val() & (!self.s_cur.val() + self.c1_32.val());
         self.s_k.next = self.c0_32.val();
         for b in 0..5 {
@@ -617,6 +621,7 @@ impl Logic for GMaster {
         if self.aold.q.val() {
             self.a_cur.next = self.arem.q.val();
         }
+        self.a_cur.next = self.a_cur.val() & self.nbmask.val();
         self.a_oh.next = self.a_cur.val() & (!self.a_cur.val() + self.c1_32.val());
         self.a_k.next = self.c0_32.val();
         for b in 0..5 {
