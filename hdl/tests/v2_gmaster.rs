@@ -430,6 +430,86 @@ struct Run {
     /// Percent chance of reserving when possible, of taking a return.
     rsv_rate: u64,
     ret_rate: u64,
+    /// Every cycle's ports, for the Verilog run (when `Some`).
+    rec: Option<Vec<Row>>,
+}
+
+/// One cycle of the ports: inputs `(name, width, value)`, outputs
+/// `(name, width, value, compared)`.
+#[derive(Clone, Debug, Default)]
+struct Row {
+    ins: Vec<(String, usize, u64)>,
+    outs: Vec<(String, usize, u64, bool)>,
+}
+
+fn v(x: &impl ToU64) -> u64 {
+    x.to_u64_()
+}
+
+trait ToU64 {
+    fn to_u64_(&self) -> u64;
+}
+impl ToU64 for bool {
+    fn to_u64_(&self) -> u64 {
+        *self as u64
+    }
+}
+impl<const N: usize> ToU64 for Bits<N> {
+    fn to_u64_(&self) -> u64 {
+        self.index() as u64
+    }
+}
+
+/// The ports during the current cycle; `read_lanes`: the lanes whose
+/// `rt_data` is compared (a return slot's read in this cycle).
+fn row(m: &GMaster, c: &GmConfig, read_lanes: u32) -> Row {
+    let mut r = Row::default();
+    let mut i = |n: &str, w: usize, x: u64| r.ins.push((n.to_string(), w, x));
+    i("reset", 1, v(&m.reset.val()));
+    i("rsv", 1, v(&m.rsv.val()));
+    i("ew", 1, v(&m.ew.val()));
+    i("ew_kind", 2, v(&m.ew_kind.val()));
+    i("ew_tga", 4, v(&m.ew_tga.val()));
+    i("ew_line", 32, v(&m.ew_line.val()));
+    i("ew_beats", 32, v(&m.ew_beats.val()));
+    i("ew_warp", 4, v(&m.ew_warp.val()));
+    for l in 0..c.lanes {
+        i(&format!("ew_data${l}"), 32, v(&m.ew_data[l].val()));
+        i(&format!("ew_be${l}"), 4, v(&m.ew_be[l].val()));
+        i(&format!("ew_word${l}"), 32, v(&m.ew_word[l].val()));
+    }
+    i("ret_take", 1, v(&m.ret_take.val()));
+    i("free", 1, v(&m.free.val()));
+    i("free_idx", 4, v(&m.free_idx.val()));
+    i("rt_idx", 4, v(&m.rt_idx.val()));
+    i("stall_i", 1, v(&m.stall_i.val()));
+    i("ack_i", 1, v(&m.ack_i.val()));
+    i("err_i", 1, v(&m.err_i.val()));
+    for s in 0..c.geom.beat_words() {
+        i(&format!("dat_i${s}"), 32, v(&m.dat_i[s].val()));
+    }
+    let mut o = |n: &str, w: usize, x: u64, cmp: bool| r.outs.push((n.to_string(), w, x, cmp));
+    o("cyc_o", 1, v(&m.cyc_o.val()), true);
+    o("stb_o", 1, v(&m.stb_o.val()), true);
+    o("we_o", 1, v(&m.we_o.val()), true);
+    o("adr_o", 32, v(&m.adr_o.val()), true);
+    o("tga_o", 4, v(&m.tga_o.val()), true);
+    for s in 0..c.geom.beat_words() {
+        o(&format!("sel_o${s}"), 4, v(&m.sel_o[s].val()), true);
+        o(&format!("dat_o${s}"), 32, v(&m.dat_o[s].val()), true);
+    }
+    o("rsv_ok", 1, v(&m.rsv_ok.val()), true);
+    o("wdone", 1, v(&m.wdone.val()), true);
+    o("done_warp", 4, v(&m.done_warp.val()), m.wdone.val());
+    o("trap", 1, v(&m.trap.val()), true);
+    o("ret_valid", 1, v(&m.ret_valid.val()), true);
+    o("ret_idx", 4, v(&m.ret_idx.val()), m.ret_valid.val());
+    o("ret_err", 1, v(&m.ret_err.val()), m.ret_valid.val());
+    for l in 0..c.lanes {
+        let cmp = read_lanes >> l & 1 == 1;
+        o(&format!("rt_data${l}"), 32, v(&m.rt_data[l].val()), cmp);
+    }
+    r
 }
 
 impl Run {
@@ -507,6 +587,18 @@ impl Run {
                     tga: sig.tga,
                 });
             }
+            if let Some(rec) = &mut self.rec {
+                let lanes = match read_now {
+                    Some((e, false)) => entries[e]
+                        .lanes
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, a)| a.is_some())
+                        .fold(0, |m, (l, _)| m | 1 << l),
+                    _ => 0,
+                };
+                rec.push(row(&dut.m, &self.c, lanes));
+            }
             if let Some((e, err)) = read_now {
                 // The ERR flag was sampled when the slot was taken; it
                 // travels with the slot.
@@ -550,15 +642,16 @@ fn expected_beats(entries: &[Entry], g: &BusGeometry) -> Vec<Beat> {
     out
 }
 
+/// `timing`: the slave's latency, bandwidth (§10.4) and extra random
+/// stall percentage.
 fn random_run(
     c: GmConfig,
-    lat: u64,
-    bw: u32,
-    extra: u64,
+    (lat, bw, extra): (u64, u32, u64),
     count: usize,
     seed: u64,
     err_at: Option<u64>,
-) {
+    record: bool,
+) -> Vec<Row> {
     let g = c.geom;
     let lines = 6;
     let mut rng = Rng(seed);
@@ -590,6 +683,7 @@ fn random_run(
         slave,
         rsv_rate: 70,
         ret_rate: 60,
+        rec: record.then(Vec::new),
     };
     let seen = run.go(&entries, &mut rng, 50_000);
     let expect = reference(&entries, &mut ref_mem);
@@ -627,28 +721,57 @@ fn random_run(
         seen.beats.len(),
         seen.cycles
     );
+    run.rec.unwrap_or_default()
 }
 
 #[test]
 fn random_n1_nb8() {
-    random_run(cfg(4, 1, 32, 4), 3, 0, 20, 300, 0x1234_5678, None);
+    random_run(cfg(4, 1, 32, 4), (3, 0, 20), 300, 0x1234_5678, None, false);
 }
 
 #[test]
 fn random_n4_nb1() {
-    random_run(cfg(8, 4, 4, 4), 2, 2, 10, 600, 0x2222_3333, Some(20));
+    random_run(
+        cfg(8, 4, 4, 4),
+        (2, 2, 10),
+        600,
+        0x2222_3333,
+        Some(20),
+        false,
+    );
 }
 
 #[test]
 fn random_n16_nb32() {
-    random_run(cfg(4, 16, 128, 4), 5, 0, 15, 300, 0x9876_5432, Some(10));
+    random_run(
+        cfg(4, 16, 128, 4),
+        (5, 0, 15),
+        300,
+        0x9876_5432,
+        Some(10),
+        false,
+    );
 }
 
 #[test]
 fn random_n8_wide_bus() {
     // G = Wb = 128 (NB = 1, 32 words per beat), and G = 32, Wb = 8.
-    random_run(cfg(4, 8, 128, 128), 4, 64, 10, 200, 0x5555_1111, None);
-    random_run(cfg(8, 8, 32, 8), 1, 0, 30, 400, 0x7777_2222, Some(5));
+    random_run(
+        cfg(4, 8, 128, 128),
+        (4, 64, 10),
+        200,
+        0x5555_1111,
+        None,
+        false,
+    );
+    random_run(
+        cfg(8, 8, 32, 8),
+        (1, 0, 30),
+        400,
+        0x7777_2222,
+        Some(5),
+        false,
+    );
 }
 
 // ---- timelines ----
@@ -1086,4 +1209,202 @@ fn area_ecp5_default() {
     }
     let a8 = a8[0];
     assert!(a8[2] > 0 && a8[3] > 0);
+}
+
+// ---- the generated Verilog against the rust-hdl simulation ----
+
+/// `rows` as one hex word per cycle: the fields concatenated, the first
+/// at the most significant end.
+fn hex_rows(rows: &[Vec<(usize, u64)>]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        let mut bits: Vec<bool> = Vec::new();
+        for &(w, x) in r {
+            for b in (0..w).rev() {
+                bits.push(x >> b & 1 == 1);
+            }
+        }
+        while bits.len() % 4 != 0 {
+            bits.insert(0, false);
+        }
+        for nib in bits.chunks(4) {
+            let d = nib.iter().fold(0u32, |a, &b| a << 1 | b as u32);
+            out.push(char::from_digit(d, 16).unwrap());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A testbench that replays `rows` on `concord_gmaster` (after two reset
+/// cycles) and counts the cycles whose compared outputs differ.
+fn testbench(rows: &[Row]) -> (String, String, String, String) {
+    let r0 = &rows[0];
+    let iw: usize = r0.ins.iter().map(|x| x.1).sum();
+    let ow: usize = r0.outs.iter().map(|x| x.1).sum();
+    let esc = |n: &str| {
+        if n.contains('$') {
+            format!("\\{n} ")
+        } else {
+            n.to_string()
+        }
+    };
+    let wire = |n: &str| n.replace('$', "_");
+    let mut t = String::from("module tb;\n    reg clock = 0;\n");
+    t += &format!(
+        "    reg [{}:0] vin [0:{}];\n    reg [{}:0] vout [0:{}];\n    reg [{}:0] vmask [0:{}];\n",
+        iw - 1,
+        rows.len() - 1,
+        ow - 1,
+        rows.len() - 1,
+        ow - 1,
+        rows.len() - 1
+    );
+    t += &format!("    reg [{}:0] i;\n    wire [{}:0] o;\n", iw - 1, ow - 1);
+    let mut hi = iw;
+    let mut conn = vec![".clock(clock)".to_string()];
+    for (n, w, _) in &r0.ins {
+        t += &format!(
+            "    wire [{}:0] in_{} = i[{}:{}];\n",
+            w - 1,
+            wire(n),
+            hi - 1,
+            hi - w
+        );
+        conn.push(format!(".{}(in_{})", esc(n), wire(n)));
+        hi -= w;
+    }
+    for (n, w, _, _) in &r0.outs {
+        t += &format!("    wire [{}:0] out_{};\n", w - 1, wire(n));
+        conn.push(format!(".{}(out_{})", esc(n), wire(n)));
+    }
+    let outs: Vec<String> = r0
+        .outs
+        .iter()
+        .map(|o| format!("out_{}", wire(&o.0)))
+        .collect();
+    t += &format!("    assign o = {{{}}};\n", outs.join(", "));
+    t += &format!("    concord_gmaster dut({});\n", conn.join(", "));
+    t += &format!(
+        "    integer c, errors;
+    initial begin
+        $readmemh(\"vin.hex\", vin);
+        $readmemh(\"vout.hex\", vout);
+        $readmemh(\"vmask.hex\", vmask);
+        errors = 0;
+        for (c = 0; c < {n}; c = c + 1) begin
+            i = vin[c];
+            #1;
+            if ((o & vmask[c]) !== (vout[c] & vmask[c])) begin
+                errors = errors + 1;
+                $display(\"MISMATCH AT cycle %0d: got %h want %h\", c, o & vmask[c], vout[c] & vmask[c]);
+            end
+            clock = 1;
+            #1;
+            clock = 0;
+        end
+        $display(\"COMPARED %0d CYCLES\", {n});
+        $finish;
+    end
+endmodule
+",
+        n = rows.len()
+    );
+    let ins: Vec<Vec<(usize, u64)>> = rows
+        .iter()
+        .map(|r| r.ins.iter().map(|x| (x.1, x.2)).collect())
+        .collect();
+    let outs: Vec<Vec<(usize, u64)>> = rows
+        .iter()
+        .map(|r| r.outs.iter().map(|x| (x.1, x.2)).collect())
+        .collect();
+    let masks: Vec<Vec<(usize, u64)>> = rows
+        .iter()
+        .map(|r| {
+            r.outs
+                .iter()
+                .map(|x| (x.1, if x.3 { u64::MAX >> (64 - x.1) } else { 0 }))
+                .collect()
+        })
+        .collect();
+    (t, hex_rows(&ins), hex_rows(&outs), hex_rows(&masks))
+}
+
+/// The generated Verilog, run by Verilator on every cycle of a random run,
+/// shows the outputs the rust-hdl simulation showed (load data where a
+/// return slot reads it, `done_warp` with `wdone`, `ret_*` with
+/// `ret_valid`: LUT-RAM contents start undefined in Verilog). The default
+/// configuration with an injected ERR; about 15 s (one Verilator build).
+#[test]
+fn verilog_matches_simulation() {
+    cosim(&[("default", cfg(8, 8, 32, 4), Some(7))]);
+}
+
+/// The same for Wb = 8 (two words per beat) and G = Wb = 128.
+///
+/// `cargo test --release -p concord-hdl --test v2_gmaster cosim -- --ignored`
+#[test]
+#[ignore]
+fn verilog_matches_simulation_wide_cosim() {
+    cosim(&[
+        ("wb8", cfg(4, 4, 32, 8), Some(3)),
+        ("wb128", cfg(4, 4, 128, 128), None),
+    ]);
+}
+
+fn cosim(cases: &[(&str, GmConfig, Option<u64>)]) {
+    if !common::have("verilator") {
+        eprintln!("verilator not found: skipped");
+        return;
+    }
+    for &(tag, c, err) in cases {
+        let mut rows = random_run(c, (3, 0, 25), 120, 0xABCD_0123, err, true);
+        // Two reset cycles first (as `Dut::new`), compared nowhere.
+        let mut reset = rows[0].clone();
+        for x in reset.ins.iter_mut() {
+            x.2 = (x.0 == "reset") as u64;
+        }
+        for x in reset.outs.iter_mut() {
+            x.3 = false;
+        }
+        rows.insert(0, reset.clone());
+        rows.insert(0, reset);
+        let (tb, vin, vout, vmask) = testbench(&rows);
+        let dir = common::scratch(&format!("v2-gmaster-cosim-{tag}"));
+        std::fs::write(dir.join("concord_gmaster.v"), verilog(&c)).unwrap();
+        std::fs::write(dir.join("tb.v"), tb).unwrap();
+        std::fs::write(dir.join("vin.hex"), vin).unwrap();
+        std::fs::write(dir.join("vout.hex"), vout).unwrap();
+        std::fs::write(dir.join("vmask.hex"), vmask).unwrap();
+        let (ok, log, _) = common::run_bounded(
+            Command::new("verilator").current_dir(&dir).args([
+                "--binary",
+                "--timing",
+                "-Wno-fatal",
+                "-Wno-lint",
+                "-Wno-style",
+                "--top-module",
+                "tb",
+                "tb.v",
+                "concord_gmaster.v",
+                "-o",
+                "tb",
+            ]),
+            Duration::from_secs(600),
+        );
+        assert!(ok, "verilator build of {tag}:\n{log}");
+        let (ok, log, _) = common::run_bounded(
+            Command::new(dir.join("obj_dir/tb")).current_dir(&dir),
+            Duration::from_secs(120),
+        );
+        assert!(ok, "{log}");
+        // Every mismatch prints a line (Verilator 5.006 with `--timing`
+        // was seen to lose the testbench's own error count).
+        let want = format!("COMPARED {} CYCLES", rows.len());
+        assert!(
+            log.contains(&want) && !log.contains("MISMATCH"),
+            "{tag}:\n{log}"
+        );
+        eprintln!("{tag}: {want}, no mismatch");
+    }
 }
