@@ -422,6 +422,9 @@ struct Seen {
     wdone: Vec<u32>,
     traps: u64,
     cycles: u64,
+    /// Reservations that skipped a busy entry (an older read waiting for
+    /// its return slot while younger writes were freed).
+    skips: u64,
 }
 
 struct Run {
@@ -522,7 +525,14 @@ impl Run {
         let mut seen = Seen::default();
         let mut next = 0usize; // next entry to reserve
         let mut pending_write: Option<usize> = None; // reserved last cycle
-        let mut alloc = 0u32; // the test's own ring counter
+                                                     // The test's own ring (§10.2): busy entries, the entry after the
+                                                     // last reserved; a reservation takes the first free entry from
+                                                     // there in ring order, and is possible while any entry is free.
+        let n = self.c.entries;
+        let mut busy = vec![false; n];
+        let mut alloc = 0usize;
+        let mut writes_left: VecDeque<usize> = VecDeque::new();
+        let mut freed: Vec<usize> = Vec::new();
         let mut idx_of = vec![0u32; entries.len()];
         let mut to_return: VecDeque<usize> = entries
             .iter()
@@ -544,10 +554,17 @@ impl Run {
             if let Some(e) = pending_write.take() {
                 i.ew = Some(entry_inputs(&entries[e], &g));
             }
+            assert_eq!(dut.m.rsv_ok.val(), busy.contains(&false), "rsv_ok in {c}");
             if next < entries.len() && dut.m.rsv_ok.val() && rng.chance(self.rsv_rate) {
                 i.rsv = true;
-                idx_of[next] = alloc;
-                alloc = (alloc + 1) % self.c.entries as u32;
+                let idx = (0..n).map(|k| (alloc + k) % n).find(|&x| !busy[x]).unwrap();
+                seen.skips += (idx != alloc) as u64;
+                busy[idx] = true;
+                alloc = (idx + 1) % n;
+                idx_of[next] = idx as u32;
+                if !entries[next].kind.returns() {
+                    writes_left.push_back(next);
+                }
                 pending_write = Some(next);
                 next += 1;
             }
@@ -569,6 +586,7 @@ impl Run {
                 }
                 if c == s + 5 {
                     i.free = Some(idx_of[e]);
+                    freed.push(idx_of[e] as usize);
                 }
             }
             slots.retain(|&(s, _, _)| c < s + 5);
@@ -612,9 +630,18 @@ impl Run {
             }
             if dut.m.wdone.val() {
                 seen.wdone.push(dut.m.done_warp.val().index() as u32);
+                let e = writes_left
+                    .pop_front()
+                    .expect("a write completion too many");
+                freed.push(idx_of[e] as usize);
             }
             if dut.m.trap.val() {
                 seen.traps += 1;
+            }
+            // End of the cycle: completed writes and returned entries free.
+            for x in freed.drain(..) {
+                assert!(busy[x]);
+                busy[x] = false;
             }
             self.slave.end(c, &sig);
             dut.edge();
@@ -712,14 +739,18 @@ fn random_run(
         }
     }
     assert_eq!(seen.traps, err_at.is_some() as u64);
+    if c.entries > 1 {
+        assert!(seen.skips > 0, "no reservation skipped a busy entry");
+    }
     eprintln!(
-        "L={} N={} G={} Wb={}: {count} entries, {} beats, {} cycles",
+        "L={} N={} G={} Wb={}: {count} entries, {} beats, {} cycles, {} skips",
         c.lanes,
         c.entries,
         g.line_bytes,
         g.bus_bytes,
         seen.beats.len(),
-        seen.cycles
+        seen.cycles,
+        seen.skips
     );
     run.rec.unwrap_or_default()
 }

@@ -153,6 +153,8 @@ pub struct GMaster {
     m_warp: LutRam<4>,
     q_idx: LutRam<4>,
     q_err: LutRam<4>,
+    o_s: LutRam<4>,
+    o_a: LutRam<4>,
     // Registers.
     r_cyc: Reg<bool>,
     r_stb: Reg<bool>,
@@ -165,8 +167,11 @@ pub struct GMaster {
     r_err: Reg<bool>,
     r_din: Vec<Reg<Bits<32>>>,
     busy: Reg<Bits<16>>,
-    wrt: Reg<Bits<16>>,
     alloc: Reg<Bits<4>>,
+    widx: Reg<Bits<4>>,
+    sidx_r: Reg<Bits<4>>,
+    aidx_r: Reg<Bits<4>>,
+    nsend: Reg<Bits<5>>,
     wptr: Reg<Bits<4>>,
     sptr: Reg<Bits<4>>,
     aptr: Reg<Bits<4>>,
@@ -181,6 +186,12 @@ pub struct GMaster {
     qn: Reg<Bits<5>>,
     // Locals.
     s_avail: Signal<Local, bool>,
+    fr: Signal<Local, Bits<16>>,
+    cand: Signal<Local, Bits<16>>,
+    pick: Signal<Local, Bits<16>>,
+    nidx: Signal<Local, Bits<4>>,
+    sp1: Signal<Local, Bits<4>>,
+    ap1: Signal<Local, Bits<4>>,
     s_cur: Signal<Local, Bits<32>>,
     s_oh: Signal<Local, Bits<32>>,
     s_k: Signal<Local, Bits<32>>,
@@ -225,6 +236,7 @@ pub struct GMaster {
     c0_16: Constant<Bits<16>>,
     /// The `N` entries' bits.
     nmask: Constant<Bits<16>>,
+    ones16: Constant<Bits<16>>,
     /// The `NB` beats' bits.
     nbmask: Constant<Bits<32>>,
     c0_32: Constant<Bits<32>>,
@@ -234,6 +246,8 @@ pub struct GMaster {
     wpbm: Constant<Bits<32>>,
     kmask: Vec<Constant<Bits<32>>>,
     kpow: Vec<Constant<Bits<32>>>,
+    kmask16: Vec<Constant<Bits<16>>>,
+    kpow4: Vec<Constant<Bits<4>>>,
     slotc: Vec<Constant<Bits<32>>>,
     bit4: Vec<Constant<Bits<4>>>,
     byte32: Vec<Constant<Bits<32>>>,
@@ -297,6 +311,8 @@ impl GMaster {
             m_warp: LutRam::new(4),
             q_idx: LutRam::new(4),
             q_err: LutRam::new(1),
+            o_s: LutRam::new(4),
+            o_a: LutRam::new(4),
             r_cyc: Default::default(),
             r_stb: Default::default(),
             r_we: Default::default(),
@@ -308,8 +324,11 @@ impl GMaster {
             r_err: Default::default(),
             r_din: sig(wpb),
             busy: Default::default(),
-            wrt: Default::default(),
             alloc: Default::default(),
+            widx: Default::default(),
+            sidx_r: Default::default(),
+            aidx_r: Default::default(),
+            nsend: Default::default(),
             wptr: Default::default(),
             sptr: Default::default(),
             aptr: Default::default(),
@@ -323,6 +342,12 @@ impl GMaster {
             qt: Default::default(),
             qn: Default::default(),
             s_avail: Default::default(),
+            fr: Default::default(),
+            cand: Default::default(),
+            pick: Default::default(),
+            nidx: Default::default(),
+            sp1: Default::default(),
+            ap1: Default::default(),
             s_cur: Default::default(),
             s_oh: Default::default(),
             s_k: Default::default(),
@@ -365,6 +390,7 @@ impl GMaster {
             c1_16: k(1),
             c0_16: k(0),
             nmask: k((1u64 << c.entries) - 1),
+            ones16: k(0xFFFF),
             nbmask: k((1u64 << nb) - 1),
             c0_32: k(0),
             c1_32: k(1),
@@ -375,6 +401,10 @@ impl GMaster {
                 .map(|b| k((0..32u64).filter(|i| i >> b & 1 == 1).map(|i| 1 << i).sum()))
                 .collect(),
             kpow: (0..5).map(|b| k(1 << b)).collect(),
+            kmask16: (0..4)
+                .map(|b| k((0..16u64).filter(|i| i >> b & 1 == 1).map(|i| 1 << i).sum()))
+                .collect(),
+            kpow4: (0..4).map(|b| k(1 << b)).collect(),
             slotc: (0..wpb).map(|s| k(s as u64)).collect(),
             bit4: (0..4).map(|j| k(1 << j)).collect(),
             byte32: (0..4).map(|j| k(0xFF << (8 * j))).collect(),
@@ -416,8 +446,16 @@ impl Logic for GMaster {
         }
         self.busy.clock.next = self.clock.val();
         self.busy.reset.next = self.reset.val();
-        self.wrt.clock.next = self.clock.val();
-        self.wrt.reset.next = self.reset.val();
+        self.widx.clock.next = self.clock.val();
+        self.widx.reset.next = self.reset.val();
+        self.sidx_r.clock.next = self.clock.val();
+        self.sidx_r.reset.next = self.reset.val();
+        self.aidx_r.clock.next = self.clock.val();
+        self.aidx_r.reset.next = self.reset.val();
+        self.nsend.clock.next = self.clock.val();
+        self.nsend.reset.next = self.reset.val();
+        self.o_s.clock.next = self.clock.val();
+        self.o_a.clock.next = self.clock.val();
         self.alloc.clock.next = self.clock.val();
         self.alloc.reset.next = self.reset.val();
         self.wptr.clock.next = self.clock.val();
@@ -454,7 +492,35 @@ impl Logic for GMaster {
         self.q_idx.clock.next = self.clock.val();
         self.q_err.clock.next = self.clock.val();
 
-        // ---- entry write (M): metadata and lanes at `wptr` ----
+        // ---- entry write (M): metadata and lanes at `widx` (reserved the
+        // cycle before); the entry joins the order queues at `wptr` ----
+        self.o_s.we.next = self.ew.val();
+        self.o_a.we.next = self.ew.val();
+        self.o_s.waddr.next = self.wptr.q.val();
+        self.o_a.waddr.next = self.wptr.q.val();
+        self.o_s.wdata.next = self.widx.q.val();
+        self.o_a.wdata.next = self.widx.q.val();
+        // The entries at the heads of the send and response orders are
+        // registers (`sidx_r`, `aidx_r`), so that every LUT-RAM address
+        // is a flip-flop: each is loaded with the order queue's next
+        // position (`sp1`, `ap1`) when its entry is done, or with the entry
+        // being written when it joins an empty order.
+        self.sp1.next = self.sptr.q.val() + self.c1_4.val();
+        if self.sptr.q.val() == self.last4.val() {
+            self.sp1.next = self.c0_4.val();
+        }
+        self.ap1.next = self.aptr.q.val() + self.c1_4.val();
+        if self.aptr.q.val() == self.last4.val() {
+            self.ap1.next = self.c0_4.val();
+        }
+        self.o_s.raddr.next = self.sptr.q.val() + self.c1_4.val();
+        if self.sptr.q.val() == self.last4.val() {
+            self.o_s.raddr.next = self.c0_4.val();
+        }
+        self.o_a.raddr.next = self.aptr.q.val() + self.c1_4.val();
+        if self.aptr.q.val() == self.last4.val() {
+            self.o_a.raddr.next = self.c0_4.val();
+        }
         self.m_skind.we.next = self.ew.val();
         self.m_tga.we.next = self.ew.val();
         self.m_line.we.next = self.ew.val();
@@ -462,13 +528,13 @@ impl Logic for GMaster {
         self.m_akind.we.next = self.ew.val();
         self.m_abeats.we.next = self.ew.val();
         self.m_warp.we.next = self.ew.val();
-        self.m_skind.waddr.next = self.wptr.q.val();
-        self.m_tga.waddr.next = self.wptr.q.val();
-        self.m_line.waddr.next = self.wptr.q.val();
-        self.m_sbeats.waddr.next = self.wptr.q.val();
-        self.m_akind.waddr.next = self.wptr.q.val();
-        self.m_abeats.waddr.next = self.wptr.q.val();
-        self.m_warp.waddr.next = self.wptr.q.val();
+        self.m_skind.waddr.next = self.widx.q.val();
+        self.m_tga.waddr.next = self.widx.q.val();
+        self.m_line.waddr.next = self.widx.q.val();
+        self.m_sbeats.waddr.next = self.widx.q.val();
+        self.m_akind.waddr.next = self.widx.q.val();
+        self.m_abeats.waddr.next = self.widx.q.val();
+        self.m_warp.waddr.next = self.widx.q.val();
         self.m_skind.wdata.next = self.ew_kind.val();
         self.m_tga.wdata.next = self.ew_tga.val();
         self.m_line.wdata.next = self.ew_line.val();
@@ -476,22 +542,22 @@ impl Logic for GMaster {
         self.m_akind.wdata.next = self.ew_kind.val();
         self.m_abeats.wdata.next = self.ew_beats.val();
         self.m_warp.wdata.next = self.ew_warp.val();
-        self.m_skind.raddr.next = self.sptr.q.val();
-        self.m_tga.raddr.next = self.sptr.q.val();
-        self.m_line.raddr.next = self.sptr.q.val();
-        self.m_sbeats.raddr.next = self.sptr.q.val();
-        self.m_akind.raddr.next = self.aptr.q.val();
-        self.m_abeats.raddr.next = self.aptr.q.val();
-        self.m_warp.raddr.next = self.aptr.q.val();
+        self.m_skind.raddr.next = self.sidx_r.q.val();
+        self.m_tga.raddr.next = self.sidx_r.q.val();
+        self.m_line.raddr.next = self.sidx_r.q.val();
+        self.m_sbeats.raddr.next = self.sidx_r.q.val();
+        self.m_akind.raddr.next = self.aidx_r.q.val();
+        self.m_abeats.raddr.next = self.aidx_r.q.val();
+        self.m_warp.raddr.next = self.aidx_r.q.val();
         for l in 0..self._l {
             self.ge[l].clock.next = self.clock.val();
             self.ge[l].we.next = self.ew.val();
-            self.ge[l].waddr.next = self.wptr.q.val();
+            self.ge[l].waddr.next = self.widx.q.val();
             self.ge[l].wdata.next = self.ew_data[l].val();
             self.ge[l].wbe.next = self.ew_be[l].val();
             self.ge[l].wword.next = self.ew_word[l].val();
-            self.ge[l].saddr.next = self.sptr.q.val();
-            self.ge[l].aaddr.next = self.aptr.q.val();
+            self.ge[l].saddr.next = self.sidx_r.q.val();
+            self.ge[l].aaddr.next = self.aidx_r.q.val();
             self.ge[l].taddr.next = self.rt_idx.val();
             self.rt_data[l].next = self.ge[l].tdata.val();
             self.s_word[l].next = self.ge[l].sword.val();
@@ -499,8 +565,9 @@ impl Logic for GMaster {
             self.s_data[l].next = self.ge[l].sdata.val();
         }
 
-        // ---- send: the next beat of entry `sptr` ----
-        self.s_avail.next = (self.wrt.q.val() & (self.c1_16.val() << self.sptr.q.val())).any();
+        // ---- send: the next beat of entry `sidx` (the oldest written
+        // entry with beats to send) ----
+        self.s_avail.next = self.nsend.q.val().any();
         self.s_cur.next = self.m_sbeats.rdata.val();
         if self.sold.q.val() {
             self.s_cur.next = self.srem.q.val();
@@ -582,33 +649,40 @@ impl Logic for GMaster {
         self.sptr.d.next = self.sptr.q.val();
         self.srem.d.next = self.srem.q.val();
         self.sold.d.next = self.sold.q.val();
-        self.clr_m.next = self.c0_16.val();
         if self.s_go.val() {
             if self.s_last.val() {
                 self.sold.d.next = false;
-                self.clr_m.next = self.c1_16.val() << self.sptr.q.val();
-                if self.sptr.q.val() == self.last4.val() {
-                    self.sptr.d.next = self.c0_4.val();
-                } else {
-                    self.sptr.d.next = self.sptr.q.val() + self.c1_4.val();
-                }
+                self.sptr.d.next = self.sp1.val();
             } else {
                 self.sold.d.next = true;
                 self.srem.d.next = self.s_left.val();
             }
         }
-        self.set_m.next = self.c0_16.val();
         self.wptr.d.next = self.wptr.q.val();
         if self.ew.val() {
-            self.set_m.next = self.c1_16.val() << self.wptr.q.val();
             if self.wptr.q.val() == self.last4.val() {
                 self.wptr.d.next = self.c0_4.val();
             } else {
                 self.wptr.d.next = self.wptr.q.val() + self.c1_4.val();
             }
         }
-        self.wrt.d.next =
-            ((self.wrt.q.val() & !self.clr_m.val()) | self.set_m.val()) & self.nmask.val();
+        self.sidx_r.d.next = self.sidx_r.q.val();
+        if self.ew.val() & (self.wptr.q.val() == self.sptr.q.val()) {
+            self.sidx_r.d.next = self.widx.q.val();
+        }
+        if self.s_go.val() & self.s_last.val() {
+            self.sidx_r.d.next = self.o_s.rdata.val();
+            if self.ew.val() & (self.wptr.q.val() == self.sp1.val()) {
+                self.sidx_r.d.next = self.widx.q.val();
+            }
+        }
+        self.nsend.d.next = self.nsend.q.val();
+        if self.ew.val() & !(self.s_go.val() & self.s_last.val()) {
+            self.nsend.d.next = self.nsend.q.val() + self.c1_5.val();
+        }
+        if !self.ew.val() & self.s_go.val() & self.s_last.val() {
+            self.nsend.d.next = self.nsend.q.val() - self.c1_5.val();
+        }
 
         // ---- responses: registered, processed one cycle later ----
         self.r_ack.d.next = self.ack_i.val();
@@ -655,11 +729,7 @@ impl Logic for GMaster {
             if self.a_last.val() {
                 self.aold.d.next = false;
                 self.aerr.d.next = false;
-                if self.aptr.q.val() == self.last4.val() {
-                    self.aptr.d.next = self.c0_4.val();
-                } else {
-                    self.aptr.d.next = self.aptr.q.val() + self.c1_4.val();
-                }
+                self.aptr.d.next = self.ap1.val();
             } else {
                 self.aold.d.next = true;
                 self.arem.d.next = self.a_left.val();
@@ -669,13 +739,23 @@ impl Logic for GMaster {
         self.wdone.next = self.a_last.val() & !self.a_ret.val();
         self.done_warp.next = self.m_warp.rdata.val();
         self.trap.next = self.a_last.val() & self.a_bad.val();
+        self.aidx_r.d.next = self.aidx_r.q.val();
+        if self.ew.val() & (self.wptr.q.val() == self.aptr.q.val()) {
+            self.aidx_r.d.next = self.widx.q.val();
+        }
+        if self.a_last.val() {
+            self.aidx_r.d.next = self.o_a.rdata.val();
+            if self.ew.val() & (self.wptr.q.val() == self.ap1.val()) {
+                self.aidx_r.d.next = self.widx.q.val();
+            }
+        }
         // Returnable queue (entry indices in completion order).
         self.push.next = self.a_last.val() & self.a_ret.val();
         self.q_idx.we.next = self.push.val();
         self.q_err.we.next = self.push.val();
         self.q_idx.waddr.next = self.qt.q.val();
         self.q_err.waddr.next = self.qt.q.val();
-        self.q_idx.wdata.next = self.aptr.q.val();
+        self.q_idx.wdata.next = self.aidx_r.q.val();
         self.q_err.wdata.next = self.c0_4.val();
         if self.a_bad.val() {
             self.q_err.wdata.next = self.c1_4.val();
@@ -710,20 +790,36 @@ impl Logic for GMaster {
         }
 
         // ---- ring: reservation and freeing ----
-        self.rsv_ok.next = !(self.busy.q.val() & (self.c1_16.val() << self.alloc.q.val())).any();
+        // The first free entry in ring order from `alloc` (one past the
+        // last reserved): free entries at or above `alloc`, else any.
+        self.fr.next = !self.busy.q.val() & self.nmask.val();
+        self.rsv_ok.next = self.fr.val().any();
+        self.cand.next = self.fr.val() & (self.ones16.val() << self.alloc.q.val());
+        if !self.cand.val().any() {
+            self.cand.next = self.fr.val();
+        }
+        self.pick.next = self.cand.val() & (!self.cand.val() + self.c1_16.val());
+        self.nidx.next = self.c0_4.val();
+        for b in 0..4 {
+            if (self.pick.val() & self.kmask16[b].val()).any() {
+                self.nidx.next = self.nidx.val() | self.kpow4[b].val();
+            }
+        }
         self.alloc.d.next = self.alloc.q.val();
+        self.widx.d.next = self.widx.q.val();
         self.set_m.next = self.c0_16.val();
         if self.rsv.val() {
-            self.set_m.next = self.c1_16.val() << self.alloc.q.val();
-            if self.alloc.q.val() == self.last4.val() {
+            self.set_m.next = self.pick.val();
+            self.widx.d.next = self.nidx.val();
+            if self.nidx.val() == self.last4.val() {
                 self.alloc.d.next = self.c0_4.val();
             } else {
-                self.alloc.d.next = self.alloc.q.val() + self.c1_4.val();
+                self.alloc.d.next = self.nidx.val() + self.c1_4.val();
             }
         }
         self.clr_m.next = self.c0_16.val();
         if self.a_last.val() & !self.a_ret.val() {
-            self.clr_m.next = self.c1_16.val() << self.aptr.q.val();
+            self.clr_m.next = self.c1_16.val() << self.aidx_r.q.val();
         }
         if self.free.val() {
             self.clr_m.next = self.clr_m.val() | (self.c1_16.val() << self.free_idx.val());
