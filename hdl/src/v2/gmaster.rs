@@ -2,13 +2,19 @@
 //! §10.2, §14.5): the ring of `N` entries, the beat sequencer, the Wishbone
 //! B4 pipelined master and the response processing.
 //!
-//! **Ring.** Entries are reserved in order (`rsv`, stage A: entry `alloc`,
-//! which must be free: `rsv_ok`) and written in the same order (`ew`,
-//! stage M, the cycle after). An entry is busy from its reservation until
+//! **Ring.** An entry is busy from its reservation (`rsv`, stage A) until
 //! it is freed: a write when its last beat is processed, a read or atomic
 //! by its return slot (`free`, `free_idx`, stage A of the return slot).
-//! `rsv_ok` is "the next entry in ring order is free" (see the notes in
-//! `hdl/README.md`, "Core v2: global unit").
+//! Writes are freed before older reads, so freeing is not in ring order.
+//! A reservation is possible while any entry is free (`rsv_ok`, from
+//! flip-flops: "refused if no entry is free at the start of the cycle",
+//! §10.2) and takes the first free entry in ring order after the last one
+//! reserved, as the cycle model (`testbench/src/pipeline/global.rs`) does.
+//! The entry is written the cycle after (`ew`, stage M, at the reserved
+//! index, kept in `widx`) and joins two order queues (LUT-RAM, positions
+//! `wptr`, `sptr`, `aptr`), so that beats are sent and answers matched in
+//! reservation order. The entries at the queues' heads are registers
+//! (`sidx_r`, `aidx_r`): every LUT-RAM read address is a flip-flop.
 //!
 //! **Send.** Entries in order, each entry's beats in ascending order over
 //! its beats mask. The output registers (`stb_o`, `we_o`, `adr_o`,
@@ -22,7 +28,7 @@
 //!
 //! **Responses.** `ack_i`, `err_i`, `dat_i` are registered; a registered
 //! answer is processed in the next cycle, for the oldest entry with
-//! unanswered beats (`aptr`), its next beat in ascending order. A read or
+//! unanswered beats (`aidx_r`), its next beat in ascending order. A read or
 //! atomic beat writes the word of each lane whose word lies in it into the
 //! lane's load data. At the entry's last beat the entry completes: a write
 //! is freed (`wdone`, with the entry's `warp`); a read or atomic is pushed
