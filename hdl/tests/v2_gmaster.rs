@@ -505,6 +505,8 @@ fn row(m: &GMaster, c: &GmConfig, read_lanes: u32) -> Row {
     o("wdone", 1, v(&m.wdone.val()), true);
     o("done_warp", 4, v(&m.done_warp.val()), m.wdone.val());
     o("trap", 1, v(&m.trap.val()), true);
+    o("ew_idx", 4, v(&m.ew_idx.val()), true);
+    o("done_idx", 4, v(&m.done_idx.val()), true);
     o("ret_valid", 1, v(&m.ret_valid.val()), true);
     o("ret_idx", 4, v(&m.ret_idx.val()), m.ret_valid.val());
     o("ret_err", 1, v(&m.ret_err.val()), m.ret_valid.val());
@@ -552,6 +554,7 @@ impl Run {
             // Core side, from the registered outputs.
             let mut i = CoreIn::default();
             if let Some(e) = pending_write.take() {
+                assert_eq!(dut.m.ew_idx.val().index() as u32, idx_of[e], "ew_idx");
                 i.ew = Some(entry_inputs(&entries[e], &g));
             }
             assert_eq!(dut.m.rsv_ok.val(), busy.contains(&false), "rsv_ok in {c}");
@@ -633,6 +636,7 @@ impl Run {
                 let e = writes_left
                     .pop_front()
                     .expect("a write completion too many");
+                assert_eq!(dut.m.done_idx.val().index() as u32, idx_of[e], "done_idx");
                 freed.push(idx_of[e] as usize);
             }
             if dut.m.trap.val() {

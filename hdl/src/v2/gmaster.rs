@@ -134,9 +134,15 @@ pub struct GMaster {
     pub ew_data: Vec<Signal<In, Bits<32>>>,
     pub ew_be: Vec<Signal<In, Bits<4>>>,
     pub ew_word: Vec<Signal<In, Bits<32>>>,
+    /// The entry `ew` writes (reserved the cycle before): for the core's
+    /// own per-entry fields (pc, `rd`, load type, served lanes).
+    pub ew_idx: Signal<Out, Bits<4>>,
     /// A write entry completes in this cycle (its `outstanding` decrement).
     pub wdone: Signal<Out, bool>,
     pub done_warp: Signal<Out, Bits<4>>,
+    /// The entry whose answers are being processed (the one completing
+    /// with `wdone` or `trap`).
+    pub done_idx: Signal<Out, Bits<4>>,
     /// An entry with an `ERR` beat completes in this cycle (trap 11).
     pub trap: Signal<Out, bool>,
     // Return slots.
@@ -296,8 +302,10 @@ impl GMaster {
             ew_data: sig(c.lanes),
             ew_be: sig(c.lanes),
             ew_word: sig(c.lanes),
+            ew_idx: Default::default(),
             wdone: Default::default(),
             done_warp: Default::default(),
+            done_idx: Default::default(),
             trap: Default::default(),
             ret_valid: Default::default(),
             ret_idx: Default::default(),
@@ -744,6 +752,8 @@ impl Logic for GMaster {
         }
         self.wdone.next = self.a_last.val() & !self.a_ret.val();
         self.done_warp.next = self.m_warp.rdata.val();
+        self.done_idx.next = self.aidx_r.q.val();
+        self.ew_idx.next = self.widx.q.val();
         self.trap.next = self.a_last.val() & self.a_bad.val();
         self.aidx_r.d.next = self.aidx_r.q.val();
         if self.ew.val() & (self.wptr.q.val() == self.aptr.q.val()) {
