@@ -21,6 +21,7 @@ pub mod ram;
 pub mod shared;
 pub mod stack;
 pub mod util;
+/// Core v2 blocks (docs/microarchitecture-v2.md).
 pub mod v2;
 pub mod warps;
 /// Core v2's Wishbone B4 host slave (docs/microarchitecture-v2.md §14).

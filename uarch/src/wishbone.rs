@@ -15,7 +15,8 @@
 
 use std::fmt;
 
-use concord_isa::instr::AtomOp;
+use concord_isa::instr::{AtomOp, LoadWidth, StoreWidth};
+use concord_isa::semantics;
 
 /// Most 32-bit words of a bus word (`global_bus_bytes` ≤ 128).
 pub const MAX_BUS_WORDS: usize = 32;
@@ -352,5 +353,397 @@ impl Checker {
     /// violation.
     pub fn run<'a>(&mut self, records: impl IntoIterator<Item = &'a Signals>) -> Vec<Violation> {
         records.into_iter().flat_map(|s| self.step(s)).collect()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Master rules: the beats of a global entry (§10.2)
+
+/// The geometry of the global port: line `G` and bus word `Wb` bytes
+/// (`4 ≤ Wb ≤ G ≤ 128`, powers of two, as `HwParams::new` requires).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct BusGeometry {
+    /// `G`: bytes per line.
+    pub line_bytes: u32,
+    /// `Wb`: bytes per bus word.
+    pub bus_bytes: u32,
+}
+
+impl BusGeometry {
+    pub fn new(line_bytes: u32, bus_bytes: u32) -> BusGeometry {
+        assert!(
+            line_bytes.is_power_of_two()
+                && bus_bytes.is_power_of_two()
+                && 4 <= bus_bytes
+                && bus_bytes <= line_bytes
+                && line_bytes <= 128,
+            "global port geometry G = {line_bytes}, Wb = {bus_bytes}"
+        );
+        BusGeometry {
+            line_bytes,
+            bus_bytes,
+        }
+    }
+
+    /// `NB = G / Wb`: beats per line.
+    pub fn beats(&self) -> usize {
+        (self.line_bytes / self.bus_bytes) as usize
+    }
+
+    /// 32-bit words per bus word (`Wb / 4`).
+    pub fn beat_words(&self) -> usize {
+        (self.bus_bytes / 4) as usize
+    }
+
+    /// 32-bit words per line (`G / 4`).
+    pub fn line_words(&self) -> usize {
+        (self.line_bytes / 4) as usize
+    }
+
+    /// The beat holding word `word` of a line (a word lies in one beat).
+    pub fn beat_of_word(&self, word: u32) -> usize {
+        word as usize / self.beat_words()
+    }
+
+    /// The position of word `word` of a line within its bus word.
+    pub fn slot_of_word(&self, word: u32) -> usize {
+        word as usize % self.beat_words()
+    }
+
+    /// The bus (word) address of beat `k` of line `line` (`line` = byte
+    /// address / `G`): `(ℓ·G + k·Wb) / Wb`.
+    pub fn beat_adr(&self, line: u32, k: usize) -> u32 {
+        ((line as u64 * self.line_bytes as u64 + k as u64 * self.bus_bytes as u64)
+            / self.bus_bytes as u64) as u32
+    }
+
+    /// The line and the word within it of byte address `addr`.
+    pub fn locate(&self, addr: u32) -> (u32, u32) {
+        (addr / self.line_bytes, (addr % self.line_bytes) / 4)
+    }
+}
+
+/// The byte enables (bit `j`: byte `j` of the word) of an access of
+/// `bytes` bytes at byte address `addr` (aligned, so within one word).
+pub fn byte_enables(addr: u32, bytes: u32) -> u8 {
+    assert!(matches!(bytes, 1 | 2 | 4) && addr % bytes == 0);
+    (((1u32 << bytes) - 1) << (addr & 3)) as u8
+}
+
+/// One served lane of a global entry as the bus side sees it: the word of
+/// the line it accesses, its byte enables within that word, and (stores and
+/// atomics) its data in the word's byte lanes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct LaneAccess {
+    /// Word index in the line.
+    pub word: u32,
+    /// Byte enables within the word (bit `j`: byte `j`).
+    pub be: u8,
+    /// Store data or atomic operand, byte `j` at bits `8j+7..8j` (bytes
+    /// outside `be` are not sent).
+    pub data: u32,
+}
+
+impl LaneAccess {
+    /// A load of `width` at byte address `addr`.
+    pub fn load(geom: &BusGeometry, addr: u32, width: LoadWidth) -> LaneAccess {
+        LaneAccess {
+            word: geom.locate(addr).1,
+            be: byte_enables(addr, width.bytes()),
+            data: 0,
+        }
+    }
+
+    /// A store of `width` of register value `value` at `addr`: the bytes
+    /// `semantics::store_truncate` keeps, moved to their byte lanes.
+    pub fn store(geom: &BusGeometry, addr: u32, width: StoreWidth, value: u32) -> LaneAccess {
+        LaneAccess {
+            word: geom.locate(addr).1,
+            be: byte_enables(addr, width.bytes()),
+            data: semantics::store_truncate(width, value) << (8 * (addr & 3)),
+        }
+    }
+
+    /// An atomic on the word at `addr` (aligned) with `operand`: the
+    /// word's 4 bytes.
+    pub fn atomic(geom: &BusGeometry, addr: u32, operand: u32) -> LaneAccess {
+        assert_eq!(addr % 4, 0);
+        LaneAccess {
+            word: geom.locate(addr).1,
+            be: 0xF,
+            data: operand,
+        }
+    }
+}
+
+/// The kind of a global entry.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EntryKind {
+    Read,
+    Write,
+    Atomic(AtomOp),
+}
+
+impl EntryKind {
+    /// `gm_we_o` of its beats.
+    pub fn we(self) -> bool {
+        self != EntryKind::Read
+    }
+
+    /// `gm_tga_o` of its beats.
+    pub fn tga(self) -> u8 {
+        match self {
+            EntryKind::Atomic(op) => atomic_tag(op),
+            _ => TAG_PLAIN,
+        }
+    }
+
+    /// Whether its completion returns data (a return slot).
+    pub fn returns(self) -> bool {
+        self != EntryKind::Write
+    }
+}
+
+/// The beats mask of an entry (`NB` bits, bit `k`: beat `k` holds a byte of
+/// a served lane), from the served lanes' accesses.
+pub fn beats_mask<'a>(geom: &BusGeometry, lanes: impl IntoIterator<Item = &'a LaneAccess>) -> u32 {
+    lanes
+        .into_iter()
+        .filter(|a| a.be != 0)
+        .fold(0, |m, a| m | 1 << geom.beat_of_word(a.word))
+}
+
+/// What the master drives for one beat: `gm_adr_o`, `gm_we_o`, `gm_sel_o`,
+/// `gm_dat_o` (words, word 0 = bytes 0..3) and `gm_tga_o`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Beat {
+    pub adr: u32,
+    pub we: bool,
+    pub sel: u128,
+    pub dat: BusData,
+    pub tga: u8,
+}
+
+/// Beat `k` of an entry of `kind` on line `line` whose served lanes are
+/// `lanes`, in lane order (lane 0 first; the served lanes only), by the
+/// table of §10.2: a read selects every byte and sends 0; a write selects
+/// the OR of the served lanes' byte enables in the beat and sends each byte
+/// from the **highest** served lane that writes it (0 elsewhere); an
+/// atomic (one lane, `be = 0xF`) selects and sends its word.
+pub fn beat_of(
+    geom: &BusGeometry,
+    kind: EntryKind,
+    line: u32,
+    lanes: &[LaneAccess],
+    k: usize,
+) -> Beat {
+    assert!(k < geom.beats());
+    let mut b = Beat {
+        adr: geom.beat_adr(line, k),
+        we: kind.we(),
+        sel: 0,
+        dat: [0; MAX_BUS_WORDS],
+        tga: kind.tga(),
+    };
+    if kind == EntryKind::Read {
+        b.sel = if geom.bus_bytes == 128 {
+            u128::MAX
+        } else {
+            (1u128 << geom.bus_bytes) - 1
+        };
+        return b;
+    }
+    if let EntryKind::Atomic(_) = kind {
+        assert_eq!(lanes.len(), 1, "an atomic entry serves one lane");
+        assert_eq!(lanes[0].be, 0xF, "an atomic accesses its whole word");
+    }
+    // Lanes in order: a later (higher) lane overwrites a byte.
+    for a in lanes.iter().filter(|a| geom.beat_of_word(a.word) == k) {
+        let s = geom.slot_of_word(a.word);
+        for j in 0..4 {
+            if a.be >> j & 1 == 1 {
+                b.sel |= 1u128 << (4 * s + j);
+                let m = 0xFFu32 << (8 * j);
+                b.dat[s] = (b.dat[s] & !m) | (a.data & m);
+            }
+        }
+    }
+    b
+}
+
+/// The word a served lane takes from the response to beat `k` (a read or
+/// an atomic): `None` if its word is not in that beat.
+pub fn response_word(geom: &BusGeometry, a: &LaneAccess, k: usize, dat: &BusData) -> Option<u32> {
+    (geom.beat_of_word(a.word) == k).then(|| dat[geom.slot_of_word(a.word)])
+}
+
+#[cfg(test)]
+mod master_rules {
+    use super::*;
+
+    const Z: BusData = [0; MAX_BUS_WORDS];
+
+    fn words(pairs: &[(usize, u32)]) -> BusData {
+        let mut d = Z;
+        for &(i, v) in pairs {
+            d[i] = v;
+        }
+        d
+    }
+
+    #[test]
+    fn byte_enables_by_width_and_offset() {
+        assert_eq!(byte_enables(0x100, 4), 0b1111);
+        assert_eq!(byte_enables(0x102, 2), 0b1100);
+        assert_eq!(byte_enables(0x100, 2), 0b0011);
+        assert_eq!(byte_enables(0x103, 1), 0b1000);
+        assert_eq!(byte_enables(0x101, 1), 0b0010);
+    }
+
+    /// G = 32, Wb = 4, NB = 8, line 5 (bytes 160..191, bus words 40..47).
+    #[test]
+    fn narrow_bus_g32_wb4() {
+        let g = BusGeometry::new(32, 4);
+        assert_eq!((g.beats(), g.beat_words(), g.line_words()), (8, 1, 8));
+        assert_eq!(g.locate(174), (5, 3));
+        let lanes = [
+            // lane 0: st.b32 0x11223344 at 168 (word 2)
+            LaneAccess::store(&g, 168, StoreWidth::B32, 0x1122_3344),
+            // lane 1: st.b8 0x..AB at 169 (word 2, byte 1)
+            LaneAccess::store(&g, 169, StoreWidth::B8, 0xFFFF_FFAB),
+            // lane 3: st.b16 0xBEEF at 174 (word 3, bytes 2..3)
+            LaneAccess::store(&g, 174, StoreWidth::B16, 0x1234_BEEF),
+        ];
+        assert_eq!(
+            lanes[1],
+            LaneAccess {
+                word: 2,
+                be: 0b0010,
+                data: 0xAB00
+            }
+        );
+        assert_eq!(
+            lanes[2],
+            LaneAccess {
+                word: 3,
+                be: 0b1100,
+                data: 0xBEEF_0000
+            }
+        );
+        assert_eq!(beats_mask(&g, &lanes), 0b0000_1100);
+        let w = EntryKind::Write;
+        assert_eq!(
+            beat_of(&g, w, 5, &lanes, 2),
+            Beat {
+                adr: 42,
+                we: true,
+                sel: 0xF,
+                dat: words(&[(0, 0x1122_AB44)]),
+                tga: 0
+            }
+        );
+        assert_eq!(
+            beat_of(&g, w, 5, &lanes, 3),
+            Beat {
+                adr: 43,
+                we: true,
+                sel: 0xC,
+                dat: words(&[(0, 0xBEEF_0000)]),
+                tga: 0
+            }
+        );
+        // A beat outside the mask selects nothing.
+        assert_eq!(beat_of(&g, w, 5, &lanes, 0).sel, 0);
+        // A read of words 0 and 7.
+        let rd = [
+            LaneAccess::load(&g, 160, LoadWidth::B32),
+            LaneAccess::load(&g, 190, LoadWidth::S16),
+        ];
+        assert_eq!(beats_mask(&g, &rd), 0x81);
+        assert_eq!(
+            beat_of(&g, EntryKind::Read, 5, &rd, 7),
+            Beat {
+                adr: 47,
+                we: false,
+                sel: 0xF,
+                dat: Z,
+                tga: 0
+            }
+        );
+        // An atomic max (index 3, tag 4) on word 7.
+        let at = [LaneAccess::atomic(&g, 188, 0xFFFF_FFF0)];
+        assert_eq!(beats_mask(&g, &at), 0x80);
+        assert_eq!(
+            beat_of(&g, EntryKind::Atomic(AtomOp::Max), 5, &at, 7),
+            Beat {
+                adr: 47,
+                we: true,
+                sel: 0xF,
+                dat: words(&[(0, 0xFFFF_FFF0)]),
+                tga: 4
+            }
+        );
+        let dat = words(&[(0, 0xCAFE)]);
+        assert_eq!(response_word(&g, &rd[1], 7, &dat), Some(0xCAFE));
+        assert_eq!(response_word(&g, &rd[1], 6, &dat), None);
+    }
+
+    /// G = Wb = 128: one beat, 32 words, line 3 = bus word 3.
+    #[test]
+    fn one_beat_g128_wb128() {
+        let g = BusGeometry::new(128, 128);
+        assert_eq!((g.beats(), g.beat_words()), (1, 32));
+        let base = 3 * 128;
+        let lanes = [
+            LaneAccess::store(&g, base, StoreWidth::B32, 0xAAAA_AAAA),
+            LaneAccess::store(&g, base + 20, StoreWidth::B32, 0x55),
+            LaneAccess::store(&g, base + 127, StoreWidth::B8, 0x7F),
+            LaneAccess::store(&g, base + 20, StoreWidth::B32, 0x66),
+        ];
+        assert_eq!(beats_mask(&g, &lanes), 1);
+        let b = beat_of(&g, EntryKind::Write, 3, &lanes, 0);
+        assert_eq!(b.adr, 3);
+        assert_eq!(b.sel, 0xF | 0xF << 20 | 1u128 << 127);
+        // Word 5 from the highest lane (0x66), word 31 byte 3.
+        assert_eq!(
+            b.dat,
+            words(&[(0, 0xAAAA_AAAA), (5, 0x66), (31, 0x7F00_0000)])
+        );
+        let r = beat_of(&g, EntryKind::Read, 3, &lanes[..1], 0);
+        assert_eq!((r.sel, r.we, r.dat), (u128::MAX, false, Z));
+        let dat = words(&[(5, 9), (31, 7)]);
+        assert_eq!(response_word(&g, &lanes[2], 0, &dat), Some(7));
+    }
+
+    /// G = 32, Wb = 8: word 5 is beat 2, slot 1; line 1 = bus words 4..7.
+    #[test]
+    fn two_words_per_beat() {
+        let g = BusGeometry::new(32, 8);
+        assert_eq!(g.beats(), 4);
+        let a = [LaneAccess::store(&g, 32 + 22, StoreWidth::B16, 0x1_2345)];
+        assert_eq!(
+            a[0],
+            LaneAccess {
+                word: 5,
+                be: 0b1100,
+                data: 0x2345_0000
+            }
+        );
+        assert_eq!(beats_mask(&g, &a), 0b0100);
+        let b = beat_of(&g, EntryKind::Write, 1, &a, 2);
+        assert_eq!((b.adr, b.sel, b.dat), (6, 0xC0, words(&[(1, 0x2345_0000)])));
+        assert_eq!(beat_of(&g, EntryKind::Read, 1, &a, 2).sel, 0xFF);
+        assert_eq!(
+            beat_of(
+                &g,
+                EntryKind::Atomic(AtomOp::Add),
+                0,
+                &[LaneAccess::atomic(&g, 4, 1)],
+                0
+            )
+            .tga,
+            1
+        );
+        assert_eq!(EntryKind::Atomic(AtomOp::Xor).tga(), 9);
     }
 }
