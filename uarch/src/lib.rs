@@ -12,6 +12,8 @@
 //! | [`widths`] | the fixed widths (PCs, masks, lines, keys, register-file and predicate addresses, host addresses) and the checks that every configuration fits them |
 //! | [`host`] | the host register map: one table of names, addresses, widths and access, its address constants, and the write sequence of a launch |
 //! | [`counters`] | the performance counters: the [`Counter`] table and the [`Counters`] record |
+//! | [`counters_v2`] | Core v2's counters (docs/microarchitecture-v2.md §15.1): the table, the width rule, the wrapping [`V2Counters`] record |
+//! | [`gen`] | Core v2's generator options ([`GenOptions`], §17.2): `trace`, `counter_bits`, `debug_regs`, the `sim` and `board` presets |
 //! | [`trap`] | the trap cause codes ([`TrapCode`]) and what the trap address and detail registers hold |
 //! | [`state`] | the FSM states and their `trace_state` codes ([`State`]) |
 //! | [`ports`] | the top-level port list of `concord_core` ([`PORTS`]) and the global request kinds |
@@ -26,6 +28,8 @@
 //! this core builds and reports it.
 
 pub mod counters;
+pub mod counters_v2;
+pub mod gen;
 pub mod host;
 pub mod keys;
 pub mod occupancy;
@@ -39,6 +43,8 @@ pub mod widths;
 pub mod wishbone;
 
 pub use counters::{Counter, Counters};
+pub use counters_v2::{V2Counter, V2Counters};
+pub use gen::GenOptions;
 pub use host::{HostReg, HOST_REGISTERS};
 pub use occupancy::{LaunchError, LaunchShape, Occupancy};
 pub use params::HwParams;

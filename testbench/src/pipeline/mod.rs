@@ -12,7 +12,7 @@
 //! | `global` | the global unit: entries, reservation, beats, responses, return slots | §10.2 |
 //! | [`wishbone`] | the testbench memory: a Wishbone B4 pipelined slave with latency and bandwidth | §10.4 |
 //! | `launch` | the launch unit: occupancy, thread-id walk, init slots, block start and retire | §12 |
-//! | [`counters`] | the v2 performance counters | §15.1 |
+//! | `concord_uarch::counters_v2` | the v2 performance counters (the one table; they wrap at `counter_bits`) | §15.1 |
 //! | `run` | running a launch to its end, final state, watchdog | §13.4, §20 |
 //!
 //! # One cycle
@@ -50,7 +50,6 @@
 //!   the count ran out without classifying the hang. The pipeline-hang
 //!   detector of §13.5 is modelled: `run` fails with "pipeline deadlock"
 //!   and every warp's state after `hang_cycles` cycles without progress.
-//! * `counter_bits` wrap-around (counters are 64 bits).
 //!
 //! The SIMT rules (arbitration, advance and join, control effects, memory
 //! selection, store merge, replay split, barrier outcome, thread ids and
@@ -58,7 +57,6 @@
 //! checks are `concord_isa::{semantics, checks}`. This module keeps only
 //! timing: stage records, readiness, the schedulers, the queues, the bus.
 
-pub mod counters;
 pub(crate) mod item;
 pub mod wishbone;
 
@@ -80,7 +78,8 @@ use concord_isa::instr::Instr;
 use concord_uarch::timing::{A, M, STAGES, W};
 use concord_uarch::{HwParams, Occupancy};
 
-pub use counters::{V2Counter, V2Counters};
+pub use concord_uarch::counters_v2::{V2Counter, V2Counters};
+pub use concord_uarch::GenOptions;
 pub use run::{
     func_reference, occupancy, run, BlockState, Outcome, PipelineLaunch, PipelineOptions,
 };
@@ -354,8 +353,13 @@ impl Pipeline {
         self.launch.cancel_frozen(&self.slots);
     }
 
-    fn new(config: &CoreConfig, launch: &PipelineLaunch<'_>) -> Result<Pipeline, String> {
+    fn new(
+        config: &CoreConfig,
+        launch: &PipelineLaunch<'_>,
+        gen: GenOptions,
+    ) -> Result<Pipeline, String> {
         let hw = HwParams::new(config).map_err(|e| e.to_string())?;
+        gen.validate().map_err(|e| e.to_string())?;
         let occ = occupancy(config, launch)?;
         let l = &launch.launch;
         let decoded = l
@@ -386,7 +390,7 @@ impl Pipeline {
             global: GlobalUnit::new(&hw),
             memory: WishboneMemory::new(Vec::new(), &hw),
             launch: LaunchUnit::new(total_blocks),
-            counters: V2Counters::default(),
+            counters: V2Counters::new(gen.counter_bits),
             held: None,
             issued_instructions: 0,
             last_block: None,

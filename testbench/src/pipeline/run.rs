@@ -27,6 +27,9 @@ pub struct PipelineOptions {
     /// Check the global-memory master port with the Wishbone protocol
     /// checker of §20 on every cycle (a violation fails the run).
     pub check_bus: bool,
+    /// The generator options of the core modelled (§17.2): counters wrap
+    /// at `gen.counter_bits`.
+    pub gen: super::GenOptions,
 }
 
 /// The final state of one block: per thread, its registers and
@@ -93,7 +96,7 @@ pub fn run(
     global: &mut Vec<u8>,
     options: PipelineOptions,
 ) -> Result<Outcome, String> {
-    let mut core = Pipeline::new(config, launch)?;
+    let mut core = Pipeline::new(config, launch, options.gen)?;
     core.memory = WishboneMemory::new(std::mem::take(global), &core.hw);
     if options.check_bus {
         let max = (core.hw.global_outstanding * core.hw.global_beats) as u32;
