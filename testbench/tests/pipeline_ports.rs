@@ -126,3 +126,295 @@ fn an_out_of_range_counter_bits_is_refused() {
     .expect_err("refused");
     assert!(e.contains("`counter_bits`"), "{e}");
 }
+
+// ---- the host slave (§14.3, §14.4, §12.1) ----
+
+use concord_testbench::pipeline::{host_read, host_write, CoreState, Pipeline};
+use concord_uarch::regmap;
+use concord_uarch::wishbone::Signals;
+
+/// A host driving the model's host port cycle by cycle; keeps every
+/// record.
+struct Host {
+    core: Pipeline,
+    records: Vec<Signals>,
+}
+
+impl Host {
+    fn new(config: &CoreConfig, gen: GenOptions) -> Host {
+        let mut core = Pipeline::idle(config, gen).unwrap();
+        core.set_global(vec![0; config.global_memory_bytes as usize]);
+        core.check_ports();
+        Host {
+            core,
+            records: Vec::new(),
+        }
+    }
+    /// One cycle with these host inputs; the port's record.
+    fn cycle(&mut self, s: Signals) -> Signals {
+        let r = self.core.cycle(&s);
+        self.records.push(r);
+        r
+    }
+    /// One cycle without a request (`CYC` kept while an `ACK` is due).
+    fn idle(&mut self) -> Signals {
+        let cyc = self.core.host_pending();
+        self.cycle(Signals {
+            cyc,
+            ..Signals::idle()
+        })
+    }
+    fn write(&mut self, adr: u32, v: u32) {
+        self.cycle(host_write(adr, v));
+    }
+    /// A read in this cycle; its value arrives with the next cycle's `ACK`.
+    fn read(&mut self, adr: u32) -> u32 {
+        self.cycle(host_read(adr));
+        let r = self.idle();
+        assert!(r.ack, "the ACK of the read of {adr:#x}");
+        r.dat_r[0]
+    }
+    fn load(&mut self, kernel: &concord_isa::container::Kernel, threads: u32) {
+        let launch = func::Launch {
+            code: &kernel.code,
+            entry_pc: kernel.entries[0].pc,
+            grid: [1, 1, 1],
+            block: [threads, 1, 1],
+            params: &[],
+            stack_bytes: 0,
+        };
+        for (a, v) in regmap::launch_writes(&launch, &regmap::LaunchExtras::default()) {
+            self.write(a, v);
+        }
+    }
+    fn until(&mut self, state: CoreState) {
+        for _ in 0..100_000 {
+            if self.core.state() == state {
+                return;
+            }
+            self.idle();
+        }
+        panic!("never reached {state:?}");
+    }
+    fn no_violations(&self) {
+        assert!(
+            self.core.violations().is_empty(),
+            "{:?}",
+            self.core.violations()
+        );
+    }
+}
+
+/// §14.3's timeline: the ACK one cycle after each request, read data the
+/// value during the request's cycle, 0 otherwise; requests back to back.
+#[test]
+fn host_requests_are_acknowledged_one_cycle_later() {
+    let mut h = Host::new(&CoreConfig::default(), GenOptions::sim());
+    // c: write CTRL.HALT; c+1: read CTRL; c+2: read ID; c+3: CYC only.
+    let r0 = h.cycle(host_write(regmap::CTRL, 2));
+    let r1 = h.cycle(host_read(regmap::CTRL));
+    let r2 = h.cycle(host_read(regmap::ID));
+    let r3 = h.cycle(Signals {
+        cyc: true,
+        ..Signals::idle()
+    });
+    let r4 = h.cycle(Signals::idle());
+    assert_eq!((r0.ack, r0.dat_r[0]), (false, 0));
+    assert_eq!((r1.ack, r1.dat_r[0]), (true, 0), "the write's ACK, no data");
+    // The write took effect at the end of c: CTRL reads HALT (bit 1).
+    assert_eq!((r2.ack, r2.dat_r[0]), (true, 2));
+    assert_eq!((r3.ack, r3.dat_r[0]), (true, 0x434E_4332), "\"CNC2\"");
+    assert_eq!((r4.ack, r4.dat_r[0]), (false, 0));
+    assert!([r0, r1, r2, r3, r4].iter().all(|r| !r.stall && !r.err));
+    h.no_violations();
+}
+
+/// `HWCFG0` and `HWCFG4` of the default 8×8 core (32 registers, 8
+/// predicates, lrr, unified, depth_pc), worked out from §14.4's fields.
+#[test]
+fn hwcfg_describes_the_core() {
+    let mut h = Host::new(&CoreConfig::default(), GenOptions::sim());
+    assert_eq!(h.read(regmap::HWCFG), 8 | 8 << 8 | 32 << 16 | 8 << 24);
+    // counter_bits 64 at [14:8], trace [16], debug_regs [17].
+    assert_eq!(h.read(regmap::HWCFG + 4), 64 << 8 | 1 << 16 | 1 << 17);
+    let mut b = Host::new(&CoreConfig::default(), GenOptions::board());
+    assert_eq!(b.read(regmap::HWCFG + 4), 32 << 8);
+    // Without debug_regs the 0x102xx window reads 0 (unmapped).
+    b.write(regmap::DBG_WARP, 3);
+    assert_eq!(b.read(regmap::DBG_WARP), 0);
+    assert_eq!(h.read(regmap::DBG_WARP), 0);
+    h.write(regmap::DBG_WARP, 3);
+    assert_eq!(h.read(regmap::DBG_WARP), 3);
+    // Write-only registers read 0.
+    h.write(regmap::ENTRY_PC, 5);
+    assert_eq!(h.read(regmap::ENTRY_PC), 0);
+    h.no_violations();
+    b.no_violations();
+}
+
+/// A launch through the host port: STATUS in SETUP, `cycles` read with its
+/// snapshot, writes while running ignored (and `write_ignored` set), DONE.
+/// One thread running `exit`: SETUP is the 8 cycles after the `START`
+/// cycle; the hand count of tests/pipeline.rs (§12.3, §4.4) gives
+/// `cycles = 9 + threads + 9 = 19` at DONE.
+#[test]
+fn a_launch_through_the_host_port() {
+    let kernel = assemble("exit\n");
+    let mut h = Host::new(&CoreConfig::default(), GenOptions::sim());
+    h.load(&kernel, 1);
+    assert_eq!(h.core.state(), CoreState::Idle);
+    h.write(regmap::CTRL, 1); // START at the end of this cycle.
+    assert_eq!(h.core.state(), CoreState::Setup);
+    // The first SETUP cycle: running, state 1.
+    assert_eq!(h.read(regmap::STATUS), 1 | 1 << 8);
+    // That read was in SETUP cycles 1-2; this one is in the 3rd, with 2
+    // SETUP cycles counted.
+    assert_eq!(h.read(regmap::COUNTER_LO), 2);
+    assert_eq!(h.read(regmap::COUNTER_HI), 0);
+    // A launch register and a START while running: ignored, sticky bit.
+    h.write(regmap::ENTRY_PC, 7);
+    assert_eq!(h.read(regmap::STATUS) & 1 << 3, 1 << 3);
+    h.until(CoreState::Done);
+    // done [1], write_ignored [3], state DONE 4.
+    assert_eq!(h.read(regmap::STATUS), 1 << 1 | 1 << 3 | 4 << 8);
+    assert_eq!(h.read(regmap::COUNTER_LO), 19);
+    assert_eq!(
+        h.read(regmap::COUNTER_LO + 2 * V2Counter::Blocks as u32),
+        1,
+        "one block retired"
+    );
+    // LAUNCH: threads 1, nwarps 1, resident min(4 slots, 8 warps) = 4.
+    assert_eq!(h.read(regmap::LAUNCH), 1 | 1 << 16 | 4 << 24);
+    // A second START clears the counters and the sticky bits.
+    h.write(regmap::CTRL, 1);
+    assert_eq!(h.read(regmap::STATUS), 1 | 1 << 8);
+    h.until(CoreState::Done);
+    assert_eq!(h.read(regmap::COUNTER_LO), 19);
+    h.no_violations();
+}
+
+/// §12.1: a launch with `CODE_LEN` 0 is refused: SETUP's 8 cycles, then
+/// `IDLE` with `STATUS.refused`; no trap.
+#[test]
+fn a_refused_launch_returns_to_idle() {
+    let mut h = Host::new(&CoreConfig::default(), GenOptions::sim());
+    for (a, v) in [
+        (regmap::GRID_X, 1),
+        (regmap::GRID_Y, 1),
+        (regmap::GRID_Z, 1),
+        (regmap::BLOCK_X, 1),
+        (regmap::BLOCK_Y, 1),
+        (regmap::BLOCK_Z, 1),
+    ] {
+        h.write(a, v);
+    }
+    h.write(regmap::CTRL, 1);
+    for _ in 0..7 {
+        assert_eq!(h.core.state(), CoreState::Setup);
+        h.idle();
+    }
+    // The 8th SETUP cycle.
+    assert_eq!(h.read(regmap::STATUS), 1 | 1 << 8);
+    assert_eq!(h.core.state(), CoreState::Idle);
+    assert_eq!(h.read(regmap::STATUS), 1 << 4);
+    assert_eq!(h.read(regmap::COUNTER_LO), 8, "SETUP is counted");
+    assert!(h.core.refusal().unwrap().contains("CODE_LEN"));
+    h.no_violations();
+}
+
+/// The trap registers (§13.3) after a misaligned load (cause 2) of
+/// address 1, 4 bytes, by thread 0 at pc 0.
+#[test]
+fn the_trap_registers_report_the_trap() {
+    let kernel = assemble("ld.global.b32 r2, [r0+1]\nexit\n");
+    let mut h = Host::new(&CoreConfig::default(), GenOptions::sim());
+    h.load(&kernel, 1);
+    h.write(regmap::CTRL, 1);
+    h.until(CoreState::Trap);
+    assert_eq!(h.read(regmap::STATUS), 1 << 2 | 5 << 8);
+    let regs = [
+        (regmap::TRAP_CAUSE, 2),
+        (regmap::TRAP_PC, 0),
+        (regmap::TRAP_WARP, 0),
+        (regmap::TRAP_LANES, 1),
+        (regmap::TRAP_BLOCK_X, 0),
+        (regmap::TRAP_ADDR, 1),
+        (regmap::TRAP_DETAIL, 4),
+        (regmap::TRAP_THREADS, 1),
+    ];
+    for (a, v) in regs {
+        assert_eq!(
+            h.read(a),
+            v,
+            "{:?}",
+            regmap::decode(
+                a,
+                &regmap::MapOptions {
+                    imem_words: 1024,
+                    block_slots: 4,
+                    debug_regs: true
+                }
+            )
+            .map(|r| r.0.name)
+        );
+    }
+    h.no_violations();
+}
+
+/// `run` loads through the host port, `run_direct` loads the registers
+/// directly: from the first SETUP cycle on they are the same core, so the
+/// counters, the result, the last block and the memory must be equal.
+#[test]
+fn host_loaded_runs_equal_direct_loads() {
+    use concord_testbench::gen::{generate, GenConfig};
+    for seed in 0..24u64 {
+        let (lanes, warps) = [(4, 4), (8, 8)][(seed % 2) as usize];
+        let p = generate(
+            seed,
+            &GenConfig {
+                lanes,
+                warps,
+                threads: 1 + (seed * 7919 % (lanes * warps) as u64) as u32,
+                blocks: 1 + (seed % 3) as u32,
+                size: 30,
+                ..GenConfig::default()
+            },
+        );
+        let base = CoreConfig {
+            lanes,
+            warps,
+            global_latency: [1, 10, 3][(seed % 3) as usize],
+            global_bandwidth: [0, 2][(seed / 3 % 2) as usize],
+            ..CoreConfig::default()
+        };
+        let config = p.fit(&base);
+        let kernel = p.kernel();
+        let launch = PipelineLaunch {
+            launch: func::Launch {
+                code: &kernel.code,
+                entry_pc: 0,
+                grid: p.grid(),
+                block: p.block(),
+                params: &p.params,
+                stack_bytes: kernel.stack_bytes,
+            },
+            shared_bytes: kernel.shared_bytes,
+            regs_used: kernel.regs_used,
+        };
+        let options = PipelineOptions {
+            watchdog: 5_000_000,
+            check_bus: true,
+            gen: GenOptions::sim(),
+        };
+        let mut init = p.global_init.clone();
+        init.resize(config.global_memory_bytes as usize, 0);
+        let (mut g1, mut g2) = (init.clone(), init);
+        let a = pipeline::run(&config, &launch, &mut g1, options).unwrap();
+        let b = pipeline::run_direct(&config, &launch, &mut g2, options).unwrap();
+        assert_eq!(a.counters, b.counters, "seed {seed}");
+        assert_eq!(a.result, b.result, "seed {seed}");
+        assert_eq!(a.last_block, b.last_block, "seed {seed}");
+        assert_eq!(g1, g2, "seed {seed}: memory");
+        assert!(a.counters.get(V2Counter::Issued) > 0);
+    }
+}

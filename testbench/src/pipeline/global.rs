@@ -81,6 +81,19 @@ impl GlobalUnit {
         self.entries.iter().filter(|e| e.is_none()).count()
     }
 
+    /// `DBG_QUEUE` (§14.4): free entries, entries with beats awaiting
+    /// send, entries awaiting a response, returnable entries.
+    pub fn queue_counts(&self) -> [u32; 4] {
+        let used = self.entries.iter().flatten();
+        let count = |f: &dyn Fn(&Entry) -> bool| used.clone().filter(|e| f(e)).count() as u32;
+        [
+            self.free_entries() as u32,
+            count(&|e| e.loaded < e.beats.len()),
+            count(&|e| e.acked < e.beats.len()),
+            count(&|e| e.returnable),
+        ]
+    }
+
     /// No entry in use.
     pub fn idle(&self) -> bool {
         self.entries.iter().all(|e| e.is_none())
@@ -304,7 +317,7 @@ impl Pipeline {
         }
         if let Some(checker) = self.bus_checker.as_mut() {
             for v in checker.step(&port) {
-                self.bus_violations.push(v.to_string());
+                self.bus_violations.push(format!("global-memory port: {v}"));
             }
         }
         if port.err {

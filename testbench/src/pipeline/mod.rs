@@ -10,7 +10,8 @@
 //! | `engine` | tree use per cycle (`unified` / `split`) and the background re-arbitration engine | §9.2, §9.5 |
 //! | `shared` | shared memory: windows, M and W effects, the port rule | §10.1 |
 //! | `global` | the global unit: entries, reservation, beats, responses, return slots | §10.2 |
-//! | [`wishbone`] | the testbench memory: a Wishbone B4 pipelined slave with latency and bandwidth | §10.4 |
+//! | [`wishbone`] | the testbench memory: a Wishbone B4 pipelined slave with latency and bandwidth, speaking `uarch::wishbone::Signals` | §10.4 |
+//! | `host` | the Wishbone host slave: register reads and writes, `START`, SETUP, refusal, trap registers | §12.1, §14.3, §14.4 |
 //! | `launch` | the launch unit: occupancy, thread-id walk, init slots, block start and retire | §12 |
 //! | `concord_uarch::counters_v2` | the v2 performance counters (the one table; they wrap at `counter_bits`) | §15.1 |
 //! | `run` | running a launch to its end, final state, watchdog | §13.4, §20 |
@@ -36,16 +37,27 @@
 //! D, R or X is the one A sees, except `%clock`, which is taken as `cycles`
 //! of the R cycle.
 //!
+//! # Ports
+//!
+//! [`Pipeline::cycle`] is one clock cycle seen from the host: it takes the
+//! host port's Wishbone inputs and returns the port's record with the
+//! slave's registered `ACK` and read data (§14.3; `host`, registers from
+//! `concord_uarch::regmap`). [`run`] loads a launch through host writes
+//! (`regmap::launch_writes`, then `CTRL.START`); [`run_direct`] loads the
+//! registers directly. The global-memory port is a
+//! `concord_uarch::wishbone::Signals` record per cycle, answered by the
+//! testbench memory ([`WishboneMemory`]). With `PipelineOptions::check_bus`
+//! both ports are checked every cycle by the protocol checkers of §20
+//! (`concord_uarch::wishbone::Checker`); a violation fails the run.
+//!
 //! # What is not modelled yet
 //!
-//! * The Wishbone host slave of §14 (launches are loaded from the
-//!   [`Occupancy`] and the launch directly, as if the host had written its
-//!   registers), the trace port (§15.2), `HALT`, the debug registers.
-//! * Bus errors (trap 11): the testbench memory never raises `ERR`.
-//!
-//! With `PipelineOptions::check_bus`, the global-memory master port is
-//! checked every cycle by the protocol checker of §20
-//! (`concord_uarch::wishbone::Checker`); a violation fails the run.
+//! * The trace port (§15.2); `HALT`'s effect (the bit is kept and read
+//!   back; `STATUS.halted` stays 0).
+//! * Bus errors (trap 11): an `ERR` the testbench memory is told to raise
+//!   fails the run.
+//! * The trap registers are written when the core enters `TRAP`, not in
+//!   the cycle after the trap (§13.3); only a read in `STOPPING` differs.
 //! * The watchdog's diagnosis window (§13.4): the watchdog trap says where
 //!   the count ran out without classifying the hang. The pipeline-hang
 //!   detector of §13.5 is modelled: `run` fails with "pipeline deadlock"
@@ -63,6 +75,7 @@ pub mod wishbone;
 mod commit;
 mod engine;
 mod global;
+mod host;
 mod launch;
 mod run;
 mod sched;
@@ -80,8 +93,10 @@ use concord_uarch::{HwParams, Occupancy};
 
 pub use concord_uarch::counters_v2::{V2Counter, V2Counters};
 pub use concord_uarch::GenOptions;
+pub use host::{host_read, host_write};
 pub use run::{
-    func_reference, occupancy, run, BlockState, Outcome, PipelineLaunch, PipelineOptions,
+    func_reference, occupancy, run, run_direct, BlockState, Outcome, PipelineLaunch,
+    PipelineOptions,
 };
 pub use warp::WarpCode;
 pub use wishbone::WishboneMemory;
@@ -91,10 +106,10 @@ use item::Item;
 use launch::LaunchUnit;
 use warp::{Slot, WarpState};
 
-/// The core's state (§15.2 `tr_state`, without `IDLE`: a model is built
-/// for one launch).
+/// The core's state (§15.2 `tr_state`, [`CoreState::code`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CoreState {
+    Idle,
     Setup,
     Run,
     Stopping,
@@ -105,6 +120,12 @@ pub enum CoreState {
 /// The Core v2 model for one launch.
 pub struct Pipeline {
     hw: HwParams,
+    config: CoreConfig,
+    gen: GenOptions,
+    /// The host slave's registers (§14.4).
+    host: host::HostRegs,
+    /// The Wishbone protocol checker on the host port, when asked for.
+    host_checker: Option<concord_uarch::wishbone::Checker>,
     occ: Occupancy,
     // The launch (the host registers of §14.4).
     code: Vec<u32>,
@@ -173,12 +194,12 @@ impl Pipeline {
     pub fn step(&mut self) {
         let now = self.cycles();
         match self.state {
-            CoreState::Done | CoreState::Trap => return,
+            CoreState::Idle | CoreState::Done | CoreState::Trap => return,
             CoreState::Setup => {
                 self.counters.inc(V2Counter::Cycles);
                 self.setup_left -= 1;
                 if self.setup_left == 0 {
-                    self.state = CoreState::Run;
+                    self.setup_done();
                 }
                 return;
             }
@@ -237,6 +258,7 @@ impl Pipeline {
                 .any(|s| !matches!(s.state, warp::SlotState::Free | warp::SlotState::Frozen));
             if quiet && !running {
                 self.state = CoreState::Trap;
+                self.latch_trap();
             }
         } else if quiet
             && self.launch.all_launched()
@@ -353,32 +375,34 @@ impl Pipeline {
         self.launch.cancel_frozen(&self.slots);
     }
 
-    fn new(
-        config: &CoreConfig,
-        launch: &PipelineLaunch<'_>,
-        gen: GenOptions,
-    ) -> Result<Pipeline, String> {
+    /// A core after reset: `IDLE`, every register 0, no memory.
+    pub fn idle(config: &CoreConfig, gen: GenOptions) -> Result<Pipeline, String> {
         let hw = HwParams::new(config).map_err(|e| e.to_string())?;
         gen.validate().map_err(|e| e.to_string())?;
-        let occ = occupancy(config, launch)?;
-        let l = &launch.launch;
-        let decoded = l
-            .code
-            .iter()
-            .map(|w| concord_isa::decode(*w).map_err(|e| e.to_string()))
-            .collect();
-        let total_blocks = l.grid.iter().map(|&d| d as u64).product();
         Ok(Pipeline {
-            occ,
-            code: l.code.to_vec(),
-            instrs: decoded,
-            entry_pc: l.entry_pc,
-            grid: l.grid,
-            block: l.block,
-            params: l.params.to_vec(),
-            stacks: Stacks::new(config, l.stack_bytes),
-            state: CoreState::Setup,
-            setup_left: concord_uarch::timing::SETUP_CYCLES,
+            config: config.clone(),
+            gen,
+            host: host::HostRegs::new(hw.imem_words),
+            host_checker: None,
+            occ: Occupancy {
+                threads: 0,
+                nwarps: 0,
+                resident: 0,
+                window_rows: 0,
+                window_bytes: 0,
+                clear_regs: 0,
+                clear_rows: 0,
+                n_init: 0,
+            },
+            code: Vec::new(),
+            instrs: Vec::new(),
+            entry_pc: 0,
+            grid: [0; 3],
+            block: [0; 3],
+            params: Vec::new(),
+            stacks: Stacks::new(config, 0),
+            state: CoreState::Idle,
+            setup_left: 0,
             rf: vec![[0; 32]; hw.rf_rows],
             shared: vec![0; hw.shared_bytes as usize],
             warps: vec![WarpState::default(); hw.warps],
@@ -389,7 +413,7 @@ impl Pipeline {
             engine_key: None,
             global: GlobalUnit::new(&hw),
             memory: WishboneMemory::new(Vec::new(), &hw),
-            launch: LaunchUnit::new(total_blocks),
+            launch: LaunchUnit::new(0),
             counters: V2Counters::new(gen.counter_bits),
             held: None,
             issued_instructions: 0,
@@ -398,6 +422,36 @@ impl Pipeline {
             bus_violations: Vec::new(),
             hw,
         })
+    }
+
+    /// A core whose launch registers hold `launch` (loaded directly, as if
+    /// the host had written them) and whose `START` was just accepted: the
+    /// next cycle is the first of SETUP. Fails when the launch cannot run.
+    fn new(
+        config: &CoreConfig,
+        launch: &PipelineLaunch<'_>,
+        gen: GenOptions,
+    ) -> Result<Pipeline, String> {
+        occupancy(config, launch)?;
+        let mut core = Pipeline::idle(config, gen)?;
+        let l = &launch.launch;
+        if l.code.len() > core.hw.imem_words || l.params.len() > 16 {
+            return Err("the program or the parameters do not fit the core".into());
+        }
+        let h = &mut core.host;
+        h.imem[..l.code.len()].copy_from_slice(l.code);
+        h.entry_pc = l.entry_pc;
+        h.code_len = l.code.len() as u32;
+        h.grid = l.grid;
+        h.block = l.block;
+        h.param_count = l.params.len() as u32;
+        h.params[..l.params.len()].copy_from_slice(l.params);
+        h.stack_bytes = l.stack_bytes;
+        h.shared_bytes = launch.shared_bytes;
+        h.clear_regs = launch.regs_used;
+        h.clear_shared = launch.shared_bytes;
+        core.start();
+        Ok(core)
     }
 }
 
