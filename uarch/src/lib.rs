@@ -21,6 +21,7 @@
 //! | [`wishbone`] | the per-cycle signal record of a Wishbone B4 pipelined port and the protocol checker of v2 §20, for the host slave and the global-memory master |
 //! | [`keys`] | the layout of the unified arbiter's branch-mode and memory-mode keys |
 //! | [`occupancy`] | Core v2: [`Occupancy`], resident blocks and shared windows of a launch (docs/microarchitecture-v2.md §12.2) |
+//! | [`trace`] | Core v2's trace port (§15.2): [`trace::TraceRecord`], its fields and widths from [`HwParams`], pack and unpack |
 //! | [`timing`] | Core v2: stage indices, `REISSUE`, `SETUP_CYCLES`, the global-access offsets of §10.3 |
 //!
 //! The crate depends on `concord-isa` only: the architecture (instructions,
@@ -38,6 +39,7 @@ pub mod ports;
 pub mod regmap;
 pub mod state;
 pub mod timing;
+pub mod trace;
 pub mod trap;
 pub mod widths;
 pub mod wishbone;
