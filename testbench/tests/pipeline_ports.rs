@@ -418,3 +418,130 @@ fn host_loaded_runs_equal_direct_loads() {
         assert!(a.counters.get(V2Counter::Issued) > 0);
     }
 }
+
+// ---- the trace port (§15.2) ----
+
+use concord_uarch::trace::{a_kind, s_kind, TraceRecord};
+
+/// Loads `src` for one block of `threads` threads through the host port,
+/// starts it and returns the trace records of every cycle from the first
+/// SETUP cycle (record `i` is cycle `i`, counted as `cycles` counts) to
+/// `DONE`.
+fn trace_of(config: &CoreConfig, src: &str, threads: u32) -> Vec<TraceRecord> {
+    let kernel = assemble(src);
+    let mut h = Host::new(config, GenOptions::sim());
+    h.load(&kernel, threads);
+    h.write(regmap::CTRL, 1);
+    let mut records = Vec::new();
+    while h.core.state() != CoreState::Done {
+        assert!(records.len() < 100_000, "never done");
+        h.idle();
+        records.push(h.core.trace().expect("the sim preset has the port").clone());
+    }
+    h.no_violations();
+    records
+}
+
+/// §4.4 with `k = 2` warps (16 threads, 8 lanes) and 3 ALU instructions
+/// plus `exit`: the hand count of tests/pipeline.rs (§12.3: SETUP is
+/// cycles 0..=7, the slot is allocated in 8, the walk writes threads in
+/// 9..=24, the block starts at the end of 24; warps ready from `c0 = 25`)
+/// and LRR issue every `max(k, 6) = 6` cycles: warp `i`, instruction `j`
+/// at `25 + i + 6j`, committed at A five cycles later; the last `exit`
+/// retires the block at its A.
+#[test]
+fn the_issue_sequence_shows_on_the_trace_port() {
+    let config = CoreConfig::default();
+    let src = "add r1, r2, r3\nadd r2, r3, r4\nadd r3, r4, r1\nexit\n";
+    let tr = trace_of(&config, src, 16);
+    let issue = |c: usize| -> Option<(u32, u32)> {
+        // (warp, pc) selected at S in cycle c.
+        (0..2u32)
+            .flat_map(|i| (0..4u32).map(move |j| (i, j)))
+            .find(|&(i, j)| 25 + i as usize + 6 * j as usize == c)
+    };
+    for (c, r) in tr.iter().enumerate() {
+        assert_eq!(r.state, if c < 8 { 1 } else { 2 }, "tr_state, cycle {c}");
+        if c < 8 {
+            continue;
+        }
+        match issue(c) {
+            Some((w, _)) => {
+                assert_eq!(
+                    (r.s_kind, r.s_warp, r.s_replay),
+                    (s_kind::WARP, w, 0),
+                    "S, cycle {c}"
+                )
+            }
+            None => assert_eq!(r.s_kind, s_kind::BUBBLE, "S, cycle {c}"),
+        }
+        match c.checked_sub(5).and_then(issue) {
+            Some((w, pc)) => {
+                assert_eq!(
+                    (r.a_kind, r.a_warp, r.a_pc),
+                    (a_kind::COMMITTED, w, pc),
+                    "A, cycle {c}"
+                )
+            }
+            None => assert_eq!(r.a_kind, a_kind::BUBBLE, "A, cycle {c}"),
+        }
+        assert_eq!(r.alloc, (c == 8) as u32, "tr_alloc, cycle {c}");
+        assert_eq!(r.start, (c == 24) as u32, "tr_start, cycle {c}");
+        // The last exit: warp 1, pc 3, selected at 25 + 1 + 18 = 44, A at 49.
+        assert_eq!(r.retire, (c == 49) as u32, "tr_retire, cycle {c}");
+        assert_eq!(r.trap, 0);
+    }
+    // An ALU pass advances its warp's group: after the commit of pc j the
+    // group is at j + 1 with both lanes' masks (8 lanes full).
+    let r = &tr[25 + 5];
+    assert_eq!((r.a_gpc, r.a_gmask), (1, 0xff));
+    // DONE is entered at the end of the first cycle with nothing in S..W:
+    // A of the last exit in 49, out of W in 51, quiet in 52 (§4.4 hand
+    // count: cycles = c_A + 4 = 53).
+    assert_eq!(tr.len(), 53);
+    // Warp states at the start of cycle 26: warp 0 busy (selected in 25),
+    // warp 1 ready; the other six warps empty.
+    assert_eq!(tr[26].warp_code(0), 3, "BUSY");
+    assert_eq!(tr[26].warp_code(1), 5, "READY");
+    assert!((2..8).all(|w| tr[26].warp_code(w) == 0));
+}
+
+/// §10.3 with `lat = 10`, `Wb = 4` (`NB = 8`): the load is selected at
+/// `t = 29` (tests/pipeline.rs's hand count: `s2r` 17, `shl` 23, `ld`
+/// 29). Its entry is reserved at A in `t + 5` (free entries 8 → 7 at the
+/// end of that cycle); beat `k`'s ACK comes in `t + 8 + k + lat` and is
+/// processed (`tr_rsp`) in the next cycle, `t + 9 .. t + 8 + NB + lat`;
+/// the return slot is at S in `t + 9 + NB + lat` and at A in
+/// `t + 14 + NB + lat`, which frees the entry.
+#[test]
+fn a_global_load_shows_its_responses_and_free_entries() {
+    let config = CoreConfig::default();
+    let tr = trace_of(
+        &config,
+        "s2r r0, %tid\nshl r0, r0, 2\nld.global.b32 r1, [r0+256]\nexit\n",
+        8,
+    );
+    let (t, lat, nb) = (29usize, 10usize, 8usize);
+    for (c, r) in tr.iter().enumerate().skip(8) {
+        let rsp = (t + 9 + lat..=t + 8 + nb + lat).contains(&c);
+        assert_eq!((r.rsp, r.rsp_entry), (rsp as u32, 0), "tr_rsp, cycle {c}");
+        let held = (t + 5..t + 14 + nb + lat).contains(&c);
+        assert_eq!(r.free, if held { 7 } else { 8 }, "tr_free, cycle {c}");
+        if c == t + 9 + nb + lat {
+            assert_eq!((r.s_kind, r.s_warp), (s_kind::RETURN, 0), "cycle {c}");
+        }
+        if c == t + 14 + nb + lat {
+            assert_eq!((r.a_kind, r.a_warp), (a_kind::RETURN, 0), "cycle {c}");
+        }
+    }
+    // The warp is MEMWAIT (code 6) while its load is outstanding.
+    assert_eq!(tr[t + 20].warp_code(0), 6);
+}
+
+/// Without the trace port (the board preset) there is no record.
+#[test]
+fn the_board_preset_has_no_trace_port() {
+    let mut h = Host::new(&CoreConfig::default(), GenOptions::board());
+    h.idle();
+    assert!(h.core.trace().is_none());
+}

@@ -68,6 +68,7 @@ impl Pipeline {
             issued: self.issued_instructions,
         };
         self.raise(slot, trap);
+        self.tr.a_kind = concord_uarch::trace::a_kind::TRAPPED;
         Late::None
     }
 

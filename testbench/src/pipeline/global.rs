@@ -279,6 +279,7 @@ impl Pipeline {
                 .global
                 .oldest(|e| e.acked < e.loaded)
                 .expect("a response belongs to a sent beat");
+            (self.tr.rsp, self.tr.rsp_entry) = (1, id as u32);
             let e = self.global.entries[id].as_mut().expect("in use");
             let beat_base = e.beats[e.acked].adr as u64 * wb;
             if !matches!(e.kind, Kind::Write) {

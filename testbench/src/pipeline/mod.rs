@@ -52,8 +52,11 @@
 //!
 //! # What is not modelled yet
 //!
-//! * The trace port (§15.2); `HALT`'s effect (the bit is kept and read
-//!   back; `STATUS.halted` stays 0).
+//! * Of the trace port (§15.2, [`Pipeline::trace`]): the lane masks of
+//!   A (`tr_a_active`, `tr_a_exec`, `tr_a_served`, `tr_a_pcw`), the tree
+//!   use, and the predicate, register and shared-memory writes read 0.
+//! * `HALT`'s effect (the bit is kept and read back; `STATUS.halted`
+//!   stays 0).
 //! * Bus errors (trap 11): an `ERR` the testbench memory is told to raise
 //!   fails the run.
 //! * The trap registers are written when the core enters `TRAP`, not in
@@ -89,6 +92,7 @@ use concord_isa::config::CoreConfig;
 use concord_isa::func::Trap;
 use concord_isa::instr::Instr;
 use concord_uarch::timing::{A, M, STAGES, W};
+use concord_uarch::trace::{a_kind, s_kind, TraceRecord};
 use concord_uarch::{HwParams, Occupancy};
 
 pub use concord_uarch::counters_v2::{V2Counter, V2Counters};
@@ -168,6 +172,11 @@ pub struct Pipeline {
     /// port, when the run asks for it, and what it found.
     bus_checker: Option<concord_uarch::wishbone::Checker>,
     bus_violations: Vec<String>,
+    /// The trace record of the cycle being computed (§15.2), when the
+    /// core has the trace port (`GenOptions::trace`).
+    tr: TraceRecord,
+    /// The record of the last cycle: what the port shows now.
+    last_trace: Option<TraceRecord>,
 }
 
 impl Pipeline {
@@ -190,8 +199,37 @@ impl Pipeline {
         (0..self.warps.len()).map(|w| self.warp_code(w)).collect()
     }
 
+    /// The trace port's record of the last cycle (§15.2: the values on the
+    /// port during this cycle), when the core has the trace port. Produced
+    /// fields: `tr_state`, `tr_s_*`, `tr_a_kind`, `tr_a_warp`, `tr_a_pc`,
+    /// `tr_a_gpc`, `tr_a_gmask`, `tr_rsp*`, `tr_free`, `tr_alloc*`,
+    /// `tr_start*`, `tr_retire*`, `tr_warp_state`, `tr_trap`; the others
+    /// (lane masks of A, tree use, register, predicate and shared writes)
+    /// are not produced yet and read 0.
+    pub fn trace(&self) -> Option<&TraceRecord> {
+        self.last_trace.as_ref()
+    }
+
     /// One clock cycle.
     pub fn step(&mut self) {
+        if !self.gen.trace {
+            self.step_core();
+            return;
+        }
+        self.tr = TraceRecord {
+            state: self.state.code() as u32,
+            ..TraceRecord::default()
+        };
+        for w in 0..self.warps.len() {
+            let code = self.warp_code(w) as u8;
+            self.tr.set_warp_code(w, code);
+        }
+        self.step_core();
+        self.tr.free = self.global.free_entries() as u32;
+        self.last_trace = Some(std::mem::take(&mut self.tr));
+    }
+
+    fn step_core(&mut self) {
         let now = self.cycles();
         match self.state {
             CoreState::Idle | CoreState::Done | CoreState::Trap => return,
@@ -274,6 +312,7 @@ impl Pipeline {
     fn select(&mut self, now: u64) -> Item {
         if let Some((warp, entry)) = self.global.take_return() {
             self.warps[warp].busy_r = true;
+            (self.tr.s_kind, self.tr.s_warp) = (s_kind::RETURN, warp as u32);
             return Item::Return {
                 warp,
                 entry,
@@ -281,10 +320,15 @@ impl Pipeline {
             };
         }
         if let Some(init) = self.take_init(now) {
+            self.tr.s_kind = s_kind::INIT;
+            self.tr.s_warp = init.reg.map_or(0, |(w, _)| w as u32);
             return Item::Init(init);
         }
         if let Some(w) = self.pick_warp() {
             let replay = self.warps[w].replay;
+            self.tr.s_kind = s_kind::WARP;
+            self.tr.s_warp = w as u32;
+            self.tr.s_replay = replay as u32;
             self.warps[w].busy_i = true;
             self.selected(w);
             if !replay {
@@ -340,16 +384,34 @@ impl Pipeline {
         match &mut item {
             Item::Bubble => {}
             Item::Return { warp, entry, write } => {
+                (self.tr.a_kind, self.tr.a_warp) = (a_kind::RETURN, *warp as u32);
                 *write = self.return_a(*warp, *entry);
                 self.counters.inc(V2Counter::ReturnSlots);
             }
             Item::Init(init) => {
                 init.refused = init.row.is_some() && self.shared_port_busy();
+                self.tr.a_kind = if init.refused {
+                    a_kind::INIT_REFUSED
+                } else {
+                    a_kind::INIT
+                };
+                self.tr.a_warp = init.reg.map_or(0, |(w, _)| w as u32);
                 self.launch.init_at_a(init);
                 self.counters.inc(V2Counter::InitSlots);
             }
             Item::Pass(p) => {
+                let squashed = self.counters.get(V2Counter::Squashed);
+                self.tr.a_kind = a_kind::COMMITTED;
+                self.tr.a_warp = p.warp as u32;
+                self.tr.a_pc = self.warps[p.warp].gpc;
                 p.late = self.commit(p.warp, now, free_entries);
+                if self.counters.get(V2Counter::Squashed) != squashed {
+                    self.tr.a_kind = a_kind::SQUASHED;
+                }
+                if self.tr.a_kind == a_kind::COMMITTED {
+                    self.tr.a_gpc = self.warps[p.warp].gpc;
+                    self.tr.a_gmask = self.warps[p.warp].gmask;
+                }
             }
         }
         self.stages[A] = item;
@@ -358,6 +420,7 @@ impl Pipeline {
     /// The trap of a pass (or a barrier) of slot `slot` (§13.2): held if it
     /// is older than the held one; the slot and younger slots freeze.
     fn raise(&mut self, slot: usize, trap: Trap) {
+        self.tr.trap = 1;
         let age = self.slots[slot].age;
         let replace = match &self.held {
             None => true,
@@ -420,6 +483,8 @@ impl Pipeline {
             last_block: None,
             bus_checker: None,
             bus_violations: Vec::new(),
+            tr: TraceRecord::default(),
+            last_trace: None,
             hw,
         })
     }
