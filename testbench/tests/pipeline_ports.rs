@@ -175,6 +175,14 @@ impl Host {
         r.dat_r[0]
     }
     fn load(&mut self, kernel: &concord_isa::container::Kernel, threads: u32) {
+        self.load_with(kernel, threads, regmap::LaunchExtras::default());
+    }
+    fn load_with(
+        &mut self,
+        kernel: &concord_isa::container::Kernel,
+        threads: u32,
+        extras: regmap::LaunchExtras,
+    ) {
         let launch = func::Launch {
             code: &kernel.code,
             entry_pc: kernel.entries[0].pc,
@@ -183,7 +191,7 @@ impl Host {
             params: &[],
             stack_bytes: 0,
         };
-        for (a, v) in regmap::launch_writes(&launch, &regmap::LaunchExtras::default()) {
+        for (a, v) in regmap::launch_writes(&launch, &extras) {
             self.write(a, v);
         }
     }
@@ -428,9 +436,18 @@ use concord_uarch::trace::{a_kind, s_kind, TraceRecord};
 /// SETUP cycle (record `i` is cycle `i`, counted as `cycles` counts) to
 /// `DONE`.
 fn trace_of(config: &CoreConfig, src: &str, threads: u32) -> Vec<TraceRecord> {
+    trace_with(config, src, threads, regmap::LaunchExtras::default())
+}
+
+fn trace_with(
+    config: &CoreConfig,
+    src: &str,
+    threads: u32,
+    extras: regmap::LaunchExtras,
+) -> Vec<TraceRecord> {
     let kernel = assemble(src);
     let mut h = Host::new(config, GenOptions::sim());
-    h.load(&kernel, threads);
+    h.load_with(&kernel, threads, extras);
     h.write(regmap::CTRL, 1);
     let mut records = Vec::new();
     while h.core.state() != CoreState::Done {
@@ -544,4 +561,49 @@ fn the_board_preset_has_no_trace_port() {
     let mut h = Host::new(&CoreConfig::default(), GenOptions::board());
     h.idle();
     assert!(h.core.trace().is_none());
+}
+
+/// Register, predicate and shared writes on the trace port. One warp of 8
+/// threads (ready from `c0 = 9 + 8 = 17`), one instruction every 6 cycles
+/// (§4.4): `s2r` at S in 17, `setp` 23, `shl` 29, `st.shared` 35. A is
+/// S + 5, M is S + 6, W is S + 7 (§3.1). Default core: `RP = 32` (row of
+/// `r1` in warp 0 is 1), predicate address `warp · 8 + p`, `B = 8` banks.
+#[test]
+fn register_predicate_and_shared_writes_show_on_the_trace_port() {
+    let src = "s2r r1, %tid\nsetp.lt p1, r1, 4\nshl r2, r1, 2\nst.shared.b32 [r2+0], r1\nexit\n";
+    let tr = trace_with(
+        &CoreConfig::default(),
+        src,
+        8,
+        regmap::LaunchExtras {
+            shared_bytes: 32,
+            ..Default::default()
+        },
+    );
+    // s2r: W in 24 writes r1 = tid in all 8 lanes.
+    let r = &tr[24];
+    assert_eq!((r.rf_we, r.rf_addr), (0xff, 1));
+    assert_eq!(r.rf_data[..8], [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert!(r.rf_data[8..].iter().all(|&d| d == 0));
+    // setp: A in 28 writes p1 = (tid < 4) for the 8 executing lanes.
+    let r = &tr[28];
+    assert_eq!((r.pred_we, r.pred_addr, r.pred_data), (0xff, 1, 0x0f));
+    // st.shared: M in 41 writes word t = t at byte 4t: row 0, bank t.
+    let r = &tr[41];
+    assert_eq!((r.sh_we[0], r.sh_row), (u32::MAX, 0));
+    assert_eq!(r.sh_data[..8], [0, 1, 2, 3, 4, 5, 6, 7]);
+    // No other cycle writes shared memory, a predicate, or (before 24) a
+    // register.
+    for (c, r) in tr.iter().enumerate() {
+        assert_eq!(r.sh_we[0] != 0, c == 41, "tr_sh_we, cycle {c}");
+        assert_eq!(r.pred_we != 0, c == 28, "tr_pred_we, cycle {c}");
+        if c < 24 {
+            assert_eq!(r.rf_we, 0, "tr_rf_we, cycle {c}");
+        }
+    }
+    // Every record packs into the port's width.
+    let hw = concord_uarch::HwParams::new(&CoreConfig::default()).unwrap();
+    for r in &tr {
+        assert_eq!(&TraceRecord::unpack(&r.pack(&hw), &hw), r);
+    }
 }

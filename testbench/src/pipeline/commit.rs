@@ -34,6 +34,9 @@ impl Pipeline {
         if !pd.is_true() && pd.index() < self.hw.predicates {
             let p = &mut self.warps[w].pred[pd.index()];
             *p = (*p & !exec) | (value & exec);
+            self.tr.pred_we = exec & self.hw.lane_mask;
+            self.tr.pred_addr = concord_uarch::params::pred_trace_addr(w, pd.index());
+            self.tr.pred_data = value & exec & self.hw.lane_mask;
         }
     }
 

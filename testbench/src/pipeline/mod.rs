@@ -54,7 +54,7 @@
 //!
 //! * Of the trace port (§15.2, [`Pipeline::trace`]): the lane masks of
 //!   A (`tr_a_active`, `tr_a_exec`, `tr_a_served`, `tr_a_pcw`), the tree
-//!   use, and the predicate, register and shared-memory writes read 0.
+//!   use (`tr_tree`, `tr_rearb_warp`) read 0.
 //! * `HALT`'s effect (the bit is kept and read back; `STATUS.halted`
 //!   stays 0).
 //! * Bus errors (trap 11): an `ERR` the testbench memory is told to raise
@@ -202,9 +202,9 @@ impl Pipeline {
     /// The trace port's record of the last cycle (§15.2: the values on the
     /// port during this cycle), when the core has the trace port. Produced
     /// fields: `tr_state`, `tr_s_*`, `tr_a_kind`, `tr_a_warp`, `tr_a_pc`,
-    /// `tr_a_gpc`, `tr_a_gmask`, `tr_rsp*`, `tr_free`, `tr_alloc*`,
-    /// `tr_start*`, `tr_retire*`, `tr_warp_state`, `tr_trap`; the others
-    /// (lane masks of A, tree use, register, predicate and shared writes)
+    /// `tr_a_gpc`, `tr_a_gmask`, `tr_pred_*`, `tr_rf_*`, `tr_sh_*`,
+    /// `tr_rsp*`, `tr_free`, `tr_alloc*`, `tr_start*`, `tr_retire*`,
+    /// `tr_warp_state`, `tr_trap`; the others (lane masks of A, tree use)
     /// are not produced yet and read 0.
     pub fn trace(&self) -> Option<&TraceRecord> {
         self.last_trace.as_ref()
@@ -357,6 +357,8 @@ impl Pipeline {
                 if let Some((w, r)) = init.reg {
                     let row = self.hw.rf_row(w, r);
                     self.rf[row] = [0; 32];
+                    self.tr.rf_we = self.hw.lane_mask;
+                    self.tr.rf_addr = row as u32;
                 }
             }
             Item::Bubble => {}
