@@ -240,8 +240,14 @@ impl Pipeline {
             trapped: self.state == CoreState::Trap,
             write_ignored: self.host.write_ignored,
             refused: self.host.refused,
-            // HALT is kept but not modelled: the core never reports halted.
-            halted: false,
+            // §14.4, §15.3: HALT set and nothing in flight (no item in
+            // S..W, no entry in use).
+            halted: self.host.halt
+                && self
+                    .stages
+                    .iter()
+                    .all(|i| matches!(i, super::item::Item::Bubble))
+                && self.global.idle(),
             state: self.state.code(),
         }
     }

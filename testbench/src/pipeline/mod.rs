@@ -55,8 +55,6 @@
 //! * Of the trace port (§15.2, [`Pipeline::trace`]): the lane masks of
 //!   A (`tr_a_active`, `tr_a_exec`, `tr_a_served`, `tr_a_pcw`), the tree
 //!   use (`tr_tree`, `tr_rearb_warp`) read 0.
-//! * `HALT`'s effect (the bit is kept and read back; `STATUS.halted`
-//!   stays 0).
 //! * Bus errors (trap 11): an `ERR` the testbench memory is told to raise
 //!   fails the run.
 //! * The trap registers are written when the core enters `TRAP`, not in
@@ -279,8 +277,11 @@ impl Pipeline {
         self.global_cycle(now);
 
         // 4. Engine, launch unit.
-        self.engine_cycle(rearb_at_start);
-        self.launch_cycle(now);
+        // §15.3: `HALT` pauses the engine and the launch unit.
+        if !self.host.halt {
+            self.engine_cycle(rearb_at_start);
+            self.launch_cycle(now);
+        }
 
         // 5. Counters and state.
         self.counters.add(V2Counter::ReadyWarpCycles, ready);
@@ -318,6 +319,10 @@ impl Pipeline {
                 entry,
                 write: None,
             };
+        }
+        // §15.3: while `HALT` is 1, S selects only return slots.
+        if self.host.halt {
+            return Item::Bubble;
         }
         if let Some(init) = self.take_init(now) {
             self.tr.s_kind = s_kind::INIT;
