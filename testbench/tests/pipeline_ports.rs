@@ -512,6 +512,14 @@ fn the_issue_sequence_shows_on_the_trace_port() {
     // group is at j + 1 with both lanes' masks (8 lanes full).
     let r = &tr[25 + 5];
     assert_eq!((r.a_gpc, r.a_gmask), (1, 0xff));
+    // An ALU pass: all 8 lanes active and executing, no stored pc written
+    // (the group advances), no tree.
+    assert_eq!((r.a_active, r.a_exec, r.a_pcw, r.tree), (0xff, 0xff, 0, 0));
+    // The exit of warp 0 (pc 3, S in 43, A in 48): a control pass in
+    // branch mode (tree bit 0) that writes every active lane's stored pc.
+    let r = &tr[48];
+    assert_eq!((r.a_warp, r.a_pc), (0, 3));
+    assert_eq!((r.a_active, r.a_pcw, r.tree), (0xff, 0xff, 1));
     // DONE is entered at the end of the first cycle with nothing in S..W:
     // A of the last exit in 49, out of W in 51, quiet in 52 (§4.4 hand
     // count: cycles = c_A + 4 = 53).
@@ -551,6 +559,14 @@ fn a_global_load_shows_its_responses_and_free_entries() {
             assert_eq!((r.a_kind, r.a_warp), (a_kind::RETURN, 0), "cycle {c}");
         }
     }
+    // The load at A: all 8 lanes served in one pass (one line), memory
+    // mode (tree bit 1), no lane leaves the group.
+    let r = &tr[t + 5];
+    assert_eq!((r.a_kind, r.a_pc), (a_kind::COMMITTED, 2));
+    assert_eq!(
+        (r.a_active, r.a_served, r.a_pcw, r.tree),
+        (0xff, 0xff, 0, 2)
+    );
     // The warp is MEMWAIT (code 6) while its load is outstanding.
     assert_eq!(tr[t + 20].warp_code(0), 6);
 }

@@ -52,9 +52,6 @@
 //!
 //! # What is not modelled yet
 //!
-//! * Of the trace port (§15.2, [`Pipeline::trace`]): the lane masks of
-//!   A (`tr_a_active`, `tr_a_exec`, `tr_a_served`, `tr_a_pcw`), the tree
-//!   use (`tr_tree`, `tr_rearb_warp`) read 0.
 //! * Bus errors (trap 11): an `ERR` the testbench memory is told to raise
 //!   fails the run.
 //! * The trap registers are written when the core enters `TRAP`, not in
@@ -198,12 +195,14 @@ impl Pipeline {
     }
 
     /// The trace port's record of the last cycle (§15.2: the values on the
-    /// port during this cycle), when the core has the trace port. Produced
-    /// fields: `tr_state`, `tr_s_*`, `tr_a_kind`, `tr_a_warp`, `tr_a_pc`,
-    /// `tr_a_gpc`, `tr_a_gmask`, `tr_pred_*`, `tr_rf_*`, `tr_sh_*`,
-    /// `tr_rsp*`, `tr_free`, `tr_alloc*`, `tr_start*`, `tr_retire*`,
-    /// `tr_warp_state`, `tr_trap`; the others (lane masks of A, tree use)
-    /// are not produced yet and read 0.
+    /// port during this cycle), when the core has the trace port. Every
+    /// field is produced. Interpretations where §15.2 leaves room:
+    /// `tr_tree` bits 0/1 are the tree use of the pass in A as the
+    /// engine's conflict rule sees it (from its instruction, whatever the
+    /// pass's outcome); bit 2 is set in a cycle in which the engine
+    /// re-arbitrates a warp; `tr_a_active`/`tr_a_exec` are set for trapped
+    /// passes too (when the trap follows decode); `tr_a_gpc`/`tr_a_gmask`
+    /// only for committed passes.
     pub fn trace(&self) -> Option<&TraceRecord> {
         self.last_trace.as_ref()
     }
@@ -411,6 +410,14 @@ impl Pipeline {
                 self.tr.a_kind = a_kind::COMMITTED;
                 self.tr.a_warp = p.warp as u32;
                 self.tr.a_pc = self.warps[p.warp].gpc;
+                // §9.2: the tree use the engine's conflict rule sees (the
+                // pass's instruction, whatever its outcome).
+                let instr = self.instrs.get(self.tr.a_pc as usize);
+                self.tr.tree = match item::tree_use(instr.and_then(|i| i.as_ref().ok())) {
+                    item::TreeUse::Branch => 1,
+                    item::TreeUse::Memory => 2,
+                    item::TreeUse::None => 0,
+                };
                 p.late = self.commit(p.warp, now, free_entries);
                 if self.counters.get(V2Counter::Squashed) != squashed {
                     self.tr.a_kind = a_kind::SQUASHED;
