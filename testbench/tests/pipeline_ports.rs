@@ -704,3 +704,90 @@ fn an_injected_bus_error_stops_the_run() {
         v[0]
     );
 }
+
+/// Every trace record of random programs on several shapes fits the port
+/// (`pack` refuses a value wider than its field) and comes back from it,
+/// and the run driven cycle by cycle through the host port ends as
+/// `run` does.
+#[test]
+fn random_runs_fit_the_trace_port() {
+    use concord_testbench::gen::{generate, GenConfig};
+    for seed in 0..9u64 {
+        let (lanes, warps) = [(4, 4), (8, 8), (32, 16)][(seed % 3) as usize];
+        let p = generate(
+            seed,
+            &GenConfig {
+                lanes,
+                warps,
+                threads: 1 + (seed * 7919 % (lanes * warps) as u64) as u32,
+                blocks: 1 + (seed % 4) as u32,
+                size: 30,
+                ..GenConfig::default()
+            },
+        );
+        let base = CoreConfig {
+            lanes,
+            warps,
+            global_outstanding: [8, 1, 16][(seed / 3 % 3) as usize],
+            max_resident_blocks: [4, 1, 16][(seed / 3 % 3) as usize],
+            ..CoreConfig::default()
+        };
+        let config = p.fit(&base);
+        let hw = concord_uarch::HwParams::new(&config).unwrap();
+        let kernel = p.kernel();
+        let launch = func::Launch {
+            code: &kernel.code,
+            entry_pc: 0,
+            grid: p.grid(),
+            block: p.block(),
+            params: &p.params,
+            stack_bytes: kernel.stack_bytes,
+        };
+        let extras = regmap::LaunchExtras {
+            shared_bytes: kernel.shared_bytes,
+            clear_regs: kernel.regs_used,
+            clear_shared: kernel.shared_bytes,
+        };
+        let mut init = p.global_init.clone();
+        init.resize(config.global_memory_bytes as usize, 0);
+        let mut h = Host::new(&config, GenOptions::sim());
+        h.core.set_global(init.clone());
+        h.core.check_ports();
+        for (a, v) in regmap::launch_writes(&launch, &extras) {
+            h.write(a, v);
+        }
+        h.write(regmap::CTRL, 1);
+        let mut n = 0u64;
+        while h.core.state() != CoreState::Done {
+            assert!(n < 2_000_000, "seed {seed}: not done");
+            h.idle();
+            n += 1;
+            let r = h.core.trace().unwrap();
+            assert_eq!(&TraceRecord::unpack(&r.pack(&hw), &hw), r, "seed {seed}");
+        }
+        h.no_violations();
+        let mut global = init;
+        let o = pipeline::run(
+            &config,
+            &PipelineLaunch {
+                launch,
+                shared_bytes: kernel.shared_bytes,
+                regs_used: kernel.regs_used,
+            },
+            &mut global,
+            PipelineOptions {
+                watchdog: 5_000_000,
+                check_bus: true,
+                gen: GenOptions::sim(),
+            },
+        )
+        .unwrap();
+        assert!(o.result.is_ok(), "seed {seed}");
+        assert_eq!(h.core.memory_mut().bytes, global, "seed {seed}");
+        assert_eq!(
+            h.read(regmap::COUNTER_LO),
+            o.counters.get(V2Counter::Cycles) as u32,
+            "seed {seed}"
+        );
+    }
+}
