@@ -791,3 +791,46 @@ fn random_runs_fit_the_trace_port() {
         );
     }
 }
+
+/// §13.4: the watchdog's report lists every resident warp's state code,
+/// group and its waiting lanes with their stored pcs (a lane waiting at a
+/// barrier holds the barrier's pc + 1, `concord_isa::watchdog::WarpView`).
+/// Thread 0 spins at pc 5 while threads 1–7 wait at the `bar.sync` at pc 3.
+#[test]
+fn the_watchdog_report_lists_waiting_lanes() {
+    let kernel =
+        assemble("s2r r1, %tid\nsetp.eq p1, r1, 0\n@p1 bra spin\nbar.sync\nexit\nspin: bra spin\n");
+    let launch = PipelineLaunch {
+        launch: func::Launch {
+            code: &kernel.code,
+            entry_pc: 0,
+            grid: [1, 1, 1],
+            block: [8, 1, 1],
+            params: &[],
+            stack_bytes: 0,
+        },
+        shared_bytes: 0,
+        regs_used: 0,
+    };
+    let config = CoreConfig::default();
+    let mut global = vec![0; config.global_memory_bytes as usize];
+    let o = pipeline::run(
+        &config,
+        &launch,
+        &mut global,
+        PipelineOptions {
+            watchdog: 200,
+            check_bus: true,
+            gen: GenOptions::sim(),
+        },
+    )
+    .unwrap();
+    let t = o.result.unwrap_err();
+    let text = t.to_string();
+    // The run stops right after S selected the (limit + 1)-th pass of the
+    // only issuing warp: that warp is BUSY (`busy_i`).
+    assert!(
+        text.contains("warp 0 Busy at pc 5 lanes 0x1 waiting 1@4,2@4,3@4,4@4,5@4,6@4,7@4"),
+        "{text}"
+    );
+}

@@ -308,13 +308,23 @@ impl Pipeline {
                 .wslot
                 .filter(|&s| self.slots[s].state != SlotState::Free)
             {
+                // §13.4: state code, group pc and mask, waiting lanes and
+                // their stored pcs.
+                let waiting: Vec<String> = super::lanes_of(warp.waiting)
+                    .map(|l| format!("{l}@{}", warp.pc[l]))
+                    .collect();
                 parts.push(format!(
-                    "block {:?} warp {} {:?} at pc {} lanes {:#x}",
+                    "block {:?} warp {} {:?} at pc {} lanes {:#x}{}",
                     self.slots[s].ctaid,
                     warp.wib,
                     self.warp_code(w),
                     warp.gpc,
-                    warp.gmask
+                    warp.gmask,
+                    if waiting.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" waiting {}", waiting.join(","))
+                    }
                 ));
             }
         }
