@@ -834,3 +834,50 @@ fn the_watchdog_report_lists_waiting_lanes() {
         "{text}"
     );
 }
+
+/// The debug registers (§14.4, §15.3) of a halted core: one block of 64
+/// threads (8 full warps, slot 0) halted inside its loop, no global
+/// traffic. Slot states are coded in §5.3's order (`FREE` 0, `LAUNCH` 1,
+/// `RUN` 2, `FROZEN` 3).
+#[test]
+fn debug_registers_of_a_halted_core() {
+    let src = "
+        movi r3, 0
+        movi r4, 50
+loop:   add r3, r3, 1
+        setp.lt p1, r3, r4
+        @p1 bra loop
+        exit
+";
+    let kernel = assemble(src);
+    let mut h = Host::new(&CoreConfig::default(), GenOptions::sim());
+    h.load(&kernel, 64);
+    h.write(regmap::CTRL, 1);
+    for _ in 0..300 {
+        h.idle();
+    }
+    h.write(regmap::CTRL, 2);
+    while h.read(regmap::STATUS) & 1 << 5 == 0 {}
+    h.write(regmap::DBG_WARP, 3);
+    assert_eq!(h.read(regmap::DBG_WARP), 3);
+    let group = h.read(regmap::DBG_GROUP);
+    assert!(
+        (2..=4).contains(&(group & 0xffff)),
+        "gpc in the loop: {group:#x}"
+    );
+    assert_eq!(group >> 16, 0, "depth 0");
+    assert_eq!(h.read(regmap::DBG_GMASK), 0xff);
+    assert_eq!(h.read(regmap::DBG_ALIVE), 0xff);
+    assert_eq!(h.read(regmap::DBG_WAITING), 0);
+    // Not busy, no replay, no rearb, nothing outstanding, slot 0, wib 3.
+    assert_eq!(h.read(regmap::DBG_FLAGS), 3 << 24);
+    // 8 free entries, none awaiting send or response, none returnable.
+    assert_eq!(h.read(regmap::DBG_QUEUE), 8);
+    assert_eq!(h.read(regmap::DBG_SLOT), 2, "slot 0 RUN");
+    assert_eq!(h.read(regmap::DBG_SLOT + 1), 0, "slot 1 FREE");
+    // WSTATE0: the 8 warps are READY (5) while halted (readiness ignores
+    // HALT, §5.5).
+    let codes = regmap::wstate_decode([h.read(regmap::WSTATE0), h.read(regmap::WSTATE1)], 8);
+    assert_eq!(codes, [5; 8]);
+    h.no_violations();
+}
