@@ -466,6 +466,7 @@ fn run_pipeline(
         pipeline::PipelineOptions {
             watchdog: prepared.watchdog,
             check_bus: true,
+            gen: concord_uarch::GenOptions::sim(),
         },
     )?;
     outcome.result?;

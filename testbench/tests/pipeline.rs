@@ -48,6 +48,7 @@ fn run_src(config: &CoreConfig, src: &str, threads: u32, blocks: u32) -> Outcome
         PipelineOptions {
             watchdog: 1 << 30,
             check_bus: true,
+            gen: concord_uarch::GenOptions::sim(),
         },
     )
     .unwrap();
@@ -233,6 +234,7 @@ fn init_slots_delay_the_block_start() {
             PipelineOptions {
                 watchdog: 1000,
                 check_bus: true,
+                gen: concord_uarch::GenOptions::sim(),
             },
         )
         .unwrap();
@@ -376,6 +378,7 @@ fn check_program(
         PipelineOptions {
             watchdog: 5_000_000,
             check_bus: true,
+            gen: concord_uarch::GenOptions::sim(),
         },
     )
     .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -513,6 +516,7 @@ fn compiled_suite_passes_its_host_checks() {
                 PipelineOptions {
                     watchdog: 50_000_000,
                     check_bus: true,
+                    gen: concord_uarch::GenOptions::sim(),
                 },
             )
             .unwrap_or_else(|e| panic!("{launch}: {e}"));
@@ -574,6 +578,7 @@ fn same_trap(config: &CoreConfig, src: &str, threads: u32, blocks: u32) -> conco
         PipelineOptions {
             watchdog: 1 << 30,
             check_bus: true,
+            gen: concord_uarch::GenOptions::sim(),
         },
     )
     .unwrap();
@@ -826,6 +831,7 @@ fn an_endless_loop_stops_at_the_watchdog() {
         PipelineOptions {
             watchdog: 1000,
             check_bus: true,
+            gen: concord_uarch::GenOptions::sim(),
         },
     )
     .unwrap();

@@ -22,10 +22,9 @@ use crate::HwParams;
 pub const ADDR_BITS: usize = 17;
 /// `ID`: "CNC2".
 pub const ID_VALUE: u32 = 0x434E_4332;
-/// Performance counters of Core v2 (§15.1: `k` = 0..=24). The v1 table
-/// ([`crate::Counter`]) has 11; this is the v2 count until `counters`
-/// becomes v2's.
-pub const COUNTERS: u32 = 25;
+/// Performance counters of Core v2 (§15.1: `k` = 0..=24), the length of
+/// [`crate::counters_v2::TABLE`].
+pub const COUNTERS: u32 = crate::counters_v2::COUNT as u32;
 /// Parameter words (`PARAM[i]`, `i < 16`).
 pub const PARAM_WORDS: u32 = 16;
 /// The most block slots (`max_resident_blocks` ≤ 16): `DBG_SLOT[k]`, `k < BS`.
@@ -577,15 +576,15 @@ impl V2Values {
         max_resident_blocks: 4,
         global_outstanding: 8,
         global_bus_bytes: 4,
-        counter_bits: 32,
-        trace: false,
-        debug_regs: false,
+        counter_bits: crate::GenOptions::board().counter_bits,
+        trace: crate::GenOptions::board().trace,
+        debug_regs: crate::GenOptions::board().debug_regs,
     };
     /// The defaults of §17.1 with the `sim` preset of §17.2.
     pub const SIM: V2Values = V2Values {
-        counter_bits: 64,
-        trace: true,
-        debug_regs: true,
+        counter_bits: crate::GenOptions::sim().counter_bits,
+        trace: crate::GenOptions::sim().trace,
+        debug_regs: crate::GenOptions::sim().debug_regs,
         ..V2Values::BOARD
     };
 }

@@ -274,6 +274,7 @@ fn run_checked(
         PipelineOptions {
             watchdog: 1 << 40,
             check_bus: false,
+            gen: concord_uarch::GenOptions::sim(),
         },
     )?;
     o.result

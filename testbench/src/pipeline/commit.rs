@@ -34,6 +34,9 @@ impl Pipeline {
         if !pd.is_true() && pd.index() < self.hw.predicates {
             let p = &mut self.warps[w].pred[pd.index()];
             *p = (*p & !exec) | (value & exec);
+            self.tr.pred_we = exec & self.hw.lane_mask;
+            self.tr.pred_addr = concord_uarch::params::pred_trace_addr(w, pd.index());
+            self.tr.pred_data = value & exec & self.hw.lane_mask;
         }
     }
 
@@ -68,6 +71,7 @@ impl Pipeline {
             issued: self.issued_instructions,
         };
         self.raise(slot, trap);
+        self.tr.a_kind = concord_uarch::trace::a_kind::TRAPPED;
         Late::None
     }
 
@@ -108,6 +112,8 @@ impl Pipeline {
             Some(Ok(i)) => *i,
         };
         let exec = active & self.pred_mask(w, instr.guard);
+        self.tr.a_active = active;
+        self.tr.a_exec = exec;
         let count = |s: &mut Self| {
             s.counters.inc(V2Counter::Issued);
             s.counters
@@ -330,6 +336,7 @@ impl Pipeline {
         } else {
             simt::serve(pending, |l| simt::memory_key(space, addrs[l], line, banks))
         };
+        self.tr.a_served = served;
         let data = data_reg.map(|r| self.reg(w, r)).unwrap_or([0; 32]);
         let rd_row = rd.map_or(0, |r| self.hw.rf_row(w, r.index()));
         let late = if served == 0 {
@@ -394,6 +401,7 @@ impl Pipeline {
             for l in lanes_of(leaving) {
                 warp.pc[l] = npc;
             }
+            self.tr.a_pcw |= leaving;
             warp.gmask = left;
             self.counters.inc(V2Counter::Replays);
         } else {
@@ -447,6 +455,7 @@ impl Pipeline {
         for l in lanes_of(active) {
             warp.pc[l] = fx.next_pc[l];
         }
+        self.tr.a_pcw |= active;
         warp.depth = fx.depth;
         warp.waiting |= fx.waits;
         warp.alive &= !fx.exits;

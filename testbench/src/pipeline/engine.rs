@@ -53,6 +53,8 @@ impl Pipeline {
         });
         if let Some(v) = computing {
             if self.warps[v].rearb {
+                self.tr.tree |= 4;
+                self.tr.rearb_warp = v as u32;
                 self.rearbitrate(v);
                 self.warps[v].rearb = false;
                 self.counters.inc(V2Counter::Rearbs);

@@ -6,11 +6,10 @@
 use concord_isa::instr::{AtomOp, LoadWidth, StoreWidth};
 use concord_isa::semantics;
 use concord_isa::simt;
-use concord_uarch::wishbone::{atomic_tag, Signals, MAX_BUS_WORDS, TAG_PLAIN};
+use concord_uarch::wishbone::{atomic_tag, BusData, Signals, TAG_PLAIN};
 use concord_uarch::HwParams;
 
 use super::item::RegWrite;
-use super::wishbone::Beat;
 use super::{lanes_of, Pipeline, V2Counter};
 
 #[derive(Clone, Copy, Debug)]
@@ -31,8 +30,10 @@ pub(crate) struct Entry {
     /// Served lanes and their byte addresses.
     lanes: u32,
     addrs: [u32; 32],
-    /// The beats to send, in ascending beat order.
-    beats: Vec<Beat>,
+    /// The beats to send, in ascending beat order: the master's outputs
+    /// (`cyc`, `stb`, `we`, `adr`, `sel`, `dat_w`, `tga`) while each is on
+    /// the bus.
+    beats: Vec<Signals>,
     /// Written at the end of M in this cycle.
     written_at: Option<u64>,
     /// Beats loaded into the master's output register, beats answered.
@@ -55,7 +56,7 @@ pub(crate) struct GlobalUnit {
     /// The beat on the bus (`STB`): entry and beat index.
     out: Option<(usize, usize)>,
     /// The response registered at the end of the previous cycle.
-    response: Option<Vec<u8>>,
+    response: Option<BusData>,
     /// Beats accepted by the memory, responses processed.
     accepted: u64,
     processed: u64,
@@ -78,6 +79,19 @@ impl GlobalUnit {
 
     pub fn free_entries(&self) -> usize {
         self.entries.iter().filter(|e| e.is_none()).count()
+    }
+
+    /// `DBG_QUEUE` (§14.4): free entries, entries with beats awaiting
+    /// send, entries awaiting a response, returnable entries.
+    pub fn queue_counts(&self) -> [u32; 4] {
+        let used = self.entries.iter().flatten();
+        let count = |f: &dyn Fn(&Entry) -> bool| used.clone().filter(|e| f(e)).count() as u32;
+        [
+            self.free_entries() as u32,
+            count(&|e| e.loaded < e.beats.len()),
+            count(&|e| e.acked < e.beats.len()),
+            count(&|e| e.returnable),
+        ]
     }
 
     /// No entry in use.
@@ -160,7 +174,7 @@ impl GlobalUnit {
         store: Option<StoreWidth>,
         atom: Option<AtomOp>,
         kind: Kind,
-    ) -> Vec<Beat> {
+    ) -> Vec<Signals> {
         let wb = self.wb as u64;
         let first = lanes.trailing_zeros() as usize;
         let line_base = (addrs[first] as u64 >> self.line_shift) << self.line_shift;
@@ -183,7 +197,9 @@ impl GlobalUnit {
         ks.into_iter()
             .map(|k| {
                 let base = line_base + k * wb;
-                let mut beat = Beat {
+                let mut beat = Signals {
+                    cyc: true,
+                    stb: true,
                     adr: (base / wb) as u32,
                     we: !matches!(kind, Kind::Read(_)),
                     sel: if matches!(kind, Kind::Read(_)) {
@@ -191,8 +207,8 @@ impl GlobalUnit {
                     } else {
                         0
                     },
-                    dat: vec![0; wb as usize],
-                    tga: atom,
+                    tga: atom.map_or(TAG_PLAIN, atomic_tag),
+                    ..Signals::idle()
                 };
                 if !matches!(kind, Kind::Read(_)) {
                     // An atomic's operand is a whole word (one lane).
@@ -202,7 +218,7 @@ impl GlobalUnit {
                         if a >= base && a < base + wb {
                             let o = (a - base) as usize;
                             beat.sel |= 1 << o;
-                            beat.dat[o] = byte;
+                            beat.dat_w[o / 4] |= (byte as u32) << (8 * (o % 4));
                         }
                     });
                 }
@@ -263,6 +279,7 @@ impl Pipeline {
                 .global
                 .oldest(|e| e.acked < e.loaded)
                 .expect("a response belongs to a sent beat");
+            (self.tr.rsp, self.tr.rsp_entry) = (1, id as u32);
             let e = self.global.entries[id].as_mut().expect("in use");
             let beat_base = e.beats[e.acked].adr as u64 * wb;
             if !matches!(e.kind, Kind::Write) {
@@ -270,8 +287,7 @@ impl Pipeline {
                     let word = (e.addrs[l] & !3) as u64;
                     if word >= beat_base && word < beat_base + wb {
                         let o = (word - beat_base) as usize;
-                        e.data[l] =
-                            u32::from_le_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]]);
+                        e.data[l] = data[o / 4];
                     }
                 }
             }
@@ -289,48 +305,34 @@ impl Pipeline {
             }
         }
         // The memory sees the master's outputs of this cycle.
-        let beat = self
-            .global
-            .out
-            .map(|(id, k)| self.global.entries[id].as_ref().expect("in use").beats[k].clone());
-        if beat.is_some() && self.memory.stall() {
+        let master = match self.global.out {
+            Some((id, k)) => self.global.entries[id].as_ref().expect("in use").beats[k],
+            None => Signals {
+                cyc,
+                ..Signals::idle()
+            },
+        };
+        let port = self.memory.cycle(&Signals { cyc, ..master });
+        if port.stb && port.stall {
             self.counters.inc(V2Counter::GlobalStallCycles);
         }
-        let stall = self.memory.stall();
-        let (accepted, response) = self.memory.cycle(now, beat.as_ref());
         if let Some(checker) = self.bus_checker.as_mut() {
-            let words = |bytes: &[u8]| {
-                let mut w = [0u32; MAX_BUS_WORDS];
-                for (i, c) in bytes.chunks(4).enumerate() {
-                    w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                }
-                w
-            };
-            let signals = Signals {
-                cyc,
-                stb: beat.is_some(),
-                we: beat.as_ref().is_some_and(|b| b.we),
-                adr: beat.as_ref().map_or(0, |b| b.adr),
-                sel: beat.as_ref().map_or(0, |b| b.sel),
-                dat_w: beat.as_ref().map_or([0; MAX_BUS_WORDS], |b| words(&b.dat)),
-                tga: beat
-                    .as_ref()
-                    .and_then(|b| b.tga)
-                    .map_or(TAG_PLAIN, atomic_tag),
-                dat_r: response.as_deref().map_or([0; MAX_BUS_WORDS], words),
-                ack: response.is_some(),
-                err: false,
-                stall,
-            };
-            for v in checker.step(&signals) {
-                self.bus_violations.push(v.to_string());
+            for v in checker.step(&port) {
+                self.bus_violations.push(format!("global-memory port: {v}"));
             }
         }
-        if accepted {
+        if port.err {
+            // Trap 11 is not modelled yet: the run fails.
+            self.bus_violations.push(format!(
+                "global bus error (trap 11 is not modelled): {port}"
+            ));
+        }
+        if port.accepted() {
             self.global.out = None;
             self.global.accepted += 1;
             self.counters.inc(V2Counter::GlobalBeats);
         }
+        let response = port.ack.then_some(port.dat_r);
         self.global.response = response;
         // The output register takes the next available beat.
         if self.global.out.is_none() {

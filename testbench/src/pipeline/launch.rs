@@ -131,6 +131,7 @@ impl Pipeline {
             (i / (gx * gy)) as u32,
         ];
         self.launch.age += 1;
+        (self.tr.alloc, self.tr.alloc_slot) = (1, k as u32);
         self.slots[k] = Slot {
             state: SlotState::Launch,
             ctaid,
@@ -168,6 +169,7 @@ impl Pipeline {
 
     /// The end of the cycle before the block's first cycle (§12.3 "Start").
     fn start_block(&mut self, k: usize) {
+        (self.tr.start, self.tr.start_slot) = (1, k as u32);
         self.slots[k].state = SlotState::Run;
         let nwarps = self.occ.nwarps as usize;
         let lanes = self.hw.lanes as u32;
@@ -190,6 +192,7 @@ impl Pipeline {
 
     /// A block retires (§12.5).
     pub(crate) fn retire(&mut self, k: usize) {
+        (self.tr.retire, self.tr.retire_slot) = (1, k as u32);
         if self.slots[k].index + 1 == self.launch.total {
             self.last_block = Some(self.block_state(k));
         }

@@ -10,9 +10,10 @@
 //! | `engine` | tree use per cycle (`unified` / `split`) and the background re-arbitration engine | §9.2, §9.5 |
 //! | `shared` | shared memory: windows, M and W effects, the port rule | §10.1 |
 //! | `global` | the global unit: entries, reservation, beats, responses, return slots | §10.2 |
-//! | [`wishbone`] | the testbench memory: a Wishbone B4 pipelined slave with latency and bandwidth | §10.4 |
+//! | [`wishbone`] | the testbench memory: a Wishbone B4 pipelined slave with latency and bandwidth, speaking `uarch::wishbone::Signals` | §10.4 |
+//! | `host` | the Wishbone host slave: register reads and writes, `START`, SETUP, refusal, trap registers | §12.1, §14.3, §14.4 |
 //! | `launch` | the launch unit: occupancy, thread-id walk, init slots, block start and retire | §12 |
-//! | [`counters`] | the v2 performance counters | §15.1 |
+//! | `concord_uarch::counters_v2` | the v2 performance counters (the one table; they wrap at `counter_bits`) | §15.1 |
 //! | `run` | running a launch to its end, final state, watchdog | §13.4, §20 |
 //!
 //! # One cycle
@@ -36,21 +37,29 @@
 //! D, R or X is the one A sees, except `%clock`, which is taken as `cycles`
 //! of the R cycle.
 //!
+//! # Ports
+//!
+//! [`Pipeline::cycle`] is one clock cycle seen from the host: it takes the
+//! host port's Wishbone inputs and returns the port's record with the
+//! slave's registered `ACK` and read data (§14.3; `host`, registers from
+//! `concord_uarch::regmap`). [`run`] loads a launch through host writes
+//! (`regmap::launch_writes`, then `CTRL.START`); [`run_direct`] loads the
+//! registers directly. The global-memory port is a
+//! `concord_uarch::wishbone::Signals` record per cycle, answered by the
+//! testbench memory ([`WishboneMemory`]). With `PipelineOptions::check_bus`
+//! both ports are checked every cycle by the protocol checkers of §20
+//! (`concord_uarch::wishbone::Checker`); a violation fails the run.
+//!
 //! # What is not modelled yet
 //!
-//! * The Wishbone host slave of §14 (launches are loaded from the
-//!   [`Occupancy`] and the launch directly, as if the host had written its
-//!   registers), the trace port (§15.2), `HALT`, the debug registers.
-//! * Bus errors (trap 11): the testbench memory never raises `ERR`.
-//!
-//! With `PipelineOptions::check_bus`, the global-memory master port is
-//! checked every cycle by the protocol checker of §20
-//! (`concord_uarch::wishbone::Checker`); a violation fails the run.
+//! * Bus errors (trap 11): an `ERR` the testbench memory is told to raise
+//!   fails the run.
+//! * The trap registers are written when the core enters `TRAP`, not in
+//!   the cycle after the trap (§13.3); only a read in `STOPPING` differs.
 //! * The watchdog's diagnosis window (§13.4): the watchdog trap says where
 //!   the count ran out without classifying the hang. The pipeline-hang
 //!   detector of §13.5 is modelled: `run` fails with "pipeline deadlock"
 //!   and every warp's state after `hang_cycles` cycles without progress.
-//! * `counter_bits` wrap-around (counters are 64 bits).
 //!
 //! The SIMT rules (arbitration, advance and join, control effects, memory
 //! selection, store merge, replay split, barrier outcome, thread ids and
@@ -58,13 +67,13 @@
 //! checks are `concord_isa::{semantics, checks}`. This module keeps only
 //! timing: stage records, readiness, the schedulers, the queues, the bus.
 
-pub mod counters;
 pub(crate) mod item;
 pub mod wishbone;
 
 mod commit;
 mod engine;
 mod global;
+mod host;
 mod launch;
 mod run;
 mod sched;
@@ -78,11 +87,15 @@ use concord_isa::config::CoreConfig;
 use concord_isa::func::Trap;
 use concord_isa::instr::Instr;
 use concord_uarch::timing::{A, M, STAGES, W};
+use concord_uarch::trace::{a_kind, s_kind, TraceRecord};
 use concord_uarch::{HwParams, Occupancy};
 
-pub use counters::{V2Counter, V2Counters};
+pub use concord_uarch::counters_v2::{V2Counter, V2Counters};
+pub use concord_uarch::GenOptions;
+pub use host::{host_read, host_write};
 pub use run::{
-    func_reference, occupancy, run, BlockState, Outcome, PipelineLaunch, PipelineOptions,
+    func_reference, occupancy, run, run_direct, BlockState, Outcome, PipelineLaunch,
+    PipelineOptions,
 };
 pub use warp::WarpCode;
 pub use wishbone::WishboneMemory;
@@ -92,10 +105,10 @@ use item::Item;
 use launch::LaunchUnit;
 use warp::{Slot, WarpState};
 
-/// The core's state (§15.2 `tr_state`, without `IDLE`: a model is built
-/// for one launch).
+/// The core's state (§15.2 `tr_state`, [`CoreState::code`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CoreState {
+    Idle,
     Setup,
     Run,
     Stopping,
@@ -106,6 +119,12 @@ pub enum CoreState {
 /// The Core v2 model for one launch.
 pub struct Pipeline {
     hw: HwParams,
+    config: CoreConfig,
+    gen: GenOptions,
+    /// The host slave's registers (§14.4).
+    host: host::HostRegs,
+    /// The Wishbone protocol checker on the host port, when asked for.
+    host_checker: Option<concord_uarch::wishbone::Checker>,
     occ: Occupancy,
     // The launch (the host registers of §14.4).
     code: Vec<u32>,
@@ -148,6 +167,11 @@ pub struct Pipeline {
     /// port, when the run asks for it, and what it found.
     bus_checker: Option<concord_uarch::wishbone::Checker>,
     bus_violations: Vec<String>,
+    /// The trace record of the cycle being computed (§15.2), when the
+    /// core has the trace port (`GenOptions::trace`).
+    tr: TraceRecord,
+    /// The record of the last cycle: what the port shows now.
+    last_trace: Option<TraceRecord>,
 }
 
 impl Pipeline {
@@ -170,16 +194,47 @@ impl Pipeline {
         (0..self.warps.len()).map(|w| self.warp_code(w)).collect()
     }
 
+    /// The trace port's record of the last cycle (§15.2: the values on the
+    /// port during this cycle), when the core has the trace port. Every
+    /// field is produced. Interpretations where §15.2 leaves room:
+    /// `tr_tree` bits 0/1 are the tree use of the pass in A as the
+    /// engine's conflict rule sees it (from its instruction, whatever the
+    /// pass's outcome); bit 2 is set in a cycle in which the engine
+    /// re-arbitrates a warp; `tr_a_active`/`tr_a_exec` are set for trapped
+    /// passes too (when the trap follows decode); `tr_a_gpc`/`tr_a_gmask`
+    /// only for committed passes.
+    pub fn trace(&self) -> Option<&TraceRecord> {
+        self.last_trace.as_ref()
+    }
+
     /// One clock cycle.
     pub fn step(&mut self) {
+        if !self.gen.trace {
+            self.step_core();
+            return;
+        }
+        self.tr = TraceRecord {
+            state: self.state.code() as u32,
+            ..TraceRecord::default()
+        };
+        for w in 0..self.warps.len() {
+            let code = self.warp_code(w) as u8;
+            self.tr.set_warp_code(w, code);
+        }
+        self.step_core();
+        self.tr.free = self.global.free_entries() as u32;
+        self.last_trace = Some(std::mem::take(&mut self.tr));
+    }
+
+    fn step_core(&mut self) {
         let now = self.cycles();
         match self.state {
-            CoreState::Done | CoreState::Trap => return,
+            CoreState::Idle | CoreState::Done | CoreState::Trap => return,
             CoreState::Setup => {
                 self.counters.inc(V2Counter::Cycles);
                 self.setup_left -= 1;
                 if self.setup_left == 0 {
-                    self.state = CoreState::Run;
+                    self.setup_done();
                 }
                 return;
             }
@@ -221,8 +276,11 @@ impl Pipeline {
         self.global_cycle(now);
 
         // 4. Engine, launch unit.
-        self.engine_cycle(rearb_at_start);
-        self.launch_cycle(now);
+        // §15.3: `HALT` pauses the engine and the launch unit.
+        if !self.host.halt {
+            self.engine_cycle(rearb_at_start);
+            self.launch_cycle(now);
+        }
 
         // 5. Counters and state.
         self.counters.add(V2Counter::ReadyWarpCycles, ready);
@@ -238,6 +296,7 @@ impl Pipeline {
                 .any(|s| !matches!(s.state, warp::SlotState::Free | warp::SlotState::Frozen));
             if quiet && !running {
                 self.state = CoreState::Trap;
+                self.latch_trap();
             }
         } else if quiet
             && self.launch.all_launched()
@@ -253,17 +312,27 @@ impl Pipeline {
     fn select(&mut self, now: u64) -> Item {
         if let Some((warp, entry)) = self.global.take_return() {
             self.warps[warp].busy_r = true;
+            (self.tr.s_kind, self.tr.s_warp) = (s_kind::RETURN, warp as u32);
             return Item::Return {
                 warp,
                 entry,
                 write: None,
             };
         }
+        // §15.3: while `HALT` is 1, S selects only return slots.
+        if self.host.halt {
+            return Item::Bubble;
+        }
         if let Some(init) = self.take_init(now) {
+            self.tr.s_kind = s_kind::INIT;
+            self.tr.s_warp = init.reg.map_or(0, |(w, _)| w as u32);
             return Item::Init(init);
         }
         if let Some(w) = self.pick_warp() {
             let replay = self.warps[w].replay;
+            self.tr.s_kind = s_kind::WARP;
+            self.tr.s_warp = w as u32;
+            self.tr.s_replay = replay as u32;
             self.warps[w].busy_i = true;
             self.selected(w);
             if !replay {
@@ -292,6 +361,8 @@ impl Pipeline {
                 if let Some((w, r)) = init.reg {
                     let row = self.hw.rf_row(w, r);
                     self.rf[row] = [0; 32];
+                    self.tr.rf_we = self.hw.lane_mask;
+                    self.tr.rf_addr = row as u32;
                 }
             }
             Item::Bubble => {}
@@ -319,16 +390,42 @@ impl Pipeline {
         match &mut item {
             Item::Bubble => {}
             Item::Return { warp, entry, write } => {
+                (self.tr.a_kind, self.tr.a_warp) = (a_kind::RETURN, *warp as u32);
                 *write = self.return_a(*warp, *entry);
                 self.counters.inc(V2Counter::ReturnSlots);
             }
             Item::Init(init) => {
                 init.refused = init.row.is_some() && self.shared_port_busy();
+                self.tr.a_kind = if init.refused {
+                    a_kind::INIT_REFUSED
+                } else {
+                    a_kind::INIT
+                };
+                self.tr.a_warp = init.reg.map_or(0, |(w, _)| w as u32);
                 self.launch.init_at_a(init);
                 self.counters.inc(V2Counter::InitSlots);
             }
             Item::Pass(p) => {
+                let squashed = self.counters.get(V2Counter::Squashed);
+                self.tr.a_kind = a_kind::COMMITTED;
+                self.tr.a_warp = p.warp as u32;
+                self.tr.a_pc = self.warps[p.warp].gpc;
+                // §9.2: the tree use the engine's conflict rule sees (the
+                // pass's instruction, whatever its outcome).
+                let instr = self.instrs.get(self.tr.a_pc as usize);
+                self.tr.tree = match item::tree_use(instr.and_then(|i| i.as_ref().ok())) {
+                    item::TreeUse::Branch => 1,
+                    item::TreeUse::Memory => 2,
+                    item::TreeUse::None => 0,
+                };
                 p.late = self.commit(p.warp, now, free_entries);
+                if self.counters.get(V2Counter::Squashed) != squashed {
+                    self.tr.a_kind = a_kind::SQUASHED;
+                }
+                if self.tr.a_kind == a_kind::COMMITTED {
+                    self.tr.a_gpc = self.warps[p.warp].gpc;
+                    self.tr.a_gmask = self.warps[p.warp].gmask;
+                }
             }
         }
         self.stages[A] = item;
@@ -337,6 +434,7 @@ impl Pipeline {
     /// The trap of a pass (or a barrier) of slot `slot` (§13.2): held if it
     /// is older than the held one; the slot and younger slots freeze.
     fn raise(&mut self, slot: usize, trap: Trap) {
+        self.tr.trap = 1;
         let age = self.slots[slot].age;
         let replace = match &self.held {
             None => true,
@@ -354,27 +452,34 @@ impl Pipeline {
         self.launch.cancel_frozen(&self.slots);
     }
 
-    fn new(config: &CoreConfig, launch: &PipelineLaunch<'_>) -> Result<Pipeline, String> {
+    /// A core after reset: `IDLE`, every register 0, no memory.
+    pub fn idle(config: &CoreConfig, gen: GenOptions) -> Result<Pipeline, String> {
         let hw = HwParams::new(config).map_err(|e| e.to_string())?;
-        let occ = occupancy(config, launch)?;
-        let l = &launch.launch;
-        let decoded = l
-            .code
-            .iter()
-            .map(|w| concord_isa::decode(*w).map_err(|e| e.to_string()))
-            .collect();
-        let total_blocks = l.grid.iter().map(|&d| d as u64).product();
+        gen.validate().map_err(|e| e.to_string())?;
         Ok(Pipeline {
-            occ,
-            code: l.code.to_vec(),
-            instrs: decoded,
-            entry_pc: l.entry_pc,
-            grid: l.grid,
-            block: l.block,
-            params: l.params.to_vec(),
-            stacks: Stacks::new(config, l.stack_bytes),
-            state: CoreState::Setup,
-            setup_left: concord_uarch::timing::SETUP_CYCLES,
+            config: config.clone(),
+            gen,
+            host: host::HostRegs::new(hw.imem_words),
+            host_checker: None,
+            occ: Occupancy {
+                threads: 0,
+                nwarps: 0,
+                resident: 0,
+                window_rows: 0,
+                window_bytes: 0,
+                clear_regs: 0,
+                clear_rows: 0,
+                n_init: 0,
+            },
+            code: Vec::new(),
+            instrs: Vec::new(),
+            entry_pc: 0,
+            grid: [0; 3],
+            block: [0; 3],
+            params: Vec::new(),
+            stacks: Stacks::new(config, 0),
+            state: CoreState::Idle,
+            setup_left: 0,
             rf: vec![[0; 32]; hw.rf_rows],
             shared: vec![0; hw.shared_bytes as usize],
             warps: vec![WarpState::default(); hw.warps],
@@ -385,15 +490,47 @@ impl Pipeline {
             engine_key: None,
             global: GlobalUnit::new(&hw),
             memory: WishboneMemory::new(Vec::new(), &hw),
-            launch: LaunchUnit::new(total_blocks),
-            counters: V2Counters::default(),
+            launch: LaunchUnit::new(0),
+            counters: V2Counters::new(gen.counter_bits),
             held: None,
             issued_instructions: 0,
             last_block: None,
             bus_checker: None,
             bus_violations: Vec::new(),
+            tr: TraceRecord::default(),
+            last_trace: None,
             hw,
         })
+    }
+
+    /// A core whose launch registers hold `launch` (loaded directly, as if
+    /// the host had written them) and whose `START` was just accepted: the
+    /// next cycle is the first of SETUP. Fails when the launch cannot run.
+    fn new(
+        config: &CoreConfig,
+        launch: &PipelineLaunch<'_>,
+        gen: GenOptions,
+    ) -> Result<Pipeline, String> {
+        occupancy(config, launch)?;
+        let mut core = Pipeline::idle(config, gen)?;
+        let l = &launch.launch;
+        if l.code.len() > core.hw.imem_words || l.params.len() > 16 {
+            return Err("the program or the parameters do not fit the core".into());
+        }
+        let h = &mut core.host;
+        h.imem[..l.code.len()].copy_from_slice(l.code);
+        h.entry_pc = l.entry_pc;
+        h.code_len = l.code.len() as u32;
+        h.grid = l.grid;
+        h.block = l.block;
+        h.param_count = l.params.len() as u32;
+        h.params[..l.params.len()].copy_from_slice(l.params);
+        h.stack_bytes = l.stack_bytes;
+        h.shared_bytes = launch.shared_bytes;
+        h.clear_regs = launch.regs_used;
+        h.clear_shared = launch.shared_bytes;
+        core.start();
+        Ok(core)
     }
 }
 

@@ -3,7 +3,8 @@
 
 use concord_isa::config::CoreConfig;
 use concord_isa::func::{self, Launch, Trap, TrapCause};
-use concord_uarch::{HwParams, LaunchShape, Occupancy};
+use concord_uarch::wishbone::Signals;
+use concord_uarch::{regmap, HwParams, LaunchShape, Occupancy};
 
 use super::warp::SlotState;
 use super::{CoreState, Pipeline, V2Counters, WishboneMemory};
@@ -27,6 +28,9 @@ pub struct PipelineOptions {
     /// Check the global-memory master port with the Wishbone protocol
     /// checker of §20 on every cycle (a violation fails the run).
     pub check_bus: bool,
+    /// The generator options of the core modelled (§17.2): counters wrap
+    /// at `gen.counter_bits`.
+    pub gen: super::GenOptions,
 }
 
 /// The final state of one block: per thread, its registers and
@@ -84,16 +88,65 @@ pub fn func_reference(
     func::run_with_shared_window(config, &launch.launch, global, options, observer, window)
 }
 
-/// Runs `launch` to its end. `global` is the global memory image, updated
-/// in place. Fails (before running) when the configuration or the launch
-/// cannot run on the core.
+/// Runs `launch` to its end, loading it as the host does (§14.3): one
+/// Wishbone write per cycle on the host port (`regmap::launch_writes`,
+/// then `CTRL.START`), in `IDLE`; every host cycle is checked with
+/// `Checker::host_slave` when `check_bus` is set. `global` is the global
+/// memory image, updated in place. Fails (before running) when the
+/// configuration or the launch cannot run on the core.
 pub fn run(
     config: &CoreConfig,
     launch: &PipelineLaunch<'_>,
     global: &mut Vec<u8>,
     options: PipelineOptions,
 ) -> Result<Outcome, String> {
-    let mut core = Pipeline::new(config, launch)?;
+    // The same refusals as a direct load, before any bus cycle.
+    let _ = Pipeline::new(config, launch, options.gen)?;
+    let mut core = Pipeline::idle(config, options.gen)?;
+    if options.check_bus {
+        core.host_checker = Some(concord_uarch::wishbone::Checker::host_slave("wbs"));
+    }
+    let extras = regmap::LaunchExtras {
+        shared_bytes: launch.shared_bytes,
+        clear_regs: launch.regs_used,
+        clear_shared: launch.shared_bytes,
+    };
+    let mut writes = regmap::launch_writes(&launch.launch, &extras);
+    writes.push(regmap::start_write());
+    for (adr, value) in writes {
+        core.cycle(&super::host_write(adr, value));
+    }
+    if let Some(v) = core.bus_violations.first() {
+        return Err(v.clone());
+    }
+    if core.state != CoreState::Setup {
+        return Err(format!("the core did not start: {:?}", core.status()));
+    }
+    finish(core, config, global, options, true)
+}
+
+/// Runs `launch` to its end with the launch registers loaded directly (as
+/// if the host had written them) and `START` accepted before the first
+/// cycle; otherwise as [`run`].
+pub fn run_direct(
+    config: &CoreConfig,
+    launch: &PipelineLaunch<'_>,
+    global: &mut Vec<u8>,
+    options: PipelineOptions,
+) -> Result<Outcome, String> {
+    let core = Pipeline::new(config, launch, options.gen)?;
+    finish(core, config, global, options, false)
+}
+
+/// Runs a started core to `DONE`, `TRAP`, the watchdog or a pipeline hang;
+/// `host`: each cycle goes through the (idle) host port.
+fn finish(
+    mut core: Pipeline,
+    config: &CoreConfig,
+    global: &mut Vec<u8>,
+    options: PipelineOptions,
+    host: bool,
+) -> Result<Outcome, String> {
     core.memory = WishboneMemory::new(std::mem::take(global), &core.hw);
     if options.check_bus {
         let max = (core.hw.global_outstanding * core.hw.global_beats) as u32;
@@ -106,21 +159,37 @@ pub fn run(
     // cycles is a pipeline deadlock (a model bug), not a kernel's hang.
     let hang = concord_uarch::timing::hang_cycles(config.global_latency as u64);
     let (mut progress, mut since) = (core.progress(), 0u64);
+    let idle = Signals::idle();
     let result = loop {
         match core.state {
             CoreState::Done => break Ok(()),
             CoreState::Trap => {
                 break Err(core.held.take().map(|(_, t)| t).expect("a held trap"));
             }
+            CoreState::Idle => {
+                *global = std::mem::take(&mut core.memory.bytes);
+                return Err(format!(
+                    "launch refused: {}",
+                    core.refusal().unwrap_or("(no reason)")
+                ));
+            }
             _ => {}
         }
         if core.issued_instructions > options.watchdog {
             break Err(core.watchdog_trap(options.watchdog));
         }
-        core.step();
+        if host {
+            // The host keeps `CYC` until its last `ACK` (§14.3's example).
+            core.cycle(&Signals {
+                cyc: core.host_pending(),
+                ..idle
+            });
+        } else {
+            core.step();
+        }
         if let Some(v) = core.bus_violations.first() {
             *global = std::mem::take(&mut core.memory.bytes);
-            return Err(format!("global-memory port: {v}"));
+            return Err(v.clone());
         }
         let now = core.progress();
         if now == progress {
@@ -239,13 +308,23 @@ impl Pipeline {
                 .wslot
                 .filter(|&s| self.slots[s].state != SlotState::Free)
             {
+                // §13.4: state code, group pc and mask, waiting lanes and
+                // their stored pcs.
+                let waiting: Vec<String> = super::lanes_of(warp.waiting)
+                    .map(|l| format!("{l}@{}", warp.pc[l]))
+                    .collect();
                 parts.push(format!(
-                    "block {:?} warp {} {:?} at pc {} lanes {:#x}",
+                    "block {:?} warp {} {:?} at pc {} lanes {:#x}{}",
                     self.slots[s].ctaid,
                     warp.wib,
                     self.warp_code(w),
                     warp.gpc,
-                    warp.gmask
+                    warp.gmask,
+                    if waiting.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" waiting {}", waiting.join(","))
+                    }
                 ));
             }
         }

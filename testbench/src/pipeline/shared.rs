@@ -23,7 +23,18 @@ impl Pipeline {
     fn write_le(&mut self, addr: usize, bytes: u32, value: u32) {
         for j in 0..bytes as usize {
             self.shared[addr + j] = (value >> (8 * j)) as u8;
+            self.trace_shared_byte(addr + j, (value >> (8 * j)) as u8);
         }
+    }
+
+    /// `tr_sh_*` (§15.2): a byte written at physical byte address `addr`.
+    fn trace_shared_byte(&mut self, addr: usize, byte: u8) {
+        let b = self.hw.shared_banks;
+        let bank = addr / 4 % b;
+        let e = bank * 4 + addr % 4;
+        self.tr.sh_row = (addr >> self.hw.shared_row_shift) as u32;
+        self.tr.sh_we[e / 32] |= 1 << (e % 32);
+        self.tr.sh_data[bank] |= (byte as u32) << (8 * (addr % 4));
     }
 
     /// The port rule (§10.1): a shared pass or a row clear at A is refused
@@ -36,13 +47,19 @@ impl Pipeline {
     pub(crate) fn clear_row(&mut self, row: usize) {
         let width = 4 * self.hw.shared_banks;
         self.shared[row * width..(row + 1) * width].fill(0);
+        for a in row * width..(row + 1) * width {
+            self.trace_shared_byte(a, 0);
+        }
     }
 
     pub(crate) fn write_rf(&mut self, w: &RegWrite) {
         if let Some(row) = self.rf.get_mut(w.row) {
             for l in lanes_of(w.lanes) {
                 row[l] = w.values[l];
+                self.tr.rf_data[l] = w.values[l];
             }
+            self.tr.rf_we = w.lanes;
+            self.tr.rf_addr = w.row as u32;
         }
     }
 
@@ -71,10 +88,14 @@ impl Pipeline {
                 for l in lanes_of(*lanes) {
                     a[l] = addrs[l] as u32;
                 }
-                let shared = &mut self.shared;
+                let mut bytes = Vec::new();
                 simt::store_merge(*lanes, &a, data, *width, |addr, byte| {
-                    shared[addr as usize] = byte;
+                    bytes.push((addr as usize, byte));
                 });
+                for (addr, byte) in bytes {
+                    self.shared[addr] = byte;
+                    self.trace_shared_byte(addr, byte);
+                }
             }
             Late::SharedAtomic { addr, old, .. } => *old = self.read_le(*addr, 4),
             Late::Entry(id) => self.entry_written(*id, now),

@@ -2,25 +2,26 @@
 //! B4 pipelined slave of `global_bus_bytes` with a fixed latency per beat
 //! and an optional bandwidth limit. It performs a beat when it accepts it
 //! and raises `ACK` with the data `lat` cycles later, in order.
+//!
+//! It speaks [`concord_uarch::wishbone::Signals`], the per-cycle record the
+//! protocol checker reads: each cycle it takes the master's outputs (`cyc`
+//! … `tga`) and returns the same record with its own outputs (`stall`,
+//! `ack`, `err`, `dat_r`) filled in, so the cycle model and the Verilator
+//! harness can drive a core with the same type (§10.4, §15.4 step 1).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
-use concord_isa::instr::AtomOp;
 use concord_isa::semantics;
+use concord_uarch::wishbone::{tag_op, BusData, Signals, MAX_BUS_WORDS, TAG_PLAIN};
 use concord_uarch::HwParams;
 
-/// One beat as the master presents it (`gm_*_o`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Beat {
-    /// Bus-word address (byte address / `Wb`).
-    pub adr: u32,
-    pub we: bool,
-    /// Byte selects, bit `j` for byte `j` of the bus word.
-    pub sel: u128,
-    /// Write data (or the atomic operand in the word's byte lanes).
-    pub dat: Vec<u8>,
-    /// `0`: plain access; `1 + op`: atomic.
-    pub tga: Option<AtomOp>,
+/// An accepted beat waiting for its answer.
+#[derive(Clone, Debug)]
+struct Pending {
+    /// The memory cycle of its `ACK` (or `ERR`).
+    at: u64,
+    data: BusData,
+    err: bool,
 }
 
 /// The memory and its bus state.
@@ -32,8 +33,15 @@ pub struct WishboneMemory {
     bw: u32,
     credit: u32,
     cap: u32,
-    /// Accepted beats: (cycle of the `ACK`, read data).
-    in_flight: VecDeque<(u64, Vec<u8>)>,
+    /// Cycles seen so far (the number of the next [`WishboneMemory::cycle`]).
+    now: u64,
+    /// Beats accepted so far.
+    accepted: u64,
+    /// Accepted beats not yet answered, oldest first.
+    in_flight: VecDeque<Pending>,
+    /// Accepted-beat numbers (0 = the first beat accepted) answered with
+    /// `ERR` instead of `ACK`, and not performed (a test injects them).
+    errors: BTreeSet<u64>,
 }
 
 impl WishboneMemory {
@@ -48,8 +56,18 @@ impl WishboneMemory {
             bw,
             credit: cap,
             cap,
+            now: 0,
+            accepted: 0,
             in_flight: VecDeque::new(),
+            errors: BTreeSet::new(),
         }
+    }
+
+    /// Answers the `n`-th accepted beat (0 = the first) with `ERR`, and
+    /// does not perform it (§10.4: "never raises `ERR` unless a test
+    /// injects one").
+    pub fn inject_err(&mut self, n: u64) {
+        self.errors.insert(n);
     }
 
     /// Whether the bandwidth limit applies (`0 < bw < Wb`).
@@ -67,64 +85,91 @@ impl WishboneMemory {
         !self.in_flight.is_empty()
     }
 
-    /// One cycle `c`: accepts and performs `beat` if one is presented and
-    /// `STALL` is low, and returns (accepted, the response data of this
-    /// cycle: the beat accepted in `c − lat`).
-    pub fn cycle(&mut self, c: u64, beat: Option<&Beat>) -> (bool, Option<Vec<u8>>) {
-        let mut accepted = false;
-        if let Some(b) = beat {
-            if !self.stall() {
-                let data = self.perform(b);
-                self.in_flight.push_back((c + self.lat, data));
-                if self.limited() {
-                    self.credit -= self.wb;
-                }
-                accepted = true;
+    /// One cycle: `master` is what the master drives during it (its
+    /// `dat_r`, `ack`, `err`, `stall` are ignored). Accepts and performs the
+    /// beat when `cyc ∧ stb ∧ ¬stall`; returns the port's whole record of
+    /// the cycle: `master`'s outputs with `stall` and the answer to the beat
+    /// accepted `lat` cycles ago (`ack` or `err`, `dat_r`).
+    pub fn cycle(&mut self, master: &Signals) -> Signals {
+        let c = self.now;
+        self.now += 1;
+        let stall = self.stall();
+        let mut port = Signals {
+            dat_r: [0; MAX_BUS_WORDS],
+            ack: false,
+            err: false,
+            stall,
+            ..*master
+        };
+        if port.accepted() {
+            let err = self.errors.contains(&self.accepted);
+            let data = if err {
+                [0; MAX_BUS_WORDS]
+            } else {
+                self.perform(master)
+            };
+            self.accepted += 1;
+            self.in_flight.push_back(Pending {
+                at: c + self.lat,
+                data,
+                err,
+            });
+            if self.limited() {
+                self.credit -= self.wb;
             }
         }
-        let response = match self.in_flight.front() {
-            Some(&(at, _)) if at == c => self.in_flight.pop_front().map(|(_, d)| d),
-            _ => None,
-        };
+        if self.in_flight.front().is_some_and(|p| p.at == c) {
+            let p = self.in_flight.pop_front().expect("checked");
+            port.err = p.err;
+            port.ack = !p.err;
+            port.dat_r = p.data;
+        }
         if self.limited() {
             self.credit = (self.credit + self.bw).min(self.cap);
         }
-        (accepted, response)
+        port
     }
 
     fn byte(&self, a: u64) -> u8 {
         self.bytes.get(a as usize).copied().unwrap_or(0)
     }
 
-    fn perform(&mut self, b: &Beat) -> Vec<u8> {
-        let base = b.adr as u64 * self.wb as u64;
-        let old: Vec<u8> = (0..self.wb as u64).map(|j| self.byte(base + j)).collect();
+    fn set(&mut self, a: u64, v: u8) {
+        if let Some(m) = self.bytes.get_mut(a as usize) {
+            *m = v;
+        }
+    }
+
+    /// Performs an accepted beat; returns the bus word before it.
+    fn perform(&mut self, b: &Signals) -> BusData {
+        let wb = self.wb as usize;
+        let base = b.adr as u64 * wb as u64;
+        let old: Vec<u8> = (0..wb as u64).map(|j| self.byte(base + j)).collect();
+        let mut words = [0u32; MAX_BUS_WORDS];
+        for (i, c) in old.chunks(4).enumerate() {
+            words[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
         if !b.we {
-            return old;
+            return words;
         }
-        match b.tga {
-            None => {
-                for j in 0..self.wb as usize {
-                    if b.sel >> j & 1 == 1 {
-                        if let Some(m) = self.bytes.get_mut(base as usize + j) {
-                            *m = b.dat[j];
-                        }
-                    }
+        let byte_w = |j: usize| (b.dat_w[j / 4] >> (8 * (j % 4))) as u8;
+        if b.tga == TAG_PLAIN {
+            for j in 0..wb {
+                if b.sel >> j & 1 == 1 {
+                    self.set(base + j as u64, byte_w(j));
                 }
             }
-            Some(op) => {
-                let first = b.sel.trailing_zeros() as usize;
-                let w = |v: &[u8]| {
-                    u32::from_le_bytes([v[first], v[first + 1], v[first + 2], v[first + 3]])
-                };
-                let new = semantics::atomic(op, w(&old), w(&b.dat)).to_le_bytes();
-                for (j, byte) in new.iter().enumerate() {
-                    if let Some(m) = self.bytes.get_mut(base as usize + first + j) {
-                        *m = *byte;
-                    }
-                }
+        } else {
+            let op = tag_op(b.tga).expect("an atomic tag (1..=9)");
+            let first = b.sel.trailing_zeros() as usize;
+            let word = |f: &dyn Fn(usize) -> u8| {
+                u32::from_le_bytes([f(first), f(first + 1), f(first + 2), f(first + 3)])
+            };
+            let new = semantics::atomic(op, word(&|j| old[j]), word(&byte_w)).to_le_bytes();
+            for (j, byte) in new.iter().enumerate() {
+                self.set(base + (first + j) as u64, *byte);
             }
         }
-        old
+        words
     }
 }

@@ -1,0 +1,126 @@
+//! `concord_uarch::trace` against docs/microarchitecture-v2.md §15.2: the
+//! field names in the table's order, the widths of the default core worked
+//! out by hand, and pack/unpack.
+
+use concord_isa::config::CoreConfig;
+use concord_uarch::trace::{fields, record_bits, TraceRecord};
+use concord_uarch::HwParams;
+
+const DOC: &str = include_str!("../../docs/microarchitecture-v2.md");
+
+/// The `tr_*` names of §15.2's table, in order.
+fn doc_names() -> Vec<String> {
+    let at = DOC.find("### 15.2 The trace port").unwrap();
+    DOC[at..]
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .flat_map(|row| {
+            let first = row
+                .trim_matches('|')
+                .split(" | ")
+                .next()
+                .unwrap()
+                .to_string();
+            first
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn the_fields_are_the_documents_in_order() {
+    let hw = HwParams::new(&CoreConfig::default()).unwrap();
+    let ours: Vec<String> = fields(&hw)
+        .iter()
+        .map(|f| format!("tr_{}", f.name))
+        .collect();
+    assert_eq!(ours, doc_names());
+}
+
+/// The default 8×8 core: `W = 8` (3-bit warps), `pc_bits = 12` (4096
+/// words), `B = 8`, 512 shared rows (9 bits), `W·RP = 256` rows (8 bits),
+/// `N = 8` (3-bit entry, 4-bit free count), `BS = 4` (2-bit slots).
+/// §15.2: "about 720 bits, 512 of them register-write and shared-write
+/// data".
+#[test]
+fn default_core_widths() {
+    let hw = HwParams::new(&CoreConfig::default()).unwrap();
+    let w = |name: &str| fields(&hw).iter().find(|f| f.name == name).unwrap().width;
+    let want = [
+        ("state", 3),
+        ("s_kind", 2),
+        ("s_warp", 3),
+        ("a_kind", 3),
+        ("a_pc", 12),
+        ("a_active", 8),
+        ("a_gpc", 12),
+        ("tree", 3),
+        ("pred_addr", 6),
+        ("rf_addr", 8),
+        ("rf_data", 256),
+        ("sh_we", 32),
+        ("sh_row", 9),
+        ("sh_data", 256),
+        ("rsp_entry", 3),
+        ("free", 4),
+        ("alloc_slot", 2),
+        ("warp_state", 24),
+        ("trap", 1),
+    ];
+    for (name, width) in want {
+        assert_eq!(w(name), width, "tr_{name}");
+    }
+    assert_eq!(w("rf_data") + w("sh_data"), 512);
+    assert_eq!(record_bits(&hw), 718);
+}
+
+#[test]
+fn pack_and_unpack_are_inverse() {
+    let hw = HwParams::new(&CoreConfig::default()).unwrap();
+    let mut r = TraceRecord {
+        state: 2,
+        s_kind: 1,
+        s_warp: 5,
+        a_kind: 6,
+        a_pc: 0xfff,
+        a_gmask: 0x81,
+        rsp: 1,
+        rsp_entry: 7,
+        free: 8,
+        retire_slot: 3,
+        trap: 1,
+        ..TraceRecord::default()
+    };
+    r.rf_data[7] = 0xdead_beef;
+    r.sh_data[0] = 1;
+    r.sh_we[0] = 0xf000_0000;
+    for w in 0..8 {
+        r.set_warp_code(w, (w as u8 * 3) % 8);
+    }
+    let bits = r.pack(&hw);
+    assert_eq!(bits.len(), 718usize.div_ceil(64));
+    // tr_state is bits 0..3, tr_s_kind 3..5, tr_s_warp 5..8.
+    assert_eq!(bits[0] & 0xff, 2 | 1 << 3 | 5 << 5);
+    let back = TraceRecord::unpack(&bits, &hw);
+    assert_eq!(back, r);
+    for w in 0..8 {
+        assert_eq!(back.warp_code(w), (w as u8 * 3) % 8);
+    }
+}
+
+#[test]
+#[should_panic(expected = "tr_s_kind")]
+fn a_value_wider_than_its_field_is_refused() {
+    let hw = HwParams::new(&CoreConfig::default()).unwrap();
+    TraceRecord {
+        s_kind: 4,
+        ..TraceRecord::default()
+    }
+    .pack(&hw);
+}
