@@ -87,6 +87,7 @@ pub fn run(args: &CoresStudyArgs) -> Result<(), CliError> {
             PipelineOptions {
                 watchdog: prepared.watchdog,
                 check_bus: true,
+                gen: concord_uarch::GenOptions::sim(),
             },
         )
         .map_err(|e| CliError::from(format!("{} (v2): {e}", launch.name)))?;
