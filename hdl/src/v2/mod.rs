@@ -6,6 +6,7 @@
 //! | `mul.rs` | [`mul::Mul`]: the 32×32 multiplier, four DSP products pipelined X→A→M; also the shifts (products with a power of two) |
 //! | `regfile.rs` | [`regfile::RegFile`]: two block-RAM copies, one read port each, one write port |
 //! | `lane.rs` | [`lane::LaneDp`]: operand registers, ALU, multiplier and register file, stages R–X–A–M–W |
+//! | `shmem.rs` | [`shmem::Shmem`]: the shared memory (§10.1): byte-enable banks, store and load crossbars, the one atomic ALU, row clear, port rule (M–W) |
 //!
 //! Every selection is a one-hot AND-OR, never an `if x == K` chain
 //! (§19.4): rust-hdl has no `case`, and a chain of `if`s becomes a
@@ -15,6 +16,7 @@ pub mod alu;
 pub mod lane;
 pub mod mul;
 pub mod regfile;
+pub mod shmem;
 
 use rust_hdl_core::prelude::*;
 
