@@ -8,7 +8,8 @@
 //!
 //! * the generated Verilog under Verilator (a C++ harness reads one line
 //!   of inputs per cycle and writes the outputs of the cycle), for
-//!   (B, L) = (1, 4), (4, 8), (8, 8), (8, 32), (32, 32), (32, 4);
+//!   (B, L) = (1, 4), (4, 8), (8, 8), (32, 4); (8, 32) and (32, 32) in an
+//!   ignored test (a minute or more of C++ compilation);
 //! * the block's rust-hdl model, for every B in {1, 4, 8, 32} and L in
 //!   {4, 8, 32};
 //! * `verilator --lint-only -Wall` of the Verilog.
@@ -18,7 +19,9 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use concord_hdl::v2::shmem::{shmem_verilog, Shmem, KIND_ATOMIC, KIND_CLEAR, KIND_LOAD, KIND_STORE};
+use concord_hdl::v2::shmem::{
+    shmem_verilog, Shmem, KIND_ATOMIC, KIND_CLEAR, KIND_LOAD, KIND_STORE,
+};
 use concord_isa::instr::{AtomOp, LoadWidth, StoreWidth, MAX_LANES};
 use concord_isa::{semantics, simt};
 use rust_hdl_core::prelude::*;
@@ -151,7 +154,10 @@ impl Reference {
         // End of the cycle: the atomic's write-back, the store, the clear.
         // (The port rule keeps them apart; the test's driver obeys it.)
         if let Some((a, new)) = atom_write {
-            assert!(i.kind & (1 << KIND_CLEAR) == 0 && (i.kind & (1 << KIND_STORE) == 0 || i.served == 0));
+            assert!(
+                i.kind & (1 << KIND_CLEAR) == 0
+                    && (i.kind & (1 << KIND_STORE) == 0 || i.served == 0)
+            );
             self.mem[a as usize..a as usize + 4].copy_from_slice(&new.to_le_bytes());
         }
         if i.kind & (1 << KIND_STORE) != 0 {
@@ -305,7 +311,10 @@ fn compare(tag: &str, cycle: usize, want: &Out, got: &Out) {
     );
     for l in 0..want.ld.len() {
         if want.ld_en >> l & 1 != 0 {
-            assert_eq!(want.ld[l], got.ld[l], "{tag}, cycle {cycle}: ld of lane {l}");
+            assert_eq!(
+                want.ld[l], got.ld[l],
+                "{tag}, cycle {cycle}: ld of lane {l}"
+            );
         }
     }
 }
@@ -469,7 +478,10 @@ fn run_verilator(banks: usize, lanes: usize, seed: u64) {
             i.kind, i.served, i.base_row, i.min_row, i.lw, i.aop, i.aopnd
         ));
         for l in 0..lanes {
-            text.push_str(&format!(" {:x} {:x} {:x} {:x}", i.bank[l], i.off[l], i.sd[l], i.be[l]));
+            text.push_str(&format!(
+                " {:x} {:x} {:x} {:x}",
+                i.bank[l], i.off[l], i.sd[l], i.be[l]
+            ));
         }
         text.push('\n');
     }
@@ -477,7 +489,18 @@ fn run_verilator(banks: usize, lanes: usize, seed: u64) {
     let _ = std::fs::remove_dir_all(dir.join("obj_dir"));
     let (ok, log, t) = common::run_bounded(
         Command::new("verilator").current_dir(&dir).args([
-            "--cc", "--exe", "--build", "-O1", "--top-module", "top", "top.v", "main.cpp", "-o", "Vshmem",
+            "--cc",
+            "--exe",
+            "--build",
+            "-O1",
+            "-CFLAGS",
+            "-O0",
+            "--top-module",
+            "top",
+            "top.v",
+            "main.cpp",
+            "-o",
+            "Vshmem",
         ]),
         Duration::from_secs(600),
     );
@@ -507,17 +530,31 @@ fn run_verilator(banks: usize, lanes: usize, seed: u64) {
     }
 }
 
-/// The generated Verilog (not the rust-hdl model) under Verilator.
-#[test]
-fn verilog_under_verilator_matches_the_reference() {
+fn verilator_configs(configs: &[(usize, usize)]) {
     if !common::have("verilator") {
         eprintln!("verilator not found: skipped");
         return;
     }
-    let configs = [(1, 4), (4, 8), (8, 8), (8, 32), (32, 32), (32, 4)];
     std::thread::scope(|s| {
-        for (b, l) in configs {
+        for &(b, l) in configs {
             s.spawn(move || run_verilator(b, l, 100 + (b * l) as u64));
         }
     });
+}
+
+/// The generated Verilog (not the rust-hdl model) under Verilator: every
+/// bank count of the issue with 4 and 8 lanes (the rust-hdl model covers
+/// 32 lanes, and so does the ignored test below).
+#[test]
+fn verilog_under_verilator_matches_the_reference() {
+    verilator_configs(&[(1, 4), (4, 8), (8, 8), (32, 4)]);
+}
+
+/// 32 lanes under Verilator: about a minute of C++ compilation per
+/// configuration, so run by hand:
+/// `cargo test --release -p concord-hdl --test v2_shmem -- --ignored`.
+#[test]
+#[ignore = "a minute or more of Verilator C++ compilation"]
+fn verilog_under_verilator_matches_the_reference_32_lanes() {
+    verilator_configs(&[(8, 32), (32, 32)]);
 }

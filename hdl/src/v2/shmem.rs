@@ -107,7 +107,11 @@ struct WRegs {
 impl<const B: usize, const RB: usize> Shmem<B, RB> {
     pub fn new(lanes: usize) -> Self {
         assert!(
-            (1..=32).contains(&lanes) && (1..=32).contains(&B) && (1..=14).contains(&RB),
+            lanes.is_power_of_two()
+                && lanes <= 32
+                && B.is_power_of_two()
+                && B <= 32
+                && (1..=14).contains(&RB),
             "shared memory of {lanes} lanes, {B} banks, 2^{RB} rows"
         );
         Shmem {
@@ -200,7 +204,11 @@ impl<const B: usize, const RB: usize> Logic for Shmem<B, RB> {
             let wb = if w.atomic && w.abank < B {
                 let op = AtomOp::ALL[(w.aop.trailing_zeros() as usize).min(8)];
                 let old = self._rd[w.abank];
-                let new = if w.aop == 0 { 0 } else { semantics::atomic(op, old, w.aopnd) };
+                let new = if w.aop == 0 {
+                    0
+                } else {
+                    semantics::atomic(op, old, w.aopnd)
+                };
                 Some((w.abank * rows + w.row, new))
             } else {
                 None
@@ -324,22 +332,32 @@ pub fn shmem_body(lanes: usize, banks: usize, rb: usize) -> String {
                 req.join(", ")
             )
             .unwrap();
-            // highest: req & ~(OR of the requests above)
-            let hi: Vec<String> = (0..l_n)
-                .rev()
-                .map(|l| {
-                    if l == l_n - 1 {
-                        format!("req{k}_{j}[{l}]")
-                    } else {
-                        format!("req{k}_{j}[{l}] & ~(|req{k}_{j}[{}:{}])", l_n - 1, l + 1)
-                    }
-                })
+            // The highest requesting lane's byte: a balanced tree over the
+            // lanes, each node taking its upper half's byte when a lane of
+            // the upper half requests, else its lower half's (`log2 L`
+            // levels of 2:1 AND-OR; see the module doc for why not a
+            // one-hot priority mask).
+            // A node: (lowest lane, highest lane, its byte).
+            let mut cur: Vec<(usize, usize, String)> = (0..l_n)
+                .map(|l| (l, l, format!("sd${l}[{}:{}]", 8 * j + 7, 8 * j)))
                 .collect();
-            writeln!(w, "wire [{}:0] hi{k}_{j} = {{{}}};", l_n - 1, hi.join(", ")).unwrap();
-            let data: Vec<String> = (0..l_n)
-                .map(|l| format!("({{8{{hi{k}_{j}[{l}]}}}} & sd${l}[{}:{}])", 8 * j + 7, 8 * j))
-                .collect();
-            writeln!(w, "wire [7:0] sdat{k}_{j} = {};", or_all(&data, "8'd0")).unwrap();
+            let mut n = 0;
+            while cur.len() > 1 {
+                let mut next = Vec::new();
+                for pair in cur.chunks(2) {
+                    let ((lo, _, dl), (ulo, uhi, du)) = (&pair[0], &pair[1]);
+                    let up = format!("(|req{k}_{j}[{uhi}:{ulo}])");
+                    writeln!(
+                        w,
+                        "wire [7:0] td{k}_{j}_{n} = ({{8{{{up}}}}} & {du}) | ({{8{{~{up}}}}} & {dl});"
+                    )
+                    .unwrap();
+                    next.push((*lo, *uhi, format!("td{k}_{j}_{n}")));
+                    n += 1;
+                }
+                cur = next;
+            }
+            writeln!(w, "wire [7:0] sdat{k}_{j} = {};", cur[0].2).unwrap();
         }
     }
     // The atomic ALU at W: old from the atomic lane's bank.
