@@ -269,7 +269,7 @@ fn program(banks: usize, lanes: usize, n: usize, seed: u64) -> (Vec<In>, Vec<Out
     let mut r = Reference {
         banks,
         lanes,
-        mem: vec![0; 4 * banks << RB],
+        mem: vec![0; (4 * banks) << RB],
         w_ld: vec![None; lanes],
         w_atom: None,
     };

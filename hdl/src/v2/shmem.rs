@@ -28,24 +28,37 @@
 //! clear then (the write-port select is the W atomic itself), so the
 //! atomic's read-modify-write is indivisible whatever the inputs.
 //!
-//! **Structure** (§19.4: every selection one-hot AND-OR): for each bank
-//! and byte the store requests form a lane mask, its highest lane is the
-//! one-hot `req & ~(OR of the requests above)`, and the byte is the
-//! AND-OR of the lanes' bytes under it; a lane's load word is the AND-OR of
-//! the bank words under its bank one-hot; the extraction is a one-hot
-//! AND-OR over the byte offset and the load width. The atomic ALU has one
-//! adder/subtractor (add, and the four min/max from the difference) and a
-//! one-hot result select. The banks are memories with four byte enables
-//! and `no_rw_check` (a read in the cycle its word is written is never
-//! used: the only such read is that of an item the port rule refused), so
-//! Yosys maps each 512-row bank to one block RAM with no bypass.
+//! **Structure** (§19.4: no `if` chain anywhere). The highest lane's
+//! byte, for each bank and byte: a balanced tree over the lanes (lower
+//! lane on the left), each node taking its upper half's byte when a lane
+//! of the upper half requests (the OR of that half's requests), else its
+//! lower half's: `log2 L` levels of 2:1 AND-OR. A lane's load word is the
+//! one-hot AND-OR of the bank words under its bank one-hot (registered at
+//! the end of M); the extraction is a one-hot AND-OR over the byte offset
+//! and the load width. The atomic ALU has one adder/subtractor (add, and
+//! the four min/max from the difference) and a one-hot result select. The
+//! banks are memories with four byte enables and `no_rw_check` (a read in
+//! the cycle its word is written is never used: the only such read is that
+//! of an item the port rule refused), so Yosys maps each 512-row bank to
+//! one block RAM with no bypass.
+//!
+//! **Why a tree and not a one-hot priority mask** for the store: the mask
+//! (`req & ~(OR of the higher requests)`, then an L-term AND-OR of the
+//! bytes) is what §10.1 describes, and it simulates identically, but with
+//! the default `synth_ecp5` (ABC with wide LUTs) it measured 5,341 LUT4 at
+//! 8 lanes and 13,392 at 16 (`hdl/README.md`, "Core v2: shared memory"):
+//! ABC folds the priority into every data bit. The tree is 4,696 and 8,738
+//! (the same tree on one 8-bit byte of 16 lanes alone: 230 LUT4 against
+//! 443 for the mask; `-nowidelut`: 120 against 159).
 //!
 //! The block is custom Verilog generated for `L` lanes (rust-hdl's
-//! `#[hdl_gen]` cannot accumulate an AND-OR over a run-time lane count or
-//! index a child's vector port from a vector of children); its rust-hdl
-//! model is a cycle-exact Rust model of the same rules. The Verilog is
-//! tested under Verilator against an independent reference
-//! (`tests/v2_shmem.rs`).
+//! `#[hdl_gen]` cannot accumulate an AND-OR over a run-time lane count, as
+//! its simulator does not see blocking accumulation, nor index a child's
+//! vector port from a vector of children); its rust-hdl model (`update`)
+//! is a cycle-exact Rust model of the same rules. Both the Verilog (under
+//! Verilator) and the model are tested against an independent reference
+//! (`tests/v2_shmem.rs`). Byte offsets are those X's alignment check lets
+//! through (a halfword at 0 or 2, a word at 0).
 
 use concord_isa::instr::{AtomOp, LoadWidth};
 use concord_isa::semantics;
