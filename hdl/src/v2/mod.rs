@@ -12,6 +12,7 @@
 //! | `scheduler.rs` | [`scheduler::Scheduler`]: stage S, item priority, `lrr`/`gto` (§6) |
 //! | `setup.rs` | [`setup::Setup`]: the SETUP computation and refusal rules (§12.1, §12.2) |
 //! | `tidwalk.rs` | [`tidwalk::TidWalk`]: the thread-id walk of a block launch (§12.3, §12.4) |
+//! | `shmem.rs` | [`shmem::Shmem`]: the shared memory (§10.1): byte-enable banks, store and load crossbars, the one atomic ALU, row clear, port rule (M–W) |
 //!
 //! Every selection is a one-hot AND-OR, never an `if x == K` chain
 //! (§19.4): rust-hdl has no `case`, and a chain of `if`s becomes a
@@ -25,6 +26,7 @@ pub mod mul;
 pub mod regfile;
 pub mod scheduler;
 pub mod setup;
+pub mod shmem;
 pub mod tidwalk;
 
 use rust_hdl_core::prelude::*;

@@ -1,0 +1,513 @@
+//! The Core v2 shared memory (`docs/microarchitecture-v2.md` §10.1, §3.1):
+//! `B` banks of `2^RB` words of 32 bits with byte enables, the M-stage
+//! row address, the per-bank store select, the bank-to-lane load select
+//! with extraction and extension, the core's **one** atomic ALU, the row
+//! clear of an init slot and the port rule.
+//!
+//! | stage | here |
+//! |---|---|
+//! | M (inputs) | row `base_row \| min_row` (a concatenation: `base_row` is a multiple of the window, `min_row` below it) to every bank's read port; store: bank `k` byte `j` written when a served lane's word is in bank `k` and its store covers byte `j`, data from the **highest** such lane; clear: every bank's row written with 0; `port_busy` |
+//! | W (outputs) | `ld[l]`: lane `l`'s bank word, extracted at its byte offset and extended by the load width (`semantics::load_extend`); atomic: `old` = the served lane's bank word, `new = semantics::atomic(op, old, operand)` written to that bank at the end of W, `ld[l] = atom_old = old` |
+//!
+//! **Inputs** (what stage A registers for M): `kind` one-hot
+//! ([`KIND_LOAD`] …: load, store, atomic, clear; 0 is no shared item),
+//! `served[l]`, `base_row`, `min_row`, per lane `bank[l]` (one-hot, `B`
+//! bits: word address mod `B`), `off[l]` (load byte offset), `sd[l]` and
+//! `be[l]` (store data and byte enables, aligned by X), `lw` (load width,
+//! one-hot over `LoadWidth::ALL`), `aop` (one-hot over `AtomOp::ALL`) and
+//! `aopnd` (the atomic's operand).
+//!
+//! **Outputs**: `port_busy` (M: the item is a shared atomic that served a
+//! lane; the commit logic refuses a shared pass or a row clear at A), and
+//! at W `ld_en[l]` (lane served by a load or an atomic), `ld[l]`,
+//! `atom_old`.
+//!
+//! **The write port.** One per bank: an atomic's write-back at W, else the
+//! store or clear of the item at M. By the port rule the item at M while
+//! an atomic is at W serves nothing; the unit also drops any store or
+//! clear then (the write-port select is the W atomic itself), so the
+//! atomic's read-modify-write is indivisible whatever the inputs.
+//!
+//! **Structure** (§19.4: no `if` chain anywhere). The highest lane's
+//! byte, for each bank and byte: a balanced tree over the lanes (lower
+//! lane on the left), each node taking its upper half's byte when a lane
+//! of the upper half requests (the OR of that half's requests), else its
+//! lower half's: `log2 L` levels of 2:1 AND-OR. A lane's load word is the
+//! one-hot AND-OR of the bank words under its bank one-hot (registered at
+//! the end of M); the extraction is a one-hot AND-OR over the byte offset
+//! and the load width. The atomic ALU has one adder/subtractor (add, and
+//! the four min/max from the difference) and a one-hot result select. The
+//! banks are memories with four byte enables and `no_rw_check` (a read in
+//! the cycle its word is written is never used: the only such read is that
+//! of an item the port rule refused), so Yosys maps each 512-row bank to
+//! one block RAM with no bypass.
+//!
+//! **Why a tree and not a one-hot priority mask** for the store: the mask
+//! (`req & ~(OR of the higher requests)`, then an L-term AND-OR of the
+//! bytes) is what §10.1 describes, and it simulates identically, but with
+//! the default `synth_ecp5` (ABC with wide LUTs) it measured 5,341 LUT4 at
+//! 8 lanes and 13,392 at 16 (`hdl/README.md`, "Core v2: shared memory"):
+//! ABC folds the priority into every data bit. The tree is 4,696 and 8,738
+//! (the same tree on one 8-bit byte of 16 lanes alone: 230 LUT4 against
+//! 443 for the mask; `-nowidelut`: 120 against 159).
+//!
+//! The block is custom Verilog generated for `L` lanes (rust-hdl's
+//! `#[hdl_gen]` cannot accumulate an AND-OR over a run-time lane count, as
+//! its simulator does not see blocking accumulation, nor index a child's
+//! vector port from a vector of children); its rust-hdl model (`update`)
+//! is a cycle-exact Rust model of the same rules. Both the Verilog (under
+//! Verilator) and the model are tested against an independent reference
+//! (`tests/v2_shmem.rs`). Byte offsets are those X's alignment check lets
+//! through (a halfword at 0 or 2, a word at 0).
+
+use concord_isa::instr::{AtomOp, LoadWidth};
+use concord_isa::semantics;
+use rust_hdl_core::prelude::*;
+
+/// `kind` bit of a shared load.
+pub const KIND_LOAD: usize = 0;
+/// `kind` bit of a shared store.
+pub const KIND_STORE: usize = 1;
+/// `kind` bit of a shared atomic (one served lane).
+pub const KIND_ATOMIC: usize = 2;
+/// `kind` bit of an init slot's row clear.
+pub const KIND_CLEAR: usize = 3;
+
+/// The shared memory of `lanes` lanes, `B` banks of `2^RB` rows.
+#[derive(LogicBlock)]
+pub struct Shmem<const B: usize, const RB: usize> {
+    pub clock: Signal<In, Clock>,
+    // M: what A registered
+    pub kind: Signal<In, Bits<4>>,
+    pub served: Vec<Signal<In, bool>>,
+    pub base_row: Signal<In, Bits<RB>>,
+    pub min_row: Signal<In, Bits<RB>>,
+    pub bank: Vec<Signal<In, Bits<B>>>,
+    pub off: Vec<Signal<In, Bits<2>>>,
+    pub sd: Vec<Signal<In, Bits<32>>>,
+    pub be: Vec<Signal<In, Bits<4>>>,
+    pub lw: Signal<In, Bits<5>>,
+    pub aop: Signal<In, Bits<9>>,
+    pub aopnd: Signal<In, Bits<32>>,
+    // M
+    pub port_busy: Signal<Out, bool>,
+    // W
+    pub ld_en: Vec<Signal<Out, bool>>,
+    pub ld: Vec<Signal<Out, Bits<32>>>,
+    pub atom_old: Signal<Out, Bits<32>>,
+    _lanes: usize,
+    // The Rust model's state: banks (bank-major) and the W registers.
+    _mem: Vec<u32>,
+    _rd: Vec<u32>,
+    _w: WRegs,
+}
+
+/// The M→W registers of the Rust model.
+#[derive(Clone, Default, Debug)]
+struct WRegs {
+    load: bool,
+    atomic: bool,
+    served: Vec<bool>,
+    bank: Vec<usize>,
+    off: Vec<u32>,
+    lw: u64,
+    aop: u64,
+    aopnd: u32,
+    row: usize,
+    abank: usize,
+}
+
+impl<const B: usize, const RB: usize> Shmem<B, RB> {
+    pub fn new(lanes: usize) -> Self {
+        assert!(
+            lanes.is_power_of_two()
+                && lanes <= 32
+                && B.is_power_of_two()
+                && B <= 32
+                && (1..=14).contains(&RB),
+            "shared memory of {lanes} lanes, {B} banks, 2^{RB} rows"
+        );
+        Shmem {
+            clock: Default::default(),
+            kind: Default::default(),
+            served: (0..lanes).map(|_| Default::default()).collect(),
+            base_row: Default::default(),
+            min_row: Default::default(),
+            bank: (0..lanes).map(|_| Default::default()).collect(),
+            off: (0..lanes).map(|_| Default::default()).collect(),
+            sd: (0..lanes).map(|_| Default::default()).collect(),
+            be: (0..lanes).map(|_| Default::default()).collect(),
+            lw: Default::default(),
+            aop: Default::default(),
+            aopnd: Default::default(),
+            port_busy: Default::default(),
+            ld_en: (0..lanes).map(|_| Default::default()).collect(),
+            ld: (0..lanes).map(|_| Default::default()).collect(),
+            atom_old: Default::default(),
+            _lanes: lanes,
+            _mem: vec![0; B << RB],
+            _rd: vec![0; B],
+            _w: WRegs {
+                served: vec![false; lanes],
+                bank: vec![0; lanes],
+                off: vec![0; lanes],
+                ..Default::default()
+            },
+        }
+    }
+
+    pub fn lanes(&self) -> usize {
+        self._lanes
+    }
+
+    /// The W-stage outputs of the Rust model from its registers.
+    fn model_outputs(&mut self) {
+        let w = &self._w;
+        let old = self._rd.get(w.abank).copied().unwrap_or(0);
+        for l in 0..self._lanes {
+            let raw = self._rd.get(w.bank[l]).copied().unwrap_or(0);
+            let shifted = raw >> (8 * w.off[l]);
+            let width = if w.atomic {
+                LoadWidth::B32
+            } else {
+                LoadWidth::ALL[(w.lw.trailing_zeros() as usize).min(4)]
+            };
+            let v = if w.lw == 0 && !w.atomic {
+                0
+            } else {
+                semantics::load_extend(width, shifted)
+            };
+            self.ld[l].next = u64::from(v).into();
+            self.ld_en[l].next = w.served[l] && (w.load || w.atomic);
+        }
+        self.atom_old.next = u64::from(if w.atomic { old } else { 0 }).into();
+    }
+}
+
+fn bits_u64<const N: usize>(b: Bits<N>) -> u64 {
+    b.to_u64()
+}
+
+impl<const B: usize, const RB: usize> Logic for Shmem<B, RB> {
+    /// A cycle-exact model of the Verilog (the reference the tests use is
+    /// independent of both).
+    fn update(&mut self) {
+        let lanes = self._lanes;
+        let kind = bits_u64(self.kind.val());
+        let served: Vec<bool> = self.served.iter().map(|s| s.val()).collect();
+        let any = served.iter().any(|&s| s);
+        self.port_busy.next = kind & (1 << KIND_ATOMIC) != 0 && any;
+        if self.clock.pos_edge() {
+            let rows = 1usize << RB;
+            let row = (bits_u64(self.base_row.val()) | bits_u64(self.min_row.val())) as usize;
+            let bank: Vec<usize> = self
+                .bank
+                .iter()
+                .map(|b| {
+                    let v = bits_u64(b.val());
+                    if v == 0 {
+                        B
+                    } else {
+                        v.trailing_zeros() as usize
+                    }
+                })
+                .collect();
+            // The atomic at W computes from the word read at the end of M.
+            let w = self._w.clone();
+            let wb = if w.atomic && w.abank < B {
+                let op = AtomOp::ALL[(w.aop.trailing_zeros() as usize).min(8)];
+                let old = self._rd[w.abank];
+                let new = if w.aop == 0 {
+                    0
+                } else {
+                    semantics::atomic(op, old, w.aopnd)
+                };
+                Some((w.abank * rows + w.row, new))
+            } else {
+                None
+            };
+            // Reads at the end of M (a word written at this edge reads old).
+            for k in 0..B {
+                self._rd[k] = self._mem[k * rows + row];
+            }
+            // The write port: the atomic at W, else the store or clear at M.
+            if let Some((a, new)) = wb {
+                self._mem[a] = new;
+            } else if kind & (1 << KIND_CLEAR) != 0 {
+                for k in 0..B {
+                    self._mem[k * rows + row] = 0;
+                }
+            } else if kind & (1 << KIND_STORE) != 0 {
+                for (l, &s) in served.iter().enumerate() {
+                    if s && bank[l] < B {
+                        let be = bits_u64(self.be[l].val());
+                        let d = bits_u64(self.sd[l].val()) as u32;
+                        let m = &mut self._mem[bank[l] * rows + row];
+                        for j in 0..4 {
+                            if be >> j & 1 != 0 {
+                                *m = (*m & !(0xff << (8 * j))) | (d & (0xff << (8 * j)));
+                            }
+                        }
+                    }
+                }
+            }
+            let atomic = kind & (1 << KIND_ATOMIC) != 0;
+            let abank = (0..lanes).find(|&l| served[l]).map_or(B, |l| bank[l]);
+            self._w = WRegs {
+                load: kind & (1 << KIND_LOAD) != 0,
+                atomic: atomic && abank < B,
+                served,
+                bank,
+                off: self.off.iter().map(|o| bits_u64(o.val()) as u32).collect(),
+                lw: bits_u64(self.lw.val()),
+                aop: bits_u64(self.aop.val()),
+                aopnd: bits_u64(self.aopnd.val()) as u32,
+                row,
+                abank,
+            };
+        }
+        self.model_outputs();
+    }
+
+    fn connect(&mut self) {
+        self.port_busy.connect();
+        for s in &mut self.ld_en {
+            s.connect();
+        }
+        for s in &mut self.ld {
+            s.connect();
+        }
+        self.atom_old.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(shmem_body(self._lanes, B, RB))
+    }
+}
+
+/// `a | b | …` of the strings (or `zero` when empty).
+fn or_all(terms: &[String], zero: &str) -> String {
+    if terms.is_empty() {
+        zero.to_string()
+    } else {
+        terms.join(" | ")
+    }
+}
+
+/// The Verilog body of [`Shmem`] (ports declared by rust-hdl).
+pub fn shmem_body(lanes: usize, banks: usize, rb: usize) -> String {
+    use std::fmt::Write;
+    let (l_n, b_n) = (lanes, banks);
+    let rows = 1usize << rb;
+    let mut v = String::new();
+    let w = &mut v;
+    // M: row, served vector, port rule.
+    writeln!(w, "wire [{}:0] row = base_row | min_row;", rb - 1).unwrap();
+    let srv: Vec<String> = (0..l_n).rev().map(|l| format!("served${l}")).collect();
+    writeln!(w, "wire [{}:0] srv = {{{}}};", l_n - 1, srv.join(", ")).unwrap();
+    writeln!(w, "always @(*) port_busy = kind[2] & (|srv);").unwrap();
+    // W registers.
+    writeln!(w, "reg w_load, w_atom;").unwrap();
+    writeln!(w, "reg [{}:0] w_srv;", l_n - 1).unwrap();
+    writeln!(w, "reg [{}:0] w_row;", rb - 1).unwrap();
+    writeln!(w, "reg [{}:0] w_abank;", b_n - 1).unwrap();
+    writeln!(w, "reg [4:0] w_lw;").unwrap();
+    writeln!(w, "reg [8:0] w_aop;").unwrap();
+    writeln!(w, "reg [31:0] w_opnd;").unwrap();
+    for l in 0..l_n {
+        writeln!(w, "reg [{}:0] w_bank{l};", b_n - 1).unwrap();
+        writeln!(w, "reg [3:0] w_off{l};").unwrap();
+    }
+    // Per bank: lanes in the bank, the store requests per byte and their
+    // highest lane, the store data.
+    for k in 0..b_n {
+        let hit: Vec<String> = (0..l_n)
+            .rev()
+            .map(|l| {
+                // rust-hdl declares a 1-bit port without a range.
+                if b_n == 1 {
+                    format!("srv[{l}] & bank${l}")
+                } else {
+                    format!("srv[{l}] & bank${l}[{k}]")
+                }
+            })
+            .collect();
+        writeln!(w, "wire [{}:0] hit{k} = {{{}}};", l_n - 1, hit.join(", ")).unwrap();
+        for j in 0..4 {
+            let req: Vec<String> = (0..l_n)
+                .rev()
+                .map(|l| format!("hit{k}[{l}] & be${l}[{j}]"))
+                .collect();
+            writeln!(
+                w,
+                "wire [{}:0] req{k}_{j} = {{{}}} & {{{l_n}{{kind[1]}}}};",
+                l_n - 1,
+                req.join(", ")
+            )
+            .unwrap();
+            // The highest requesting lane's byte: a balanced tree over the
+            // lanes, each node taking its upper half's byte when a lane of
+            // the upper half requests, else its lower half's (`log2 L`
+            // levels of 2:1 AND-OR; see the module doc for why not a
+            // one-hot priority mask).
+            // A node: (lowest lane, highest lane, its byte).
+            let mut cur: Vec<(usize, usize, String)> = (0..l_n)
+                .map(|l| (l, l, format!("sd${l}[{}:{}]", 8 * j + 7, 8 * j)))
+                .collect();
+            let mut n = 0;
+            while cur.len() > 1 {
+                let mut next = Vec::new();
+                for pair in cur.chunks(2) {
+                    let ((lo, _, dl), (ulo, uhi, du)) = (&pair[0], &pair[1]);
+                    let up = format!("(|req{k}_{j}[{uhi}:{ulo}])");
+                    writeln!(
+                        w,
+                        "wire [7:0] td{k}_{j}_{n} = ({{8{{{up}}}}} & {du}) | ({{8{{~{up}}}}} & {dl});"
+                    )
+                    .unwrap();
+                    next.push((*lo, *uhi, format!("td{k}_{j}_{n}")));
+                    n += 1;
+                }
+                cur = next;
+            }
+            writeln!(w, "wire [7:0] sdat{k}_{j} = {};", cur[0].2).unwrap();
+        }
+    }
+    // The atomic ALU at W: old from the atomic lane's bank.
+    let old: Vec<String> = (0..b_n)
+        .map(|k| format!("({{32{{w_abank[{k}]}}}} & rd{k})"))
+        .collect();
+    for k in 0..b_n {
+        writeln!(w, "wire [31:0] rd{k};").unwrap();
+    }
+    writeln!(w, "wire [31:0] old = {};", or_all(&old, "32'd0")).unwrap();
+    writeln!(
+        w,
+        "\
+wire sub = |w_aop[5:2];
+wire [31:0] sum = old + (w_opnd ^ {{32{{sub}}}}) + {{31'd0, sub}};
+wire sgn = old[31] ^ w_opnd[31];
+wire lt_s = sgn ? old[31] : sum[31];
+wire lt_u = sgn ? w_opnd[31] : sum[31];
+wire pick_old = (w_aop[2] & lt_s) | (w_aop[3] & ~lt_s) | (w_aop[4] & lt_u) | (w_aop[5] & ~lt_u);
+wire pick_b = w_aop[1] | ((|w_aop[5:2]) & ~pick_old);
+wire [31:0] anew = ({{32{{w_aop[0]}}}} & sum) | ({{32{{pick_old}}}} & old) | ({{32{{pick_b}}}} & w_opnd)
+    | ({{32{{w_aop[6]}}}} & (old & w_opnd)) | ({{32{{w_aop[7]}}}} & (old | w_opnd))
+    | ({{32{{w_aop[8]}}}} & (old ^ w_opnd));
+always @(*) atom_old = {{32{{w_atom}}}} & old;
+// The write port: the atomic at W, else the store or the clear at M.
+wire [{r1}:0] waddr = ({{{rb}{{w_atom}}}} & w_row) | ({{{rb}{{~w_atom}}}} & row);
+wire m_st = kind[1] & ~w_atom;
+wire m_clr = kind[3] & ~w_atom;",
+        r1 = rb - 1
+    )
+    .unwrap();
+    // Banks.
+    for k in 0..b_n {
+        writeln!(
+            w,
+            "\
+wire wa{k} = w_atom & w_abank[{k}];
+wire [3:0] we{k} = {{4{{wa{k} | m_clr}}}} | ({{4{{m_st}}}} & {{|req{k}_3, |req{k}_2, |req{k}_1, |req{k}_0}});
+wire [31:0] wd{k} = ({{32{{wa{k}}}}} & anew) | ({{32{{m_st}}}} & {{sdat{k}_3, sdat{k}_2, sdat{k}_1, sdat{k}_0}});
+(* no_rw_check *)
+reg [31:0] mem{k} [0:{last}];
+reg [31:0] q{k};
+assign rd{k} = q{k};
+always @(posedge clock) begin
+    if (we{k}[0]) mem{k}[waddr][7:0] <= wd{k}[7:0];
+    if (we{k}[1]) mem{k}[waddr][15:8] <= wd{k}[15:8];
+    if (we{k}[2]) mem{k}[waddr][23:16] <= wd{k}[23:16];
+    if (we{k}[3]) mem{k}[waddr][31:24] <= wd{k}[31:24];
+    q{k} <= mem{k}[row];
+end",
+            last = rows - 1
+        )
+        .unwrap();
+    }
+    // M -> W registers.
+    let abank: Vec<String> = (0..b_n).rev().map(|k| format!("|hit{k}")).collect();
+    writeln!(
+        w,
+        "\
+always @(posedge clock) begin
+    w_load <= kind[0];
+    w_atom <= kind[2] & (|srv);
+    w_srv <= srv;
+    w_row <= row;
+    w_abank <= {{{}}};
+    w_lw <= kind[2] ? 5'b10000 : lw;
+    w_aop <= aop;
+    w_opnd <= aopnd;",
+        abank.join(", ")
+    )
+    .unwrap();
+    for l in 0..l_n {
+        writeln!(
+            w,
+            "    w_bank{l} <= bank${l};\n    w_off{l} <= {{off${l} == 2'd3, off${l} == 2'd2, off${l} == 2'd1, off${l} == 2'd0}};"
+        )
+        .unwrap();
+    }
+    writeln!(w, "end").unwrap();
+    // W: per lane, bank word, extraction, extension.
+    for l in 0..l_n {
+        let raw: Vec<String> = (0..b_n)
+            .map(|k| format!("({{32{{w_bank{l}[{k}]}}}} & rd{k})"))
+            .collect();
+        writeln!(
+            w,
+            "\
+wire [31:0] raw{l} = {raw};
+wire [7:0] by{l} = ({{8{{w_off{l}[0]}}}} & raw{l}[7:0]) | ({{8{{w_off{l}[1]}}}} & raw{l}[15:8])
+    | ({{8{{w_off{l}[2]}}}} & raw{l}[23:16]) | ({{8{{w_off{l}[3]}}}} & raw{l}[31:24]);
+wire [15:0] hw{l} = ({{16{{w_off{l}[0] | w_off{l}[1]}}}} & raw{l}[15:0])
+    | ({{16{{w_off{l}[2] | w_off{l}[3]}}}} & raw{l}[31:16]);
+always @(*) begin
+    ld${l} = ({{32{{w_lw[0]}}}} & {{24'd0, by{l}}}) | ({{32{{w_lw[1]}}}} & {{{{24{{by{l}[7]}}}}, by{l}}})
+        | ({{32{{w_lw[2]}}}} & {{16'd0, hw{l}}}) | ({{32{{w_lw[3]}}}} & {{{{16{{hw{l}[15]}}}}, hw{l}}})
+        | ({{32{{w_lw[4]}}}} & raw{l});
+    ld_en${l} = w_srv[{l}] & (w_load | w_atom);
+end",
+            raw = or_all(&raw, "32'd0")
+        )
+        .unwrap();
+    }
+    v
+}
+
+/// Verilog of a connected [`Shmem`] of `lanes` lanes, `banks` banks and
+/// `2^row_bits` rows (top module `top`), for the bank counts 1, 2, 4, 8,
+/// 16, 32 and row widths 2..=10.
+pub fn shmem_verilog(lanes: usize, banks: usize, row_bits: usize) -> String {
+    fn conn<const B: usize, const RB: usize>(lanes: usize) -> String {
+        let mut b = Shmem::<B, RB>::new(lanes);
+        b.connect_all();
+        super::verilog(&b)
+    }
+    macro_rules! rows {
+        ($b:literal) => {
+            match row_bits {
+                2 => conn::<$b, 2>(lanes),
+                3 => conn::<$b, 3>(lanes),
+                4 => conn::<$b, 4>(lanes),
+                5 => conn::<$b, 5>(lanes),
+                6 => conn::<$b, 6>(lanes),
+                7 => conn::<$b, 7>(lanes),
+                8 => conn::<$b, 8>(lanes),
+                9 => conn::<$b, 9>(lanes),
+                10 => conn::<$b, 10>(lanes),
+                other => panic!("{other} row bits: 2..=10"),
+            }
+        };
+    }
+    match banks {
+        1 => rows!(1),
+        2 => rows!(2),
+        4 => rows!(4),
+        8 => rows!(8),
+        16 => rows!(16),
+        32 => rows!(32),
+        other => panic!("{other} banks: a power of two up to 32"),
+    }
+}
