@@ -7,6 +7,8 @@
 //! | `mul.rs` | [`mul::Mul`]: the 32×32 multiplier, four DSP products pipelined X→A→M; also the shifts (products with a power of two) |
 //! | `regfile.rs` | [`regfile::RegFile`]: two block-RAM copies, one read port each, one write port |
 //! | `lane.rs` | [`lane::LaneDp`]: operand registers, ALU, multiplier and register file, stages R–X–A–M–W |
+//! | `decode.rs` | [`decode::Decode`]: stage D, the instruction word to registered one-hot class, ALU/multiplier selects, fields, register-file addresses, guard and predicate masks, *invalid instruction* (§7) |
+//! | `guard.rs` | [`guard::PredSel`]: one predicate operand's lane mask from the warp's bank (guard, sources A/B) |
 //! | `scheduler.rs` | [`scheduler::Scheduler`]: stage S, item priority, `lrr`/`gto` (§6) |
 //! | `setup.rs` | [`setup::Setup`]: the SETUP computation and refusal rules (§12.1, §12.2) |
 //! | `tidwalk.rs` | [`tidwalk::TidWalk`]: the thread-id walk of a block launch (§12.3, §12.4) |
@@ -16,6 +18,8 @@
 //! priority mux as deep as the chain.
 
 pub mod alu;
+pub mod decode;
+pub mod guard;
 pub mod lane;
 pub mod mul;
 pub mod regfile;
