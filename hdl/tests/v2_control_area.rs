@@ -269,3 +269,22 @@ fn area_and_depth_default_core() {
     }
     assert_eq!(setup.0.dsp, 1);
 }
+
+/// Stage D of the default 8×8 core (`concord_hdl::v2::decode::Decode`:
+/// decoder and guard/predicate-source selection, registered outputs),
+/// against §19.2 (decoder ≈ 250 LUT4 and 120 FF, predicate logic ≈ 120
+/// LUT4) and §19.4 (D: 13 ns). Figures in `hdl/README.md` ("Core v2:
+/// decoder").
+#[test]
+#[ignore = "minutes of Yosys and nextpnr; run by hand (see the file's doc)"]
+fn area_and_depth_decoder_default_core() {
+    use concord_hdl::v2::decode::Decode;
+    let hw = HwParams::new(&CoreConfig::default()).unwrap();
+    assert_eq!((hw.lanes, hw.predicates, hw.rf_rows), (8, 8, 256));
+    eprintln!(
+        "| block | LUT4 | PFUMX | L6MUX21 | LUT4 (-nowidelut) | CCU2C | FF | DSP | Fmax (wrapped) | logic levels | path |"
+    );
+    let s = "concord_v2_decode";
+    let d = measure("decode", &conn(Decode::<8, 56, 8>::new(&hw), s), s);
+    assert!(d.2 >= 50.0, "decode: {} MHz", d.2);
+}

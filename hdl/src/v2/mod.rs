@@ -9,6 +9,8 @@
 //! | `lane.rs` | [`lane::LaneDp`]: operand registers, ALU, multiplier and register file, stages R–X–A–M–W |
 //! | `gmaster.rs` | [`gmaster::GMaster`]: the global unit's bus side: entries, beat sequencer, Wishbone B4 master, responses (§10.2, §14.5) |
 //! | `gentry.rs` | [`gentry::GEntry`]: per-lane entry LUT-RAM (store data, byte enables, word index, load data) |
+//! | `decode.rs` | [`decode::Decode`]: stage D, the instruction word to registered one-hot class, ALU/multiplier selects, fields, register-file addresses, guard and predicate masks, *invalid instruction* (§7) |
+//! | `guard.rs` | [`guard::PredSel`]: one predicate operand's lane mask from the warp's bank (guard, sources A/B) |
 //! | `scheduler.rs` | [`scheduler::Scheduler`]: stage S, item priority, `lrr`/`gto` (§6) |
 //! | `setup.rs` | [`setup::Setup`]: the SETUP computation and refusal rules (§12.1, §12.2) |
 //! | `tidwalk.rs` | [`tidwalk::TidWalk`]: the thread-id walk of a block launch (§12.3, §12.4) |
@@ -19,8 +21,10 @@
 //! priority mux as deep as the chain.
 
 pub mod alu;
+pub mod decode;
 pub mod gentry;
 pub mod gmaster;
+pub mod guard;
 pub mod lane;
 pub mod mul;
 pub mod regfile;
