@@ -332,28 +332,27 @@ pub const LAUNCH_FIELDS: &[Field] = &[
     f("nwarps", 16, 5),
     f("resident", 24, 5),
 ];
+/// The names of the warp-state fields, `warp0` to `warp15`.
+const WARP_NAMES: [&str; 16] = [
+    "warp0", "warp1", "warp2", "warp3", "warp4", "warp5", "warp6", "warp7", "warp8", "warp9",
+    "warp10", "warp11", "warp12", "warp13", "warp14", "warp15",
+];
+
+/// The `N` 3-bit state fields of warps `first..first + N`, from bit 0 up.
+const fn warp_fields<const N: usize>(first: usize) -> [Field; N] {
+    let mut out = [f("", 0, 0); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = f(WARP_NAMES[first + i], 3 * i as u32, 3);
+        i += 1;
+    }
+    out
+}
+
 /// Warps 0–9, 3 bits each.
-pub const WSTATE0_FIELDS: &[Field] = &[
-    f("warp0", 0, 3),
-    f("warp1", 3, 3),
-    f("warp2", 6, 3),
-    f("warp3", 9, 3),
-    f("warp4", 12, 3),
-    f("warp5", 15, 3),
-    f("warp6", 18, 3),
-    f("warp7", 21, 3),
-    f("warp8", 24, 3),
-    f("warp9", 27, 3),
-];
+pub const WSTATE0_FIELDS: &[Field] = &warp_fields::<WSTATE0_WARPS>(0);
 /// Warps 10–15, 3 bits each.
-pub const WSTATE1_FIELDS: &[Field] = &[
-    f("warp10", 0, 3),
-    f("warp11", 3, 3),
-    f("warp12", 6, 3),
-    f("warp13", 9, 3),
-    f("warp14", 12, 3),
-    f("warp15", 15, 3),
-];
+pub const WSTATE1_FIELDS: &[Field] = &warp_fields::<{ 16 - WSTATE0_WARPS }>(WSTATE0_WARPS);
 const DBG_GROUP_FIELDS: &[Field] = &[f("gpc", 0, 16), f("gdepth", 16, 16)];
 const DBG_FLAGS_FIELDS: &[Field] = &[
     f("busy_i", 0, 1),
