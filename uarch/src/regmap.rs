@@ -397,10 +397,12 @@ const fn row(
     }
 }
 
-/// A launch register: one write-only word, accepted while not running.
-const fn launch(
+/// A single word (`Count::One`, stride 1).
+const fn word(
     name: &'static str,
     addr: u32,
+    access: Access,
+    (gate, presence): (WriteGate, Presence),
     fields: &'static [Field],
     what: &'static str,
 ) -> HostReg {
@@ -409,12 +411,23 @@ const fn launch(
         addr,
         Count::One,
         1,
-        Access::W,
-        WriteGate::NotRunning,
-        Presence::Always,
+        access,
+        gate,
+        presence,
         fields,
         what,
     )
+}
+
+/// A launch register: one write-only word, accepted while not running.
+const fn launch(
+    name: &'static str,
+    addr: u32,
+    fields: &'static [Field],
+    what: &'static str,
+) -> HostReg {
+    let when = (WriteGate::NotRunning, Presence::Always);
+    word(name, addr, Access::W, when, fields, what)
 }
 
 /// A read-only word present in every core.
@@ -424,17 +437,8 @@ const fn ro(
     fields: &'static [Field],
     what: &'static str,
 ) -> HostReg {
-    row(
-        name,
-        addr,
-        Count::One,
-        1,
-        Access::R,
-        WriteGate::Always,
-        Presence::Always,
-        fields,
-        what,
-    )
+    let when = (WriteGate::Always, Presence::Always);
+    word(name, addr, Access::R, when, fields, what)
 }
 
 /// A debug register (`0x102xx`).
@@ -445,17 +449,8 @@ const fn dbg(
     fields: &'static [Field],
     what: &'static str,
 ) -> HostReg {
-    row(
-        name,
-        addr,
-        Count::One,
-        1,
-        access,
-        WriteGate::Always,
-        Presence::DebugRegs,
-        fields,
-        what,
-    )
+    let when = (WriteGate::Always, Presence::DebugRegs);
+    word(name, addr, access, when, fields, what)
 }
 
 use Access::{R, RW, W};
