@@ -688,17 +688,7 @@ fn tid_walk_writes_the_enumeration() {
 // ---- Verilog ----
 
 fn lint(v: &str, top: &str, tag: &str) {
-    let modules: Vec<&str> = v
-        .lines()
-        .filter_map(|l| l.strip_prefix("module "))
-        .map(|l| &l[..l.find('(').unwrap()])
-        .collect();
-    assert!(modules.contains(&top), "{modules:?}");
-    for m in &modules {
-        let ok = m.starts_with(|c: char| c.is_ascii_alphabetic())
-            && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        assert!(ok, "module name {m}");
-    }
+    common::assert_module_names(v, top);
     common::verilator_lint(v, &format!("v2-control-{tag}"), &format!("{top}.v"), tag);
 }
 

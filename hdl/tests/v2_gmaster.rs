@@ -992,32 +992,8 @@ fn lint_cases() -> Vec<(&'static str, GmConfig)> {
 fn verilog_module_names_and_lint() {
     for (tag, c) in lint_cases() {
         let v = verilog(&c);
-        let modules: Vec<&str> = v
-            .lines()
-            .filter_map(|l| l.strip_prefix("module "))
-            .map(|l| &l[..l.find('(').unwrap()])
-            .collect();
-        assert!(modules.contains(&"concord_gmaster"), "{modules:?}");
-        for m in &modules {
-            let ok = m.starts_with(|c: char| c.is_ascii_alphabetic())
-                && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            assert!(ok, "module name {m}");
-        }
-        if !common::have("verilator") {
-            eprintln!("verilator not found: lint skipped");
-            continue;
-        }
-        let dir = common::scratch(&format!("v2-gmaster-{tag}"));
-        std::fs::write(dir.join("concord_gmaster.v"), &v).unwrap();
-        let (ok, log, _) = common::run_bounded(
-            Command::new("verilator").current_dir(&dir).args([
-                "--lint-only",
-                "-Wall",
-                "concord_gmaster.v",
-            ]),
-            Duration::from_secs(120),
-        );
-        assert!(ok && log.trim().is_empty(), "lint of {tag}:\n{log}");
+        common::assert_module_names(&v, "concord_gmaster");
+        common::verilator_lint(&v, &format!("v2-gmaster-{tag}"), "concord_gmaster.v", tag);
     }
 }
 

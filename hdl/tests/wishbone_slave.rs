@@ -496,32 +496,13 @@ fn verilog_module_names_and_lint() {
     ];
     for (tag, cfg) in cases {
         let v = verilog(&SlaveMap::new(&cfg));
-        let modules: Vec<&str> = v
-            .lines()
-            .filter_map(|l| l.strip_prefix("module "))
-            .map(|l| &l[..l.find('(').unwrap()])
-            .collect();
-        assert!(modules.contains(&"concord_host_slave"), "{modules:?}");
-        for m in &modules {
-            let ok = m.starts_with(|c: char| c.is_ascii_alphabetic())
-                && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            assert!(ok, "module name {m}");
-        }
-        if !common::have("verilator") {
-            eprintln!("verilator not found: lint skipped");
-            continue;
-        }
-        let dir = common::scratch(&format!("wishbone-slave-{tag}"));
-        std::fs::write(dir.join("concord_host_slave.v"), &v).unwrap();
-        let (ok, log, _) = common::run_bounded(
-            Command::new("verilator").current_dir(&dir).args([
-                "--lint-only",
-                "-Wall",
-                "concord_host_slave.v",
-            ]),
-            Duration::from_secs(120),
+        common::assert_module_names(&v, "concord_host_slave");
+        common::verilator_lint(
+            &v,
+            &format!("wishbone-slave-{tag}"),
+            "concord_host_slave.v",
+            tag,
         );
-        assert!(ok && log.trim().is_empty(), "lint of {tag}:\n{log}");
     }
 }
 

@@ -306,3 +306,19 @@ pub fn ecp5_cells<const N: usize>(
     let stat = synth_ecp5(yosys, dir, files, top, extra, "", limit);
     cells.map(|cell| stat_count(&stat, cell))
 }
+
+/// The module names of `v` include `top`, and each is a plain identifier
+/// (a letter, then letters, digits and `_`: no `$`).
+pub fn assert_module_names(v: &str, top: &str) {
+    let modules: Vec<&str> = v
+        .lines()
+        .filter_map(|l| l.strip_prefix("module "))
+        .map(|l| &l[..l.find('(').unwrap()])
+        .collect();
+    assert!(modules.contains(&top), "{modules:?}");
+    for m in &modules {
+        let ok = m.starts_with(|c: char| c.is_ascii_alphabetic())
+            && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        assert!(ok, "module name {m}");
+    }
+}
