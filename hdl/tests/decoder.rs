@@ -15,13 +15,10 @@ use common::Rng;
 
 fn settle(d: &mut Decoder, word: u32) {
     d.word.next = (word as u64).into();
-    for _ in 0..64 {
-        d.update_all();
-        if !d.has_changed() {
-            return;
-        }
-    }
-    panic!("decoder does not settle for {word:#010x}");
+    assert!(
+        common::settled(d, 64),
+        "decoder does not settle for {word:#010x}"
+    );
 }
 
 fn pos<T: PartialEq>(all: &[T], x: &T) -> u64 {

@@ -89,13 +89,7 @@ const CORNERS: [u32; 16] = [
 
 /// Evaluates combinational logic until nothing changes.
 fn settle<B: Block>(b: &mut B) {
-    for _ in 0..200 {
-        b.update_all();
-        if !b.has_changed() {
-            return;
-        }
-    }
-    panic!("the block does not settle");
+    assert!(common::settled(b, 200), "the block does not settle");
 }
 
 /// One clock edge (rising, then falling), settled.

@@ -20,13 +20,7 @@ use rust_hdl_core::prelude::*;
 use common::Rng;
 
 fn settle<B: Block>(b: &mut B) {
-    for _ in 0..500 {
-        b.update_all();
-        if !b.has_changed() {
-            return;
-        }
-    }
-    panic!("the block does not settle");
+    assert!(common::settled(b, 500), "the block does not settle");
 }
 
 /// Ends the cycle with a rising edge.

@@ -299,13 +299,10 @@ impl Dut {
     }
 
     fn settle(&mut self) {
-        for _ in 0..500 {
-            self.m.update_all();
-            if !self.m.has_changed() {
-                return;
-            }
-        }
-        panic!("the global unit does not settle");
+        assert!(
+            common::settled(&mut self.m, 500),
+            "the global unit does not settle"
+        );
     }
 
     fn edge(&mut self) {

@@ -314,13 +314,7 @@ const CYCLES: usize = 3000;
 // ---- the rust-hdl model ----
 
 fn settle<T: Block>(b: &mut T) {
-    for _ in 0..50 {
-        b.update_all();
-        if !b.has_changed() {
-            return;
-        }
-    }
-    panic!("the block does not settle");
+    assert!(common::settled(b, 50), "the block does not settle");
 }
 
 fn run_model<const B: usize>(lanes: usize, seed: u64) -> usize {

@@ -322,3 +322,15 @@ pub fn assert_module_names(v: &str, top: &str) {
         assert!(ok, "module name {m}");
     }
 }
+
+/// Iterates `b`'s combinational logic until nothing changes, at most
+/// `rounds` times: whether it settled.
+pub fn settled<B: rust_hdl_core::prelude::Block>(b: &mut B, rounds: usize) -> bool {
+    for _ in 0..rounds {
+        b.update_all();
+        if !b.has_changed() {
+            return true;
+        }
+    }
+    false
+}
