@@ -488,16 +488,9 @@ fn compiled_suite_passes_its_host_checks() {
 fn same_trap(config: &CoreConfig, src: &str, threads: u32, blocks: u32) -> concord_isa::func::Trap {
     let kernel = assemble(src);
     let launch = PipelineLaunch {
-        launch: func::Launch {
-            code: &kernel.code,
-            entry_pc: kernel.entries[0].pc,
-            grid: [blocks, 1, 1],
-            block: [threads, 1, 1],
-            params: &[],
-            stack_bytes: 0,
-        },
         shared_bytes: kernel.shared_bytes,
         regs_used: kernel.regs_used,
+        ..common::launch_1d(&kernel, threads, blocks)
     };
     let mut g = vec![0; config.global_memory_bytes as usize];
     let want = func_reference(config, &launch, &mut g, Options::default(), None)

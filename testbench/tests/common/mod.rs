@@ -25,17 +25,10 @@ pub fn sim_options(watchdog: u64) -> PipelineOptions {
     }
 }
 
-/// Runs `src` with `threads` threads per block, `blocks` blocks, no init
-/// slots (`regs_used` 0), under `gen`; panics on a trap.
-pub fn run_kernel(
-    config: &CoreConfig,
-    src: &str,
-    threads: u32,
-    blocks: u32,
-    gen: GenOptions,
-) -> Outcome {
-    let kernel = assemble(src);
-    let launch = PipelineLaunch {
+/// `kernel` from its first entry on `blocks` blocks of `threads` threads:
+/// no parameters, no stack, no shared bytes, no init slots.
+pub fn launch_1d(kernel: &Kernel, threads: u32, blocks: u32) -> PipelineLaunch<'_> {
+    PipelineLaunch {
         launch: func::Launch {
             code: &kernel.code,
             entry_pc: kernel.entries[0].pc,
@@ -46,7 +39,20 @@ pub fn run_kernel(
         },
         shared_bytes: 0,
         regs_used: 0,
-    };
+    }
+}
+
+/// Runs `src` with `threads` threads per block, `blocks` blocks, no init
+/// slots (`regs_used` 0), under `gen`; panics on a trap.
+pub fn run_kernel(
+    config: &CoreConfig,
+    src: &str,
+    threads: u32,
+    blocks: u32,
+    gen: GenOptions,
+) -> Outcome {
+    let kernel = assemble(src);
+    let launch = launch_1d(&kernel, threads, blocks);
     let mut global = vec![0; config.global_memory_bytes as usize];
     let o = pipeline::run(
         config,
