@@ -78,13 +78,10 @@ impl Dut {
     }
 
     fn settle(&mut self) {
-        for _ in 0..200 {
-            self.s.update_all();
-            if !self.s.has_changed() {
-                return;
-            }
-        }
-        panic!("the slave does not settle");
+        assert!(
+            common::settled(&mut self.s, 200),
+            "the slave does not settle"
+        );
     }
 
     /// A rising edge (the end of a cycle).

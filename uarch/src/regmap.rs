@@ -856,14 +856,7 @@ pub fn launch_writes(launch: &concord_isa::func::Launch<'_>, x: &LaunchExtras) -
         launch.params.len() <= PARAM_WORDS as usize,
         "at most 16 parameter words"
     );
-    let mut w: Vec<(u32, u32)> = launch
-        .code
-        .iter()
-        .enumerate()
-        .map(|(i, word)| (IMEM + i as u32, *word))
-        .collect();
-    w.push((ENTRY_PC, launch.entry_pc));
-    w.push((CODE_LEN, launch.code.len() as u32));
+    let mut w = crate::host::program_writes(launch, IMEM, ENTRY_PC, CODE_LEN);
     for (axis, v) in launch.grid.iter().enumerate() {
         w.push((GRID_X + axis as u32, *v));
     }
