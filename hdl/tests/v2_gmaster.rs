@@ -280,6 +280,13 @@ struct CoreIn {
     rt_idx: u32,
 }
 
+const PORTS: common::Ports<GMaster> = common::Ports {
+    clock: |b| &mut b.clock,
+    reset: |b| &mut b.reset,
+    rounds: 500,
+    name: "the global unit",
+};
+
 struct Dut {
     m: GMaster,
     c: GmConfig,
@@ -290,26 +297,16 @@ impl Dut {
         let mut m = GMaster::new(c);
         m.connect_all();
         let mut d = Dut { m, c: *c };
-        d.m.reset.next = true;
-        d.edge();
-        d.edge();
-        d.m.reset.next = false;
-        d.settle();
+        common::reset(&mut d.m, &PORTS);
         d
     }
 
     fn settle(&mut self) {
-        assert!(
-            common::settled(&mut self.m, 500),
-            "the global unit does not settle"
-        );
+        common::settle(&mut self.m, &PORTS);
     }
 
     fn edge(&mut self) {
-        self.m.clock.next = Clock { clk: false };
-        self.settle();
-        self.m.clock.next = Clock { clk: true };
-        self.settle();
+        common::edge(&mut self.m, &PORTS);
     }
 
     fn drive(&mut self, i: &CoreIn, stall: bool, ans: (bool, bool, BusData)) {

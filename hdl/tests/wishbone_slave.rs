@@ -60,6 +60,13 @@ struct Outputs {
     ignored: bool,
 }
 
+const PORTS: common::Ports<HostSlave> = common::Ports {
+    clock: |b| &mut b.clock,
+    reset: |b| &mut b.reset,
+    rounds: 200,
+    name: "the slave",
+};
+
 struct Dut {
     s: HostSlave,
 }
@@ -69,27 +76,17 @@ impl Dut {
         let mut s = HostSlave::new(map);
         s.connect_all();
         let mut d = Dut { s };
-        d.s.reset.next = true;
-        d.edge();
-        d.edge();
-        d.s.reset.next = false;
-        d.settle();
+        common::reset(&mut d.s, &PORTS);
         d
     }
 
     fn settle(&mut self) {
-        assert!(
-            common::settled(&mut self.s, 200),
-            "the slave does not settle"
-        );
+        common::settle(&mut self.s, &PORTS);
     }
 
     /// A rising edge (the end of a cycle).
     fn edge(&mut self) {
-        self.s.clock.next = Clock { clk: false };
-        self.settle();
-        self.s.clock.next = Clock { clk: true };
-        self.settle();
+        common::edge(&mut self.s, &PORTS);
     }
 
     /// Drives `i` for one cycle: returns the outputs during the cycle, then

@@ -334,3 +334,40 @@ pub fn settled<B: rust_hdl_core::prelude::Block>(b: &mut B, rounds: usize) -> bo
     }
     false
 }
+
+/// A block's clock and reset inputs, for [`edge`] and [`reset`].
+pub struct Ports<B> {
+    pub clock: fn(
+        &mut B,
+    ) -> &mut rust_hdl_core::prelude::Signal<
+        rust_hdl_core::prelude::In,
+        rust_hdl_core::prelude::Clock,
+    >,
+    pub reset: fn(&mut B) -> &mut rust_hdl_core::prelude::Signal<rust_hdl_core::prelude::In, bool>,
+    /// The settle bound ([`settled`]) and the block's name for its panic.
+    pub rounds: usize,
+    pub name: &'static str,
+}
+
+/// [`settled`] within `p.rounds`, or a panic naming the block.
+pub fn settle<B: rust_hdl_core::prelude::Block>(b: &mut B, p: &Ports<B>) {
+    assert!(settled(b, p.rounds), "{} does not settle", p.name);
+}
+
+/// A rising edge (the end of a cycle): clock low, settled; high, settled.
+pub fn edge<B: rust_hdl_core::prelude::Block>(b: &mut B, p: &Ports<B>) {
+    use rust_hdl_core::prelude::Clock;
+    (p.clock)(b).next = Clock { clk: false };
+    settle(b, p);
+    (p.clock)(b).next = Clock { clk: true };
+    settle(b, p);
+}
+
+/// Two edges with reset high, then reset low, settled.
+pub fn reset<B: rust_hdl_core::prelude::Block>(b: &mut B, p: &Ports<B>) {
+    (p.reset)(b).next = true;
+    edge(b, p);
+    edge(b, p);
+    (p.reset)(b).next = false;
+    settle(b, p);
+}
