@@ -57,3 +57,12 @@ pub fn run(study: Study) -> Result<(), crate::error::CliError> {
         Study::Cores(args) => cores::run(&args),
     }
 }
+
+/// `cells` as a CSV line, or as a Markdown table row.
+fn table_line(cells: &[String], csv: bool) -> String {
+    if csv {
+        cells.join(",")
+    } else {
+        format!("| {} |", cells.join(" | "))
+    }
+}

@@ -161,7 +161,7 @@ fn divergence_study_prints_every_strategy_and_the_auto_verdict() {
 /// CSV form with the same rows.
 #[test]
 fn warps_study_prints_ipc_and_speedup_rows() {
-    let out = ok(&[
+    let sweep = [
         "study",
         "warps",
         "--warps",
@@ -172,7 +172,8 @@ fn warps_study_prints_ipc_and_speedup_rows() {
         "100",
         "--elements",
         "512",
-    ]);
+    ];
+    let out = ok(&sweep);
     let alu = rows(&out, "alu");
     let vecadd = rows(&out, "vecadd");
     assert_eq!((alu.len(), vecadd.len()), (4, 4), "{out}");
@@ -184,19 +185,7 @@ fn warps_study_prints_ipc_and_speedup_rows() {
     for row in alu.iter().chain(&vecadd).filter(|r| r[3] == "1") {
         assert_eq!(row[7], "1.00", "{out}");
     }
-    let csv = ok(&[
-        "study",
-        "warps",
-        "--warps",
-        "1,6",
-        "--latency",
-        "100",
-        "--iterations",
-        "100",
-        "--elements",
-        "512",
-        "--csv",
-    ]);
+    let csv = ok(&[&sweep[..], &["--csv"]].concat());
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],

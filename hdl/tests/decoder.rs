@@ -4,34 +4,21 @@
 //! words. The decoder block is evaluated with rust-hdl's simulator (it is
 //! combinational: its `update` is iterated until no signal changes).
 
+mod common;
+
 use concord_hdl::decode::Decoder;
 use concord_isa::encoding::{field, field_mask, operand_fields, Opcode, VOTE_ALL, VOTE_ANY};
 use concord_isa::instr::*;
 use rust_hdl_core::prelude::*;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn word(&mut self) -> u32 {
-        (self.next() >> 16) as u32
-    }
-}
+use common::Rng;
 
 fn settle(d: &mut Decoder, word: u32) {
     d.word.next = (word as u64).into();
-    for _ in 0..64 {
-        d.update_all();
-        if !d.has_changed() {
-            return;
-        }
-    }
-    panic!("decoder does not settle for {word:#010x}");
+    assert!(
+        common::settled(d, 64),
+        "decoder does not settle for {word:#010x}"
+    );
 }
 
 fn pos<T: PartialEq>(all: &[T], x: &T) -> u64 {

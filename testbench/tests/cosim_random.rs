@@ -11,8 +11,9 @@
 //! A failure names the seed; `concord fuzz-core --seed N --programs 1
 //! --config ...` replays it.
 
+mod common;
+
 use concord_isa::config::CoreConfig;
-use concord_isa::func::Launch;
 use concord_testbench::cosim;
 use concord_testbench::gen::{generate, GenConfig, Program};
 use concord_testbench::verilator::{BuildOptions, Rtl};
@@ -51,16 +52,8 @@ fn run_tier(lanes: u32, warps: u32, count: u64, first_seed: u64) {
     let mut cycles = 0;
     for p in &programs {
         let kernel = p.kernel();
-        let launch = Launch {
-            code: &kernel.code,
-            entry_pc: 0,
-            grid: p.grid(),
-            block: p.block(),
-            params: &p.params,
-            stack_bytes: kernel.stack_bytes,
-        };
-        let mut global = p.global_init.clone();
-        global.resize(config.global_memory_bytes as usize, 0);
+        let launch = common::random_launch(p, &kernel);
+        let global = common::random_global(p, &config);
         let outcome = cosim::run(&config, &launch, &global, &mut rtl, 20_000_000, None)
             .unwrap_or_else(|e| panic!("seed {} on {lanes}x{warps}: {e}", p.seed));
         if let Err(t) = outcome.result {

@@ -8,6 +8,8 @@
 //! `CONCORD_GEN_CASES` scales the number of programs (default 2000); every
 //! failure names the case and the seed (`dump_case` prints a case).
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
@@ -696,14 +698,7 @@ fn dump_case() {
             arbitration,
             ..p.core_config()
         };
-        let launch = func::Launch {
-            code: &kernel.code,
-            entry_pc: 0,
-            grid: p.grid(),
-            block: p.block(),
-            params: &p.params,
-            stack_bytes: kernel.stack_bytes,
-        };
+        let launch = common::random_launch(&p, &kernel);
         let mut global = p.global_init.clone();
         let mut tail = Tail(Default::default());
         let r = func::run(

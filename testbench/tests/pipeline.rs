@@ -10,50 +10,29 @@
 //!   global memory, the last block's registers below `regs_used`,
 //!   predicates and shared bytes below `shared_bytes`.
 
+mod common;
+
 use std::ops::ControlFlow;
 
 use concord_isa::config::{ArbiterMode, Arbitration, CoreConfig, Scheduler};
 use concord_isa::func::{self, BlockView, Issue, Observer, Options};
 use concord_isa::{Pred, Reg};
-use concord_testbench::gen::{generate, GenConfig};
 use concord_testbench::pipeline::{
-    self, func_reference, BlockState, Outcome, PipelineLaunch, PipelineOptions, V2Counter,
+    self, func_reference, BlockState, Outcome, PipelineLaunch, V2Counter,
 };
 
-fn assemble(src: &str) -> concord_isa::container::Kernel {
-    concord_isa::asm::assemble(src, "t.s").unwrap_or_else(|e| panic!("{e}"))
-}
+use common::assemble;
 
 /// Runs `src` with `threads` threads per block, `blocks` blocks, no init
 /// slots (`regs_used` 0) unless given.
 fn run_src(config: &CoreConfig, src: &str, threads: u32, blocks: u32) -> Outcome {
-    let kernel = assemble(src);
-    let launch = PipelineLaunch {
-        launch: func::Launch {
-            code: &kernel.code,
-            entry_pc: kernel.entries[0].pc,
-            grid: [blocks, 1, 1],
-            block: [threads, 1, 1],
-            params: &[],
-            stack_bytes: 0,
-        },
-        shared_bytes: 0,
-        regs_used: 0,
-    };
-    let mut global = vec![0; config.global_memory_bytes as usize];
-    let o = pipeline::run(
+    common::run_kernel(
         config,
-        &launch,
-        &mut global,
-        PipelineOptions {
-            watchdog: 1 << 30,
-            check_bus: true,
-            gen: concord_uarch::GenOptions::sim(),
-        },
+        src,
+        threads,
+        blocks,
+        concord_uarch::GenOptions::sim(),
     )
-    .unwrap();
-    o.result.as_ref().unwrap_or_else(|t| panic!("trap: {t}"));
-    o
 }
 
 /// `n` ALU instructions then `exit`.
@@ -227,17 +206,7 @@ fn init_slots_delay_the_block_start() {
             regs_used: regs,
         };
         let mut global = vec![0; config.global_memory_bytes as usize];
-        let o = pipeline::run(
-            &config,
-            &launch,
-            &mut global,
-            PipelineOptions {
-                watchdog: 1000,
-                check_bus: true,
-                gen: concord_uarch::GenOptions::sim(),
-            },
-        )
-        .unwrap();
+        let o = pipeline::run(&config, &launch, &mut global, common::sim_options(1000)).unwrap();
         let nwarps = threads.div_ceil(8) as u64;
         let launch_cycles =
             concord_uarch::timing::launch_cycles(threads as u64, regs as u64 * nwarps);
@@ -325,37 +294,14 @@ fn check_program(
     threads: Option<u32>,
     tweak: fn(&mut CoreConfig),
 ) {
-    let threads =
-        threads.unwrap_or(1 + (seed.wrapping_mul(7919) % u64::from(lanes * warps)) as u32);
-    let p = generate(
-        seed,
-        &GenConfig {
-            lanes,
-            warps,
-            threads,
-            blocks,
-            size: 30,
-            ..GenConfig::default()
-        },
-    );
+    let threads = threads.unwrap_or(common::random_threads(seed, lanes, warps));
+    let p = common::random_program(seed, lanes, warps, threads, blocks);
     let mut base = variant(seed, lanes, warps);
     tweak(&mut base);
     let config = p.fit(&base);
     let kernel = p.kernel();
-    let launch = PipelineLaunch {
-        launch: func::Launch {
-            code: &kernel.code,
-            entry_pc: 0,
-            grid: p.grid(),
-            block: p.block(),
-            params: &p.params,
-            stack_bytes: kernel.stack_bytes,
-        },
-        shared_bytes: kernel.shared_bytes,
-        regs_used: kernel.regs_used,
-    };
-    let mut global = p.global_init.clone();
-    global.resize(config.global_memory_bytes as usize, 0);
+    let launch = common::random_pipeline_launch(&p, &kernel);
+    let mut global = common::random_global(&p, &config);
     let mut expect = global.clone();
     let mut last = LastBlock {
         threads: p.threads as usize,
@@ -375,11 +321,7 @@ fn check_program(
         &config,
         &launch,
         &mut global,
-        PipelineOptions {
-            watchdog: 5_000_000,
-            check_bus: true,
-            gen: concord_uarch::GenOptions::sim(),
-        },
+        common::sim_options(5_000_000),
     )
     .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     let what = format!(
@@ -509,17 +451,8 @@ fn compiled_suite_passes_its_host_checks() {
                 continue;
             }
             let mut global = prepared.global.clone();
-            let o = pipeline::run(
-                &config,
-                &pl,
-                &mut global,
-                PipelineOptions {
-                    watchdog: 50_000_000,
-                    check_bus: true,
-                    gen: concord_uarch::GenOptions::sim(),
-                },
-            )
-            .unwrap_or_else(|e| panic!("{launch}: {e}"));
+            let o = pipeline::run(&config, &pl, &mut global, common::sim_options(50_000_000))
+                .unwrap_or_else(|e| panic!("{launch}: {e}"));
             let what = format!(
                 "{launch} ({:?} {:?} lat {} entries {} slots {}, resident {})",
                 config.scheduler,
@@ -555,33 +488,16 @@ fn compiled_suite_passes_its_host_checks() {
 fn same_trap(config: &CoreConfig, src: &str, threads: u32, blocks: u32) -> concord_isa::func::Trap {
     let kernel = assemble(src);
     let launch = PipelineLaunch {
-        launch: func::Launch {
-            code: &kernel.code,
-            entry_pc: kernel.entries[0].pc,
-            grid: [blocks, 1, 1],
-            block: [threads, 1, 1],
-            params: &[],
-            stack_bytes: 0,
-        },
         shared_bytes: kernel.shared_bytes,
         regs_used: kernel.regs_used,
+        ..common::launch_1d(&kernel, threads, blocks)
     };
     let mut g = vec![0; config.global_memory_bytes as usize];
     let want = func_reference(config, &launch, &mut g, Options::default(), None)
         .unwrap_err()
         .unwrap_trap();
     let mut g = vec![0; config.global_memory_bytes as usize];
-    let o = pipeline::run(
-        config,
-        &launch,
-        &mut g,
-        PipelineOptions {
-            watchdog: 1 << 30,
-            check_bus: true,
-            gen: concord_uarch::GenOptions::sim(),
-        },
-    )
-    .unwrap();
+    let o = pipeline::run(config, &launch, &mut g, common::sim_options(1 << 30)).unwrap();
     let got = o.result.unwrap_err();
     assert!(
         got.same_report(&want),
@@ -828,11 +744,7 @@ fn an_endless_loop_stops_at_the_watchdog() {
         &CoreConfig::default(),
         &launch,
         &mut g,
-        PipelineOptions {
-            watchdog: 1000,
-            check_bus: true,
-            gen: concord_uarch::GenOptions::sim(),
-        },
+        common::sim_options(1000),
     )
     .unwrap();
     let t = o.result.unwrap_err();

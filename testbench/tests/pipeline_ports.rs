@@ -5,43 +5,17 @@
 //! document, or are the same model's 64-bit run reduced by the width rule
 //! of §15.1 (the rule, not the code, decides the expected value).
 
+mod common;
+
 use concord_isa::config::CoreConfig;
 use concord_isa::func;
 use concord_testbench::pipeline::{self, Outcome, PipelineLaunch, PipelineOptions, V2Counter};
 use concord_uarch::GenOptions;
 
-fn assemble(src: &str) -> concord_isa::container::Kernel {
-    concord_isa::asm::assemble(src, "t.s").unwrap_or_else(|e| panic!("{e}"))
-}
+use common::assemble;
 
 fn run_with(config: &CoreConfig, src: &str, threads: u32, gen: GenOptions) -> Outcome {
-    let kernel = assemble(src);
-    let launch = PipelineLaunch {
-        launch: func::Launch {
-            code: &kernel.code,
-            entry_pc: kernel.entries[0].pc,
-            grid: [1, 1, 1],
-            block: [threads, 1, 1],
-            params: &[],
-            stack_bytes: 0,
-        },
-        shared_bytes: 0,
-        regs_used: 0,
-    };
-    let mut global = vec![0; config.global_memory_bytes as usize];
-    let o = pipeline::run(
-        config,
-        &launch,
-        &mut global,
-        PipelineOptions {
-            watchdog: 1 << 30,
-            check_bus: true,
-            gen,
-        },
-    )
-    .unwrap();
-    o.result.as_ref().unwrap_or_else(|t| panic!("trap: {t}"));
-    o
+    common::run_kernel(config, src, threads, 1, gen)
 }
 
 /// A loop of 3000 iterations on 8 full warps: `issued` and the per-cycle
@@ -374,20 +348,10 @@ fn the_trap_registers_report_the_trap() {
 /// counters, the result, the last block and the memory must be equal.
 #[test]
 fn host_loaded_runs_equal_direct_loads() {
-    use concord_testbench::gen::{generate, GenConfig};
     for seed in 0..24u64 {
         let (lanes, warps) = [(4, 4), (8, 8)][(seed % 2) as usize];
-        let p = generate(
-            seed,
-            &GenConfig {
-                lanes,
-                warps,
-                threads: 1 + (seed * 7919 % (lanes * warps) as u64) as u32,
-                blocks: 1 + (seed % 3) as u32,
-                size: 30,
-                ..GenConfig::default()
-            },
-        );
+        let threads = common::random_threads(seed, lanes, warps);
+        let p = common::random_program(seed, lanes, warps, threads, 1 + (seed % 3) as u32);
         let base = CoreConfig {
             lanes,
             warps,
@@ -397,25 +361,9 @@ fn host_loaded_runs_equal_direct_loads() {
         };
         let config = p.fit(&base);
         let kernel = p.kernel();
-        let launch = PipelineLaunch {
-            launch: func::Launch {
-                code: &kernel.code,
-                entry_pc: 0,
-                grid: p.grid(),
-                block: p.block(),
-                params: &p.params,
-                stack_bytes: kernel.stack_bytes,
-            },
-            shared_bytes: kernel.shared_bytes,
-            regs_used: kernel.regs_used,
-        };
-        let options = PipelineOptions {
-            watchdog: 5_000_000,
-            check_bus: true,
-            gen: GenOptions::sim(),
-        };
-        let mut init = p.global_init.clone();
-        init.resize(config.global_memory_bytes as usize, 0);
+        let launch = common::random_pipeline_launch(&p, &kernel);
+        let options = common::sim_options(5_000_000);
+        let init = common::random_global(&p, &config);
         let (mut g1, mut g2) = (init.clone(), init);
         let a = pipeline::run(&config, &launch, &mut g1, options).unwrap();
         let b = pipeline::run_direct(&config, &launch, &mut g2, options).unwrap();
@@ -711,20 +659,10 @@ fn an_injected_bus_error_stops_the_run() {
 /// `run` does.
 #[test]
 fn random_runs_fit_the_trace_port() {
-    use concord_testbench::gen::{generate, GenConfig};
     for seed in 0..9u64 {
         let (lanes, warps) = [(4, 4), (8, 8), (32, 16)][(seed % 3) as usize];
-        let p = generate(
-            seed,
-            &GenConfig {
-                lanes,
-                warps,
-                threads: 1 + (seed * 7919 % (lanes * warps) as u64) as u32,
-                blocks: 1 + (seed % 4) as u32,
-                size: 30,
-                ..GenConfig::default()
-            },
-        );
+        let threads = common::random_threads(seed, lanes, warps);
+        let p = common::random_program(seed, lanes, warps, threads, 1 + (seed % 4) as u32);
         let base = CoreConfig {
             lanes,
             warps,
@@ -735,21 +673,13 @@ fn random_runs_fit_the_trace_port() {
         let config = p.fit(&base);
         let hw = concord_uarch::HwParams::new(&config).unwrap();
         let kernel = p.kernel();
-        let launch = func::Launch {
-            code: &kernel.code,
-            entry_pc: 0,
-            grid: p.grid(),
-            block: p.block(),
-            params: &p.params,
-            stack_bytes: kernel.stack_bytes,
-        };
+        let launch = common::random_launch(&p, &kernel);
         let extras = regmap::LaunchExtras {
             shared_bytes: kernel.shared_bytes,
             clear_regs: kernel.regs_used,
             clear_shared: kernel.shared_bytes,
         };
-        let mut init = p.global_init.clone();
-        init.resize(config.global_memory_bytes as usize, 0);
+        let init = common::random_global(&p, &config);
         let mut h = Host::new(&config, GenOptions::sim());
         h.core.set_global(init.clone());
         h.core.check_ports();
@@ -775,11 +705,7 @@ fn random_runs_fit_the_trace_port() {
                 regs_used: kernel.regs_used,
             },
             &mut global,
-            PipelineOptions {
-                watchdog: 5_000_000,
-                check_bus: true,
-                gen: GenOptions::sim(),
-            },
+            common::sim_options(5_000_000),
         )
         .unwrap();
         assert!(o.result.is_ok(), "seed {seed}");
@@ -814,17 +740,7 @@ fn the_watchdog_report_lists_waiting_lanes() {
     };
     let config = CoreConfig::default();
     let mut global = vec![0; config.global_memory_bytes as usize];
-    let o = pipeline::run(
-        &config,
-        &launch,
-        &mut global,
-        PipelineOptions {
-            watchdog: 200,
-            check_bus: true,
-            gen: GenOptions::sim(),
-        },
-    )
-    .unwrap();
+    let o = pipeline::run(&config, &launch, &mut global, common::sim_options(200)).unwrap();
     let t = o.result.unwrap_err();
     let text = t.to_string();
     // The run stops right after S selected the (limit + 1)-th pass of the

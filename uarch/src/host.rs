@@ -172,18 +172,31 @@ pub fn register(name: &str) -> Option<&'static HostReg> {
     HOST_REGISTERS.iter().find(|r| r.name == name)
 }
 
-/// The host writes that load `launch` (code, entry pc, code length, grid,
-/// block, parameter count, parameters, stack bytes), in that order, without
-/// `START`.
-pub fn launch_writes(launch: &Launch<'_>) -> Vec<(u32, u32)> {
+/// The writes of `launch`'s program in a map with the instruction memory at
+/// `imem` and the entry pc and code length registers at `entry_pc` and
+/// `code_len`: the code words in order, then those two (v1 and v2 maps).
+pub(crate) fn program_writes(
+    launch: &Launch<'_>,
+    imem: u32,
+    entry_pc: u32,
+    code_len: u32,
+) -> Vec<(u32, u32)> {
     let mut w: Vec<(u32, u32)> = launch
         .code
         .iter()
         .enumerate()
-        .map(|(i, word)| (IMEM + i as u32, *word))
+        .map(|(i, word)| (imem + i as u32, *word))
         .collect();
-    w.push((ENTRY_PC, launch.entry_pc));
-    w.push((CODE_LEN, launch.code.len() as u32));
+    w.push((entry_pc, launch.entry_pc));
+    w.push((code_len, launch.code.len() as u32));
+    w
+}
+
+/// The host writes that load `launch` (code, entry pc, code length, grid,
+/// block, parameter count, parameters, stack bytes), in that order, without
+/// `START`.
+pub fn launch_writes(launch: &Launch<'_>) -> Vec<(u32, u32)> {
+    let mut w = program_writes(launch, IMEM, ENTRY_PC, CODE_LEN);
     for axis in 0..3 {
         w.push((GRID + axis as u32, launch.grid[axis]));
         w.push((BLOCK + axis as u32, launch.block[axis]));

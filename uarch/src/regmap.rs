@@ -332,28 +332,27 @@ pub const LAUNCH_FIELDS: &[Field] = &[
     f("nwarps", 16, 5),
     f("resident", 24, 5),
 ];
+/// The names of the warp-state fields, `warp0` to `warp15`.
+const WARP_NAMES: [&str; 16] = [
+    "warp0", "warp1", "warp2", "warp3", "warp4", "warp5", "warp6", "warp7", "warp8", "warp9",
+    "warp10", "warp11", "warp12", "warp13", "warp14", "warp15",
+];
+
+/// The `N` 3-bit state fields of warps `first..first + N`, from bit 0 up.
+const fn warp_fields<const N: usize>(first: usize) -> [Field; N] {
+    let mut out = [f("", 0, 0); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = f(WARP_NAMES[first + i], 3 * i as u32, 3);
+        i += 1;
+    }
+    out
+}
+
 /// Warps 0–9, 3 bits each.
-pub const WSTATE0_FIELDS: &[Field] = &[
-    f("warp0", 0, 3),
-    f("warp1", 3, 3),
-    f("warp2", 6, 3),
-    f("warp3", 9, 3),
-    f("warp4", 12, 3),
-    f("warp5", 15, 3),
-    f("warp6", 18, 3),
-    f("warp7", 21, 3),
-    f("warp8", 24, 3),
-    f("warp9", 27, 3),
-];
+pub const WSTATE0_FIELDS: &[Field] = &warp_fields::<WSTATE0_WARPS>(0);
 /// Warps 10–15, 3 bits each.
-pub const WSTATE1_FIELDS: &[Field] = &[
-    f("warp10", 0, 3),
-    f("warp11", 3, 3),
-    f("warp12", 6, 3),
-    f("warp13", 9, 3),
-    f("warp14", 12, 3),
-    f("warp15", 15, 3),
-];
+pub const WSTATE1_FIELDS: &[Field] = &warp_fields::<{ 16 - WSTATE0_WARPS }>(WSTATE0_WARPS);
 const DBG_GROUP_FIELDS: &[Field] = &[f("gpc", 0, 16), f("gdepth", 16, 16)];
 const DBG_FLAGS_FIELDS: &[Field] = &[
     f("busy_i", 0, 1),
@@ -398,10 +397,12 @@ const fn row(
     }
 }
 
-/// A launch register: one write-only word, accepted while not running.
-const fn launch(
+/// A single word (`Count::One`, stride 1).
+const fn word(
     name: &'static str,
     addr: u32,
+    access: Access,
+    (gate, presence): (WriteGate, Presence),
     fields: &'static [Field],
     what: &'static str,
 ) -> HostReg {
@@ -410,12 +411,23 @@ const fn launch(
         addr,
         Count::One,
         1,
-        Access::W,
-        WriteGate::NotRunning,
-        Presence::Always,
+        access,
+        gate,
+        presence,
         fields,
         what,
     )
+}
+
+/// A launch register: one write-only word, accepted while not running.
+const fn launch(
+    name: &'static str,
+    addr: u32,
+    fields: &'static [Field],
+    what: &'static str,
+) -> HostReg {
+    let when = (WriteGate::NotRunning, Presence::Always);
+    word(name, addr, Access::W, when, fields, what)
 }
 
 /// A read-only word present in every core.
@@ -425,17 +437,8 @@ const fn ro(
     fields: &'static [Field],
     what: &'static str,
 ) -> HostReg {
-    row(
-        name,
-        addr,
-        Count::One,
-        1,
-        Access::R,
-        WriteGate::Always,
-        Presence::Always,
-        fields,
-        what,
-    )
+    let when = (WriteGate::Always, Presence::Always);
+    word(name, addr, Access::R, when, fields, what)
 }
 
 /// A debug register (`0x102xx`).
@@ -446,17 +449,8 @@ const fn dbg(
     fields: &'static [Field],
     what: &'static str,
 ) -> HostReg {
-    row(
-        name,
-        addr,
-        Count::One,
-        1,
-        access,
-        WriteGate::Always,
-        Presence::DebugRegs,
-        fields,
-        what,
-    )
+    let when = (WriteGate::Always, Presence::DebugRegs);
+    word(name, addr, access, when, fields, what)
 }
 
 use Access::{R, RW, W};
@@ -862,14 +856,7 @@ pub fn launch_writes(launch: &concord_isa::func::Launch<'_>, x: &LaunchExtras) -
         launch.params.len() <= PARAM_WORDS as usize,
         "at most 16 parameter words"
     );
-    let mut w: Vec<(u32, u32)> = launch
-        .code
-        .iter()
-        .enumerate()
-        .map(|(i, word)| (IMEM + i as u32, *word))
-        .collect();
-    w.push((ENTRY_PC, launch.entry_pc));
-    w.push((CODE_LEN, launch.code.len() as u32));
+    let mut w = crate::host::program_writes(launch, IMEM, ENTRY_PC, CODE_LEN);
     for (axis, v) in launch.grid.iter().enumerate() {
         w.push((GRID_X + axis as u32, *v));
     }

@@ -2,28 +2,13 @@
 //! docs/microarchitecture-v2.md: the counter table of §15.1 (index, name,
 //! increment) and the generator options of §17.2 (ranges, presets).
 
+mod common;
+
 use concord_uarch::counters_v2::{V2Counter, TABLE};
+
 use concord_uarch::{regmap, GenOptions};
 
-const DOC: &str = include_str!("../../docs/microarchitecture-v2.md");
-
-/// The rows of the first table after `heading`, cells trimmed.
-fn table(heading: &str) -> Vec<Vec<String>> {
-    let at = DOC.find(heading).unwrap_or_else(|| panic!("no {heading}"));
-    DOC[at..]
-        .lines()
-        .skip_while(|l| !l.starts_with('|'))
-        .skip(2)
-        .take_while(|l| l.starts_with('|'))
-        .map(|row| {
-            row.trim()
-                .trim_matches('|')
-                .split(" | ")
-                .map(|c| c.trim().to_string())
-                .collect()
-        })
-        .collect()
-}
+use common::{table, DOC};
 
 #[test]
 fn the_counter_table_is_the_documents() {

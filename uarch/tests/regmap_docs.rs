@@ -3,6 +3,8 @@
 //! bit range), the `ID` value, the counter count of §15.1; and the
 //! encoders and decoders on values worked out by hand from §14.4.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use concord_isa::config::CoreConfig;
@@ -10,32 +12,10 @@ use concord_uarch::regmap::{
     self, wstate_decode, wstate_encode, Access, Count, Ctrl, HwConfig, LaunchWord, MapOptions,
     Presence, Status, V2Values, REGISTERS,
 };
+
 use concord_uarch::HwParams;
 
-const DOC: &str = include_str!("../../docs/microarchitecture-v2.md");
-
-/// The lines of the first table after `heading`.
-fn table(heading: &str) -> Vec<Vec<String>> {
-    let at = DOC.find(heading).unwrap_or_else(|| panic!("no {heading}"));
-    DOC[at..]
-        .lines()
-        .skip_while(|l| !l.starts_with('|'))
-        .skip(2)
-        .take_while(|l| l.starts_with('|'))
-        .map(|row| {
-            row.trim()
-                .trim_matches('|')
-                .split(" | ")
-                .map(|c| c.trim().to_string())
-                .collect()
-        })
-        .collect()
-}
-
-/// The `backquoted` pieces of a cell.
-fn quoted(cell: &str) -> Vec<&str> {
-    cell.split('`').skip(1).step_by(2).collect()
-}
+use common::{quoted, table};
 
 fn hex(s: &str) -> u32 {
     u32::from_str_radix(s.trim_start_matches("0x"), 16).unwrap_or_else(|_| panic!("{s}"))

@@ -2,31 +2,21 @@
 //! field names in the table's order, the widths of the default core worked
 //! out by hand, and pack/unpack.
 
+mod common;
+
 use concord_isa::config::CoreConfig;
 use concord_uarch::trace::{fields, record_bits, TraceRecord};
 use concord_uarch::HwParams;
 
-const DOC: &str = include_str!("../../docs/microarchitecture-v2.md");
+use common::{quoted, table};
 
 /// The `tr_*` names of §15.2's table, in order.
 fn doc_names() -> Vec<String> {
-    let at = DOC.find("### 15.2 The trace port").unwrap();
-    DOC[at..]
-        .lines()
-        .skip_while(|l| !l.starts_with('|'))
-        .skip(2)
-        .take_while(|l| l.starts_with('|'))
+    table("### 15.2 The trace port")
+        .iter()
         .flat_map(|row| {
-            let first = row
-                .trim_matches('|')
-                .split(" | ")
-                .next()
-                .unwrap()
-                .to_string();
-            first
-                .split('`')
-                .skip(1)
-                .step_by(2)
+            quoted(&row[0])
+                .into_iter()
                 .map(str::to_string)
                 .collect::<Vec<_>>()
         })

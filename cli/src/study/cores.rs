@@ -115,39 +115,44 @@ pub fn run(args: &CoresStudyArgs) -> Result<(), CliError> {
     print(args, &rows)
 }
 
+fn speedup(r: &Row) -> f64 {
+    r.v1_cycles as f64 / r.v2_cycles.max(1) as f64
+}
+
+/// One row as a CSV line or a Markdown table row (fewer digits).
+fn row_line(r: &Row, csv: bool) -> String {
+    let (ipc, sp) = (if csv { 4 } else { 3 }, speedup(r));
+    let cells = [
+        r.name.to_string(),
+        r.config.to_string(),
+        r.v1_cycles.to_string(),
+        format!("{:.ipc$}", r.v1_ipc),
+        r.v2_cycles.to_string(),
+        format!("{:.ipc$}", r.v2_ipc),
+        r.v2_replays.to_string(),
+        if csv {
+            format!("{sp:.4}")
+        } else {
+            format!("{sp:.2}x")
+        },
+    ];
+    super::table_line(&cells, csv)
+}
+
 fn print(args: &CoresStudyArgs, rows: &[Row]) -> Result<(), CliError> {
-    let speedup = |r: &Row| r.v1_cycles as f64 / r.v2_cycles.max(1) as f64;
     if args.csv {
         outln!("launch,core,v1_cycles,v1_ipc,v2_cycles,v2_ipc,v2_replays,speedup")?;
-        for r in rows {
-            outln!(
-                "{},{},{},{:.4},{},{:.4},{},{:.4}",
-                r.name,
-                r.config,
-                r.v1_cycles,
-                r.v1_ipc,
-                r.v2_cycles,
-                r.v2_ipc,
-                r.v2_replays,
-                speedup(r)
-            )?;
-        }
-        return Ok(());
-    }
-    outln!("| launch | core | v1 cycles | v1 IPC | v2 cycles | v2 IPC | v2 replays | speedup |")?;
-    outln!("|---|---|---:|---:|---:|---:|---:|---:|")?;
-    for r in rows {
+    } else {
         outln!(
-            "| {} | {} | {} | {:.3} | {} | {:.3} | {} | {:.2}x |",
-            r.name,
-            r.config,
-            r.v1_cycles,
-            r.v1_ipc,
-            r.v2_cycles,
-            r.v2_ipc,
-            r.v2_replays,
-            speedup(r)
+            "| launch | core | v1 cycles | v1 IPC | v2 cycles | v2 IPC | v2 replays | speedup |"
         )?;
+        outln!("|---|---|---:|---:|---:|---:|---:|---:|")?;
+    }
+    for r in rows {
+        outln!("{}", row_line(r, args.csv))?;
+    }
+    if args.csv {
+        return Ok(());
     }
     let speedups: Vec<f64> = rows.iter().map(speedup).collect();
     if let Some(mean) = geometric_mean(&speedups) {

@@ -141,45 +141,37 @@ fn print(args: &WarpsStudyArgs, points: &[Point]) -> Result<(), CliError> {
             .map(|q| p.throughput / q.throughput)
     };
     let speedup = |p: &Point| base(p).map_or("-".to_string(), |s| format!("{s:.2}"));
+    // One point as a CSV line or a Markdown table row (fewer digits).
+    let line = |p: &Point, csv: bool| {
+        let ipc = if csv { 4 } else { 3 };
+        let cells = [
+            p.kernel.to_string(),
+            p.scheduler.name().to_string(),
+            p.latency.to_string(),
+            p.warps.to_string(),
+            p.cycles.to_string(),
+            format!("{:.ipc$}", p.ipc),
+            p.replays.to_string(),
+            speedup(p),
+        ];
+        super::table_line(&cells, csv)
+    };
     if args.csv {
         outln!("kernel,scheduler,latency,warps,cycles,ipc,replays,speedup_vs_1_warp")?;
-        for p in points {
-            outln!(
-                "{},{},{},{},{},{:.4},{},{}",
-                p.kernel,
-                p.scheduler.name(),
-                p.latency,
-                p.warps,
-                p.cycles,
-                p.ipc,
-                p.replays,
-                speedup(p)
-            )?;
-        }
-        return Ok(());
-    }
-    outln!(
-        "Core v2 pipeline model, {} lanes; alu: 1 block of lanes x warps threads, {} iterations; vecadd: {} elements, blocks of lanes x warps threads; results checked; IPC = issued / cycles (replays included); speedup = non-replay warp-instructions per cycle over 1 warp's",
-        args.lanes,
-        args.iterations,
-        args.elements
-    )?;
-    outln!(
-        "| kernel | scheduler | latency | warps | cycles | IPC | replays | speedup vs 1 warp |"
-    )?;
-    outln!("|---|---|---:|---:|---:|---:|---:|---:|")?;
-    for p in points {
+    } else {
         outln!(
-            "| {} | {} | {} | {} | {} | {:.3} | {} | {} |",
-            p.kernel,
-            p.scheduler.name(),
-            p.latency,
-            p.warps,
-            p.cycles,
-            p.ipc,
-            p.replays,
-            speedup(p)
+            "Core v2 pipeline model, {} lanes; alu: 1 block of lanes x warps threads, {} iterations; vecadd: {} elements, blocks of lanes x warps threads; results checked; IPC = issued / cycles (replays included); speedup = non-replay warp-instructions per cycle over 1 warp's",
+            args.lanes,
+            args.iterations,
+            args.elements
         )?;
+        outln!(
+            "| kernel | scheduler | latency | warps | cycles | IPC | replays | speedup vs 1 warp |"
+        )?;
+        outln!("|---|---|---:|---:|---:|---:|---:|---:|")?;
+    }
+    for p in points {
+        outln!("{}", line(p, args.csv))?;
     }
     Ok(())
 }

