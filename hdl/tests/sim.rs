@@ -798,29 +798,16 @@ fn run_suite(config: &CoreConfig, block_xy: [u32; 3], big: [u32; 3]) {
     }
 }
 
-fn have_verilator() -> bool {
-    if common::have("verilator") {
-        true
-    } else {
-        eprintln!("verilator not found: skipped (scripts/setup.sh installs it)");
-        false
-    }
-}
-
 #[test]
 fn small_core_matches_functional_model() {
-    if !have_verilator() {
-        return;
-    }
+    common::require("verilator");
     let config = common::load_config("small.yaml");
     run_suite(&config, [2, 2, 1], [4, 1, 1]);
 }
 
 #[test]
 fn odd_core_matches_functional_model() {
-    if !have_verilator() {
-        return;
-    }
+    common::require("verilator");
     // Non-power-of-two warps and registers, two banks, 8-byte lines,
     // 4 predicates, shallow calls, pc_only arbitration, 1-cycle memory.
     let config = CoreConfig {
@@ -841,9 +828,7 @@ fn odd_core_matches_functional_model() {
 
 #[test]
 fn default_core_matches_functional_model() {
-    if !have_verilator() {
-        return;
-    }
+    common::require("verilator");
     let config = common::load_config("default.yaml");
     run_suite(&config, [3, 2, 2], [45, 1, 1]);
 }

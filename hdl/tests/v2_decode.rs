@@ -15,9 +15,6 @@
 
 mod common;
 
-use std::process::Command;
-use std::time::Duration;
-
 use concord_hdl::v2::alu::AluFunc;
 use concord_hdl::v2::decode::{Class, Decode, MSIZES};
 use concord_hdl::v2::mul::MulFunc;
@@ -28,21 +25,15 @@ use concord_isa::instr::*;
 use concord_uarch::HwParams;
 use rust_hdl_core::prelude::*;
 
-struct Rng(u64);
+use common::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        (self.next() >> 11) % n
-    }
-    fn word(&mut self) -> u32 {
-        (self.next() >> 16) as u32
-    }
+/// Draws for random instructions, on the shared generator.
+trait Draws {
+    fn range(&mut self, lo: i64, hi: i64) -> i64;
+    fn pick<T: Copy>(&mut self, all: &[T]) -> T;
+}
+
+impl Draws for Rng {
     fn range(&mut self, lo: i64, hi: i64) -> i64 {
         // Edges often, the inside otherwise.
         match self.below(8) {
@@ -58,13 +49,7 @@ impl Rng {
 }
 
 fn settle<B: Block>(b: &mut B) {
-    for _ in 0..500 {
-        b.update_all();
-        if !b.has_changed() {
-            return;
-        }
-    }
-    panic!("the block does not settle");
+    assert!(common::settled(b, 500), "the block does not settle");
 }
 
 // ---- random instructions ----
@@ -545,31 +530,8 @@ fn every_opcode_value_and_guard() {
 // ---- Verilog ----
 
 fn lint(v: &str, top: &str, tag: &str) {
-    let modules: Vec<&str> = v
-        .lines()
-        .filter_map(|l| l.strip_prefix("module "))
-        .map(|l| &l[..l.find('(').unwrap()])
-        .collect();
-    assert!(modules.contains(&top), "{modules:?}");
-    for m in &modules {
-        let ok = m.starts_with(|c: char| c.is_ascii_alphabetic())
-            && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        assert!(ok, "module name {m}");
-    }
-    if !common::have("verilator") {
-        eprintln!("verilator not found: lint of {tag} skipped");
-        return;
-    }
-    let dir = common::scratch(&format!("v2-decode-{tag}"));
-    let file = format!("{top}.v");
-    std::fs::write(dir.join(&file), v).unwrap();
-    let (ok, log, _) = common::run_bounded(
-        Command::new("verilator")
-            .current_dir(&dir)
-            .args(["--lint-only", "-Wall", &file]),
-        Duration::from_secs(120),
-    );
-    assert!(ok && log.trim().is_empty(), "lint of {tag}:\n{log}");
+    common::assert_module_names(v, top);
+    common::verilator_lint(v, &format!("v2-decode-{tag}"), &format!("{top}.v"), tag);
 }
 
 #[test]

