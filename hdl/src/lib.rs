@@ -132,11 +132,26 @@ fn is_lane_module(line: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Renames the module name on a `module`, `endmodule` or instance line.
-/// rust-hdl names every module `top` or `top$<path>` and writes module names
-/// only at the start of those lines; nothing else in the text starts with
-/// `top`.
+/// v1's module names: `top` is [`TOP_MODULE`], the arbiter is
+/// [`ARBITER_MODULE`], every other `top$<path>` keeps its path.
 fn rename_line(line: &str) -> String {
+    rename_module_on_line(line, |name| {
+        if name == "top$arbiter" {
+            Some(ARBITER_MODULE.to_string())
+        } else if name == "top" {
+            Some(TOP_MODULE.to_string())
+        } else {
+            name.strip_prefix("top$")
+                .map(|path| format!("{TOP_MODULE}${path}"))
+        }
+    })
+}
+
+/// Renames the module name on a `module`, `endmodule` or instance line by
+/// `rename` (`None`: the line is kept). rust-hdl names every module `top`
+/// or `top$<path>` and writes module names only at the start of those
+/// lines; nothing else in the text starts with `top`.
+pub(crate) fn rename_module_on_line(line: &str, rename: impl Fn(&str) -> Option<String>) -> String {
     let body = line.trim_start();
     let indent = &line[..line.len() - body.len()];
     let (keyword, rest) = if let Some(r) = body.strip_prefix("module ") {
@@ -149,15 +164,8 @@ fn rename_line(line: &str) -> String {
     let end = rest
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
         .unwrap_or(rest.len());
-    let name = &rest[..end];
-    let renamed = if name == "top$arbiter" {
-        ARBITER_MODULE.to_string()
-    } else if name == "top" {
-        TOP_MODULE.to_string()
-    } else if let Some(path) = name.strip_prefix("top$") {
-        format!("{TOP_MODULE}${path}")
-    } else {
-        return line.to_string();
-    };
-    format!("{indent}{keyword}{renamed}{}", &rest[end..])
+    match rename(&rest[..end]) {
+        Some(renamed) => format!("{indent}{keyword}{renamed}{}", &rest[end..]),
+        None => line.to_string(),
+    }
 }

@@ -15,25 +15,10 @@ pub mod slave;
 pub fn rename_modules(raw: &str, top_name: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     for line in raw.lines() {
-        let body = line.trim_start();
-        let indent = &line[..line.len() - body.len()];
-        let (keyword, rest) = if let Some(r) = body.strip_prefix("module ") {
-            ("module ", r)
-        } else if let Some(r) = body.strip_prefix("endmodule // ") {
-            ("endmodule // ", r)
-        } else {
-            ("", body)
-        };
-        let end = rest
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
-            .unwrap_or(rest.len());
-        let name = &rest[..end];
-        if name == "top" || name.starts_with("top$") {
-            let renamed = name.replacen("top", top_name, 1).replace('$', "__");
-            out.push_str(&format!("{indent}{keyword}{renamed}{}", &rest[end..]));
-        } else {
-            out.push_str(line);
-        }
+        out.push_str(&crate::rename_module_on_line(line, |name| {
+            (name == "top" || name.starts_with("top$"))
+                .then(|| name.replacen("top", top_name, 1).replace('$', "__"))
+        }));
         out.push('\n');
     }
     out
