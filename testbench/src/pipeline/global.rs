@@ -5,8 +5,9 @@
 
 use concord_isa::instr::{AtomOp, LoadWidth, StoreWidth};
 use concord_isa::semantics;
-use concord_isa::simt;
-use concord_uarch::wishbone::{atomic_tag, BusData, Signals, TAG_PLAIN};
+use concord_uarch::wishbone::{
+    beat_of, beats_mask, BusData, BusGeometry, EntryKind, LaneAccess, Signals,
+};
 use concord_uarch::HwParams;
 
 use super::item::RegWrite;
@@ -165,7 +166,9 @@ impl GlobalUnit {
     }
 
     /// The beats of an entry (§10.2 "Send"): the beats of the line that
-    /// hold a served byte, ascending.
+    /// hold a served byte, ascending, with the contents of
+    /// `concord_uarch::wishbone::beat_of` (the table the RTL is tested
+    /// against).
     fn beats(
         &self,
         lanes: u32,
@@ -175,54 +178,37 @@ impl GlobalUnit {
         atom: Option<AtomOp>,
         kind: Kind,
     ) -> Vec<Signals> {
-        let wb = self.wb as u64;
-        let first = lanes.trailing_zeros() as usize;
-        let line_base = (addrs[first] as u64 >> self.line_shift) << self.line_shift;
-        let bytes = match kind {
-            Kind::Read(w) => w.bytes(),
-            Kind::Write => store.map_or(4, |w| w.bytes()),
-            Kind::Atomic => 4,
-        } as u64;
-        let mut ks: Vec<u64> = Vec::new();
-        for l in lanes_of(lanes) {
-            let a = addrs[l] as u64;
-            for b in [a, a + bytes - 1] {
-                let k = (b - line_base) / wb;
-                if !ks.contains(&k) {
-                    ks.push(k);
+        let geom = BusGeometry::new(1 << self.line_shift, self.wb);
+        let line = addrs[lanes.trailing_zeros() as usize] >> self.line_shift;
+        let accesses: Vec<LaneAccess> = lanes_of(lanes)
+            .map(|l| match kind {
+                Kind::Read(width) => LaneAccess::load(&geom, addrs[l], width),
+                Kind::Write => {
+                    LaneAccess::store(&geom, addrs[l], store.unwrap_or(StoreWidth::B32), data[l])
                 }
-            }
-        }
-        ks.sort_unstable();
-        ks.into_iter()
+                Kind::Atomic => LaneAccess::atomic(&geom, addrs[l], data[l]),
+            })
+            .collect();
+        let entry = match kind {
+            Kind::Read(_) => EntryKind::Read,
+            Kind::Write => EntryKind::Write,
+            Kind::Atomic => EntryKind::Atomic(atom.expect("an atomic entry has its operation")),
+        };
+        let mask = beats_mask(&geom, &accesses);
+        (0..geom.beats())
+            .filter(|k| mask >> k & 1 == 1)
             .map(|k| {
-                let base = line_base + k * wb;
-                let mut beat = Signals {
+                let beat = beat_of(&geom, entry, line, &accesses, k);
+                Signals {
                     cyc: true,
                     stb: true,
-                    adr: (base / wb) as u32,
-                    we: !matches!(kind, Kind::Read(_)),
-                    sel: if matches!(kind, Kind::Read(_)) {
-                        u128::MAX >> (128 - wb)
-                    } else {
-                        0
-                    },
-                    tga: atom.map_or(TAG_PLAIN, atomic_tag),
+                    adr: beat.adr,
+                    we: beat.we,
+                    sel: beat.sel,
+                    dat_w: beat.dat,
+                    tga: beat.tga,
                     ..Signals::idle()
-                };
-                if !matches!(kind, Kind::Read(_)) {
-                    // An atomic's operand is a whole word (one lane).
-                    let width = store.unwrap_or(StoreWidth::B32);
-                    simt::store_merge(lanes, addrs, data, width, |a, byte| {
-                        let a = a as u64;
-                        if a >= base && a < base + wb {
-                            let o = (a - base) as usize;
-                            beat.sel |= 1 << o;
-                            beat.dat_w[o / 4] |= (byte as u32) << (8 * (o % 4));
-                        }
-                    });
                 }
-                beat
             })
             .collect()
     }
