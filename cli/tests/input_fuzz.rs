@@ -116,7 +116,11 @@ fn judge(
             preview(stderr, 2000)
         ));
     }
-    if !text.starts_with("error: ") {
+    // Warnings found before the error (a compile's `#include is ignored`)
+    // come first, as a compiler prints them; the error follows them.
+    let reports_error = text.starts_with("error: ")
+        || (text.starts_with("warning: ") && text.contains("\nerror: "));
+    if !reports_error {
         return Some(format!(
             "exit {code} without a leading `error:` line:\n{}",
             preview(stderr, 2000)
