@@ -105,3 +105,82 @@ pub mod gmem_kind {
 
     const _: () = assert!(ATOMIC < 1 << super::GMEM_KIND_BITS);
 }
+
+/// The top-level ports of the Core v2 `concord_core`
+/// (docs/microarchitecture-v2.md §14.2), in declaration order, for a core
+/// of `hw` built with `gen`. The v2 RTL generator declares exactly these
+/// ports and the v2 Verilator harness generates its shim from them.
+///
+/// The trace port (only with `gen.trace`) is one output, `tr_record`, of
+/// [`crate::trace::record_bits`] bits packed as [`crate::trace`] packs a
+/// record (the fields of §15.2 in table order, the first at bit 0), so that
+/// fields of width 0 (`tr_rsp_entry` with one entry) need no port.
+pub fn core_ports(hw: &crate::HwParams, gen: &crate::GenOptions) -> Vec<Port> {
+    let bus_bytes = hw.global_bus_bytes as usize;
+    let address_bits = 32 - hw.global_bus_bytes.trailing_zeros() as usize;
+    let mut ports = vec![
+        p("clk", 1, Dir::In),
+        p("rst", 1, Dir::In),
+        p("wbs_cyc_i", 1, Dir::In),
+        p("wbs_stb_i", 1, Dir::In),
+        p("wbs_we_i", 1, Dir::In),
+        p("wbs_adr_i", V2_HOST_ADDR_BITS, Dir::In),
+        p("wbs_dat_i", 32, Dir::In),
+        p("wbs_dat_o", 32, Dir::Out),
+        p("wbs_ack_o", 1, Dir::Out),
+        p("wbs_stall_o", 1, Dir::Out),
+        p("gm_cyc_o", 1, Dir::Out),
+        p("gm_stb_o", 1, Dir::Out),
+        p("gm_we_o", 1, Dir::Out),
+        p("gm_adr_o", address_bits, Dir::Out),
+        p("gm_sel_o", bus_bytes, Dir::Out),
+        p("gm_dat_o", 8 * bus_bytes, Dir::Out),
+        p("gm_tga_o", V2_TAG_BITS, Dir::Out),
+        p("gm_dat_i", 8 * bus_bytes, Dir::In),
+        p("gm_ack_i", 1, Dir::In),
+        p("gm_err_i", 1, Dir::In),
+        p("gm_stall_i", 1, Dir::In),
+        p("running_o", 1, Dir::Out),
+        p("done_o", 1, Dir::Out),
+        p("trapped_o", 1, Dir::Out),
+        p("irq_o", 1, Dir::Out),
+    ];
+    if gen.trace {
+        ports.push(p(
+            "tr_record",
+            crate::trace::record_bits(hw) as usize,
+            Dir::Out,
+        ));
+    }
+    ports
+}
+
+/// Width of the v2 host slave's word address `wbs_adr_i` (§14.4).
+pub const V2_HOST_ADDR_BITS: usize = 17;
+/// Width of the v2 master's address tag `gm_tga_o` (§14.5).
+pub const V2_TAG_BITS: usize = 4;
+
+#[cfg(test)]
+mod v2_tests {
+    use super::*;
+
+    /// §14.2: "Without the trace port the default core has 89 input and
+    /// 111 output bits" (clock and reset included).
+    #[test]
+    fn default_core_port_bits_match_the_contract() {
+        let config = concord_isa::config::CoreConfig::default();
+        let hw = crate::HwParams::new(&config).unwrap();
+        let ports = core_ports(&hw, &crate::GenOptions::board());
+        let bits = |dir| -> u32 {
+            ports
+                .iter()
+                .filter(|port| port.dir == dir)
+                .map(|port| port.width)
+                .sum()
+        };
+        assert_eq!((bits(Dir::In), bits(Dir::Out)), (89, 111));
+        let traced = core_ports(&hw, &crate::GenOptions::sim());
+        assert_eq!(traced.last().unwrap().name, "tr_record");
+        assert_eq!(traced.last().unwrap().width, crate::trace::record_bits(&hw));
+    }
+}
