@@ -256,6 +256,12 @@ pub enum TrapCause {
         target: u32,
         len: u32,
     },
+    /// The global memory answered a bus beat with an error (Wishbone
+    /// `ERR`): the timed models and the RTL only, never the functional
+    /// model, whose memory cannot fail. `addr` is the beat's byte address.
+    BusError {
+        addr: u32,
+    },
     Watchdog {
         limit: u64,
         diagnosis: String,
@@ -298,6 +304,9 @@ impl fmt::Display for TrapCause {
                 write!(f, "call depth overflow (call_depth_bits allows depth {max})")
             }
             TrapCause::ReturnAtDepthZero => write!(f, "`ret` at call depth 0"),
+            TrapCause::BusError { addr } => {
+                write!(f, "global bus error on the beat at address {addr:#010x}")
+            }
             TrapCause::BarrierNeverCompletes { waiting, exited, threads } => write!(
                 f,
                 "barrier can never complete: {waiting} of {threads} threads wait and {exited} have exited"

@@ -41,11 +41,15 @@ pub enum TrapCode {
     /// An instruction would send lanes to a PC at or beyond `code_len`.
     /// Lanes: those lanes; address register: the first one's next PC.
     NextPcOutOfRange = 10,
+    /// The global memory answered a beat with `ERR` (Core v2, §13.1).
+    /// Lanes: the entry's served lanes; pc: its instruction's; address
+    /// register: the beat's byte address.
+    BusError = 11,
 }
 
 impl TrapCode {
     /// Every code, in code order.
-    pub const ALL: [TrapCode; 10] = [
+    pub const ALL: [TrapCode; 11] = [
         TrapCode::AddressOutOfRange,
         TrapCode::Misaligned,
         TrapCode::InvalidInstruction,
@@ -56,6 +60,7 @@ impl TrapCode {
         TrapCode::MissingParam,
         TrapCode::StackOverflow,
         TrapCode::NextPcOutOfRange,
+        TrapCode::BusError,
     ];
 
     /// The value of the cause register.
@@ -83,6 +88,7 @@ impl TrapCode {
             TrapCause::MissingParam { .. } => TrapCode::MissingParam,
             TrapCause::StackOverflow { .. } => TrapCode::StackOverflow,
             TrapCause::NextPcOutOfRange { .. } => TrapCode::NextPcOutOfRange,
+            TrapCause::BusError { .. } => TrapCode::BusError,
             TrapCause::Watchdog { .. } => return None,
         })
     }
@@ -100,6 +106,7 @@ impl TrapCode {
             TrapCode::MissingParam => "missing parameter",
             TrapCode::StackOverflow => "stack overflow",
             TrapCode::NextPcOutOfRange => "next PC outside the program",
+            TrapCode::BusError => "global bus error",
         }
     }
 
@@ -126,6 +133,7 @@ pub fn address_register(cause: &TrapCause) -> u32 {
         | TrapCause::Misaligned { addr, .. }
         | TrapCause::StackOverflow { addr, .. } => addr,
         TrapCause::NextPcOutOfRange { target, .. } => target,
+        TrapCause::BusError { addr } => addr,
         _ => 0,
     }
 }
@@ -144,4 +152,4 @@ pub fn detail_register(cause: &TrapCause) -> u32 {
     }
 }
 
-const _: () = assert!((TrapCode::NextPcOutOfRange as usize) < 1 << TRAP_CAUSE_BITS);
+const _: () = assert!((TrapCode::BusError as usize) < 1 << TRAP_CAUSE_BITS);

@@ -373,7 +373,7 @@ fn counters_trap_codes_and_states_are_one_table_each() {
         assert_eq!(TrapCode::from_code(code.code()), Some(*code));
     }
     assert_eq!(TrapCode::from_code(0), None);
-    assert_eq!(TrapCode::from_code(11), None);
+    assert_eq!(TrapCode::from_code(12), None);
     let oob = TrapCause::AddressOutOfRange {
         space: Space::Global,
         addr: 0x1234,

@@ -384,9 +384,17 @@ impl Pipeline {
                         Op::Atom { op, .. } => (Kind::Atomic, None, Some(op)),
                         _ => unreachable!(),
                     };
-                    let id = self
-                        .global
-                        .reserve(kind, w, rd_row, served, &addrs, &data, store, atom);
+                    let id = self.global.reserve(
+                        kind,
+                        w,
+                        self.warps[w].gpc,
+                        rd_row,
+                        served,
+                        &addrs,
+                        &data,
+                        store,
+                        atom,
+                    );
                     self.warps[w].outstanding += 1;
                     self.counters.inc(V2Counter::GlobalRequests);
                     Late::Entry(id)

@@ -3,6 +3,7 @@
 //! Wishbone beats, completed by their responses, returned through return
 //! slots.
 
+use concord_isa::func::{Trap, TrapCause};
 use concord_isa::instr::{AtomOp, LoadWidth, StoreWidth};
 use concord_isa::semantics;
 use concord_uarch::wishbone::{
@@ -26,6 +27,8 @@ pub(crate) struct Entry {
     seq: u64,
     kind: Kind,
     warp: usize,
+    /// The instruction's pc (the report of a bus error, trap 11).
+    pc: u32,
     /// Register-file row of `rd` (reads, atomics).
     rd_row: usize,
     /// Served lanes and their byte addresses.
@@ -44,6 +47,9 @@ pub(crate) struct Entry {
     data: [u32; 32],
     returnable: bool,
     returning: bool,
+    /// A beat was answered with `ERR`: the entry completes without data
+    /// and its return slot writes no register (§10.2).
+    failed: bool,
 }
 
 /// The entries and the master's registers.
@@ -56,8 +62,9 @@ pub(crate) struct GlobalUnit {
     line_shift: u32,
     /// The beat on the bus (`STB`): entry and beat index.
     out: Option<(usize, usize)>,
-    /// The response registered at the end of the previous cycle.
-    response: Option<BusData>,
+    /// The response registered at the end of the previous cycle, and
+    /// whether it was an `ERR`.
+    response: Option<(BusData, bool)>,
     /// Beats accepted by the memory, responses processed.
     accepted: u64,
     processed: u64,
@@ -132,6 +139,7 @@ impl GlobalUnit {
         &mut self,
         kind: Kind,
         warp: usize,
+        pc: u32,
         rd_row: usize,
         lanes: u32,
         addrs: &[u32; 32],
@@ -150,6 +158,7 @@ impl GlobalUnit {
             seq: self.seq,
             kind,
             warp,
+            pc,
             rd_row,
             lanes,
             addrs: *addrs,
@@ -160,6 +169,7 @@ impl GlobalUnit {
             data: [0; 32],
             returnable: false,
             returning: false,
+            failed: false,
         });
         self.seq += 1;
         id
@@ -229,6 +239,9 @@ impl Pipeline {
         let w = &mut self.warps[warp];
         w.outstanding -= 1;
         w.busy_r = false;
+        if e.failed {
+            return None;
+        }
         let mut values = [0u32; 32];
         for l in lanes_of(e.lanes) {
             values[l] = match e.kind {
@@ -260,7 +273,7 @@ impl Pipeline {
         // last response).
         let cyc = self.global.out.is_some() || self.global.accepted > self.global.processed;
         // The response registered at the end of the previous cycle.
-        if let Some(data) = self.global.response.take() {
+        if let Some((data, err)) = self.global.response.take() {
             let id = self
                 .global
                 .oldest(|e| e.acked < e.loaded)
@@ -268,7 +281,11 @@ impl Pipeline {
             (self.tr.rsp, self.tr.rsp_entry) = (1, id as u32);
             let e = self.global.entries[id].as_mut().expect("in use");
             let beat_base = e.beats[e.acked].adr as u64 * wb;
-            if !matches!(e.kind, Kind::Write) {
+            // An `ERR` beat completes like an `ACK` (the bus drains and the
+            // entry is freed as usual) but delivers no data, and raises
+            // trap 11 for the entry's block (§13.1, §13.2).
+            let bus_error = err.then_some((e.warp, e.pc, e.lanes, beat_base as u32));
+            if !err && !matches!(e.kind, Kind::Write) {
                 for l in lanes_of(e.lanes) {
                     let word = (e.addrs[l] & !3) as u64;
                     if word >= beat_base && word < beat_base + wb {
@@ -278,7 +295,12 @@ impl Pipeline {
                 }
             }
             e.acked += 1;
+            e.failed |= err;
             self.global.processed += 1;
+            if let Some((warp, pc, lanes, addr)) = bus_error {
+                self.raise_bus_error(warp, pc, lanes, addr);
+            }
+            let e = self.global.entries[id].as_mut().expect("in use");
             if e.acked == e.beats.len() {
                 match e.kind {
                     Kind::Write => {
@@ -307,18 +329,12 @@ impl Pipeline {
                 self.bus_violations.push(format!("global-memory port: {v}"));
             }
         }
-        if port.err {
-            // Trap 11 is not modelled yet: the run fails.
-            self.bus_violations.push(format!(
-                "global bus error (trap 11 is not modelled): {port}"
-            ));
-        }
         if port.accepted() {
             self.global.out = None;
             self.global.accepted += 1;
             self.counters.inc(V2Counter::GlobalBeats);
         }
-        let response = port.ack.then_some(port.dat_r);
+        let response = (port.ack || port.err).then_some((port.dat_r, port.err));
         self.global.response = response;
         // The output register takes the next available beat.
         if self.global.out.is_none() {
@@ -331,5 +347,25 @@ impl Pipeline {
                 e.loaded += 1;
             }
         }
+    }
+}
+
+impl Pipeline {
+    /// Trap 11 for the entry of warp `warp` whose beat at byte address
+    /// `addr` was answered with `ERR` (§13.1): the entry's served lanes and
+    /// its instruction's pc, in the warp's block (§13.2 decides whether it
+    /// is the reported trap).
+    fn raise_bus_error(&mut self, warp: usize, pc: u32, lanes: u32, addr: u32) {
+        let state = &self.warps[warp];
+        let slot = state.wslot.expect("an entry's warp belongs to a block");
+        let trap = Trap {
+            cause: TrapCause::BusError { addr },
+            block: self.slots[slot].ctaid,
+            warp: state.wib,
+            lanes,
+            pc,
+            issued: self.issued_instructions,
+        };
+        self.raise(slot, trap);
     }
 }

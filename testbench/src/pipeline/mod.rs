@@ -52,8 +52,6 @@
 //!
 //! # What is not modelled yet
 //!
-//! * Bus errors (trap 11): an `ERR` the testbench memory is told to raise
-//!   fails the run.
 //! * The trap registers are written when the core enters `TRAP`, not in
 //!   the cycle after the trap (§13.3); only a read in `STOPPING` differs.
 //! * The watchdog's diagnosis window (§13.4): the watchdog trap says where

@@ -491,6 +491,7 @@ impl Rtl {
                 target: addr,
                 len: self.code_len,
             },
+            Some(TrapCode::BusError) => TrapCause::BusError { addr },
             None => TrapCause::Watchdog {
                 limit: 0,
                 diagnosis: format!(
