@@ -1,27 +1,115 @@
 //! `concord verilog` and `concord synth-report`: the generated core as a
 //! file, its area on iCE40 and ECP5, and (`--pnr`) its Fmax and
-//! utilisation after place and route with nextpnr.
+//! utilisation after place and route with nextpnr. `--core` picks the v1
+//! core (`concord_hdl::generate_verilog`) or Core v2
+//! (`concord_hdl::v2::core::core_verilog`, with a generator preset).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use concord_fpga::pnr::{Device, PnrFlow, PnrOptions};
 use concord_fpga::process::WorkDir;
 use concord_fpga::{AreaStats, Target};
 
 use concord_isa::config::CoreConfig;
-use concord_uarch::HwParams;
+use concord_uarch::{GenOptions, HwParams};
 
 use crate::error::CliError;
 use crate::output::{self, Output};
+
+/// Which core's RTL a command generates.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum CoreVersion {
+    /// The v1 core (one instruction in flight).
+    V1,
+    /// Core v2, the pipelined core of docs/microarchitecture-v2.md.
+    V2,
+}
+
+/// Core v2's generator preset (docs/microarchitecture-v2.md §17.2).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum Preset {
+    /// No trace port, 32-bit counters, no debug registers: for boards.
+    Board,
+    /// Trace port, 64-bit counters, debug registers: for co-simulation.
+    Sim,
+}
+
+impl Preset {
+    fn options(self) -> GenOptions {
+        match self {
+            Preset::Board => GenOptions::board(),
+            Preset::Sim => GenOptions::sim(),
+        }
+    }
+}
+
+/// The core and generator options of `verilog` and `synth-report`.
+#[derive(Args, Clone, Copy)]
+pub struct CoreChoice {
+    /// Which core to generate.
+    #[arg(long, value_enum, default_value_t = CoreVersion::V1)]
+    core: CoreVersion,
+    /// Core v2's generator preset (only with `--core v2`).
+    #[arg(long, value_enum, default_value_t = Preset::Board)]
+    preset: Preset,
+}
+
+impl CoreChoice {
+    /// The clock port of the generated top.
+    fn clock(self) -> &'static str {
+        match self.core {
+            CoreVersion::V1 => "clock",
+            CoreVersion::V2 => "clk",
+        }
+    }
+
+    /// The Verilog of `config`'s core; the error names the config field or
+    /// the generator option.
+    fn verilog(self, config: &CoreConfig) -> Result<String, String> {
+        match self.core {
+            CoreVersion::V1 => concord_hdl::generate_verilog(config).map_err(|e| e.to_string()),
+            CoreVersion::V2 => concord_hdl::v2::core::core_verilog(config, &self.preset.options())
+                .map_err(|e| e.to_string()),
+        }
+    }
+
+    /// The modules reported on their own next to the top: the arbiter
+    /// tree(s) (v1: `arbiter`; v2: those of §9.1 the design has).
+    fn units(self, verilog: &str) -> Vec<&'static str> {
+        match self.core {
+            CoreVersion::V1 => vec![concord_hdl::ARBITER_MODULE],
+            CoreVersion::V2 => [
+                "concord_arbiter",
+                "concord_arbiter_branch",
+                "concord_arbiter_mem",
+            ]
+            .into_iter()
+            .filter(|m| {
+                verilog.contains(&format!("module {m}("))
+                    || verilog.contains(&format!("module {m} "))
+            })
+            .collect(),
+        }
+    }
+
+    fn check(self) -> Result<(), CliError> {
+        if self.core == CoreVersion::V1 && self.preset != Preset::Board {
+            return Err(CliError::usage("--preset applies to --core v2 only"));
+        }
+        Ok(())
+    }
+}
 
 #[derive(Args)]
 pub struct VerilogArgs {
     /// Core configuration (YAML); the default core otherwise.
     #[arg(long)]
     config: Option<PathBuf>,
+    #[command(flatten)]
+    choice: CoreChoice,
     /// Output file.
     #[arg(short, long)]
     output: PathBuf,
@@ -32,6 +120,8 @@ pub struct SynthReportArgs {
     /// Core configuration (YAML); the default core otherwise.
     #[arg(long)]
     config: Option<PathBuf>,
+    #[command(flatten)]
+    choice: CoreChoice,
     /// Where to write the Markdown report (also printed on standard output).
     #[arg(short, long, default_value = "synth-report.md")]
     output: PathBuf,
@@ -111,9 +201,9 @@ pub fn load_config(path: &Option<PathBuf>) -> Result<CoreConfig, String> {
     }
 }
 
-fn verilog_for(path: &Option<PathBuf>) -> Result<String, String> {
+fn verilog_for(path: &Option<PathBuf>, choice: CoreChoice) -> Result<String, String> {
     let config = load_config(path)?;
-    concord_hdl::generate_verilog(&config).map_err(|e| match path {
+    choice.verilog(&config).map_err(|e| match path {
         Some(p) => format!("{}: {e}", p.display()),
         None => e.to_string(),
     })
@@ -130,8 +220,9 @@ fn open_output(path: &std::path::Path, config: &Option<PathBuf>) -> Result<Outpu
 }
 
 pub fn verilog(args: VerilogArgs) -> Result<(), CliError> {
+    args.choice.check()?;
     let out = open_output(&args.output, &args.config)?;
-    let text = verilog_for(&args.config)?;
+    let text = verilog_for(&args.config, args.choice)?;
     let summary = format!(
         "{}: {} lines of Verilog, top module `concord_core`",
         out.label(),
@@ -148,6 +239,7 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
             "--no-area leaves nothing to report without --pnr or --lanes-delta",
         ));
     }
+    args.choice.check()?;
     let out = open_output(&args.output, &args.config)?;
     // Everything that can fail before the work fails now: the tools, the
     // place-and-route directory, the config and the other lane counts'
@@ -179,7 +271,7 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "default config".into());
-    let text = verilog_for(&args.config)?;
+    let text = verilog_for(&args.config, args.choice)?;
     let delta = match args.lanes_delta {
         Some((a, b)) => {
             let build = |lanes: u32| -> Result<String, CliError> {
@@ -189,7 +281,7 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
                 };
                 c.validate()
                     .map_err(|e| e.to_string())
-                    .and_then(|()| concord_hdl::generate_verilog(&c).map_err(|e| e.to_string()))
+                    .and_then(|()| args.choice.verilog(&c))
                     .map_err(|e| {
                         CliError::usage(format!(
                             "--lanes-delta: the config with `lanes: {lanes}`: {e}"
@@ -201,6 +293,18 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
         None => None,
     };
 
+    let core_label = match args.choice.core {
+        CoreVersion::V1 => "v1".to_string(),
+        CoreVersion::V2 => format!(
+            "Core v2, {} preset",
+            match args.choice.preset {
+                Preset::Board => "board",
+                Preset::Sim => "sim",
+            }
+        ),
+    };
+    let config_label = format!("{config_label}, {core_label}");
+    let units = args.choice.units(&text);
     let title = format!("Concord core area ({config_label})");
     let mut core_area: Vec<(Target, AreaStats)> = Vec::new();
     let mut md = if args.no_area {
@@ -210,7 +314,7 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
             &title,
             &text,
             concord_hdl::TOP_MODULE,
-            &[concord_hdl::ARBITER_MODULE],
+            &units,
             timeout,
         )?;
         core_area = report
@@ -230,7 +334,7 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
             .run(
                 &text,
                 concord_hdl::TOP_MODULE,
-                Some("clock"),
+                Some(args.choice.clock()),
                 dir,
                 &mut |s| crate::note(&format!("synth-report: {s}")),
             )

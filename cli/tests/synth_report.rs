@@ -66,6 +66,13 @@ fn bad_options_are_usage_errors() {
         e.contains("--lanes-delta: the config with `lanes: 64`: config field `lanes`"),
         "{e}"
     );
+    // Generator presets belong to Core v2; an unknown core is named.
+    let e = refused(&["synth-report", "--preset", "sim", "-o", "/dev/null"], 2);
+    assert!(e.contains("--preset applies to --core v2 only"), "{e}");
+    let e = refused(&["verilog", "--preset", "sim", "-o", "/dev/null"], 2);
+    assert!(e.contains("--preset applies to --core v2 only"), "{e}");
+    let e = refused(&["synth-report", "--core", "v3", "-o", "/dev/null"], 2);
+    assert!(e.contains("v3"), "{e}");
 }
 
 #[test]
