@@ -6,9 +6,11 @@
 //! work queue), `spill` (Sampaio's divergence-aware spilling on the suite)
 //! `divergence` (Lee's branch/predicate strategies on the suite) and
 //! `warps` (warps x latency x scheduler on the Core v2 pipeline model),
-//! `cores` (the suite's cycles on Core v2 next to v1);
+//! `cores` (the suite's cycles on Core v2 next to v1), `arbiter` (one
+//! min-key tree against two on Core v2: cycles, and with `--area` area);
 //! `measure` holds what the suite-wide studies share.
 
+mod arbiter;
 mod cores;
 mod divergence;
 mod flatten;
@@ -46,6 +48,13 @@ pub enum Study {
         after_help = "Examples:\n  concord study cores\n  concord study cores --launches mandelbrot,reduce --scheduler gto"
     )]
     Cores(cores::CoresStudyArgs),
+    /// One arbiter tree for branches and memory (`arbiter: unified`)
+    /// against two (`split`) on the Core v2 pipeline model: cycles and
+    /// re-arbitration waits per launch, and with --area the RTL's area.
+    #[command(
+        after_help = "Examples:\n  concord study arbiter\n  concord study arbiter --launches reduce,scan --scheduler gto\n  concord study arbiter --area"
+    )]
+    Arbiter(arbiter::ArbiterStudyArgs),
 }
 
 pub fn run(study: Study) -> Result<(), crate::error::CliError> {
@@ -55,6 +64,7 @@ pub fn run(study: Study) -> Result<(), crate::error::CliError> {
         Study::Divergence(args) => divergence::run(&args),
         Study::Warps(args) => warps::run(&args),
         Study::Cores(args) => cores::run(&args),
+        Study::Arbiter(args) => arbiter::run(&args),
     }
 }
 

@@ -259,3 +259,39 @@ fn cores_study_puts_v2_cycles_next_to_v1() {
     let e = fails(&["study", "cores", "--launches", "nosuch"]);
     assert!(e.contains("`nosuch` is neither"), "{e}");
 }
+
+/// `study arbiter`'s cycles are those `concord run --model pipeline` gives
+/// with a config that sets the same warps and arbiter (an independent path
+/// through the launch file and `--config`), and its ratio is theirs.
+#[test]
+fn arbiter_study_cycles_are_the_pipeline_models_under_each_setting() {
+    let out = ok(&["study", "arbiter", "--launches", "reduce", "--warps", "16"]);
+    let row = &rows(&out, "reduce")[0];
+    assert_eq!(row[1], "8x16", "{out}");
+    let dir = tempfile::tempdir().unwrap();
+    let cycles = |arbiter: &str| {
+        let config = dir.path().join(format!("{arbiter}.yaml"));
+        std::fs::write(&config, format!("warps: 16\narbiter: {arbiter}\n")).unwrap();
+        let json = ok(&[
+            "run",
+            "kernels/suite/reduce.yaml",
+            "--model",
+            "pipeline",
+            "--config",
+            config.to_str().unwrap(),
+            "--json",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        v["stats"]["cycles"].as_u64().unwrap()
+    };
+    let (unified, split) = (cycles("unified"), cycles("split"));
+    assert_eq!(row[2], unified.to_string(), "{out}");
+    assert_eq!(row[3], split.to_string(), "{out}");
+    assert_eq!(
+        row[4],
+        format!("{:.4}", unified as f64 / split as f64),
+        "{out}"
+    );
+    let e = fails(&["study", "arbiter", "--warps", "17"]);
+    assert!(e.contains("--warps"), "{e}");
+}

@@ -18,8 +18,7 @@ use clap::Args;
 
 use concord_compiler::driver::CompileOptions;
 use concord_isa::config::Scheduler;
-use concord_kernels::harness::func_launch;
-use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions, V2Counter};
+use concord_testbench::pipeline::V2Counter;
 
 use super::measure::{self, geometric_mean};
 use crate::error::CliError;
@@ -67,41 +66,12 @@ pub fn run(args: &CoresStudyArgs) -> Result<(), CliError> {
         let options = CompileOptions::for_core(&l.config);
         let v1 = measure::measure(launch, &options, "v1")?;
         let compiled = measure::compile(launch, &options, "v2")?;
-        let kernel = &compiled.kernel;
-        let prepared = l
-            .prepare(kernel)
-            .map_err(|e| format!("{} (v2): {e}", launch.name))?;
-        let mut memory = prepared.global.clone();
         let config = concord_isa::config::CoreConfig {
             scheduler,
             ..l.config.clone()
         };
-        let outcome = pipeline::run(
-            &config,
-            &PipelineLaunch {
-                launch: func_launch(kernel, &prepared),
-                shared_bytes: kernel.shared_bytes,
-                regs_used: kernel.regs_used,
-            },
-            &mut memory,
-            PipelineOptions {
-                watchdog: prepared.watchdog,
-                check_bus: true,
-                gen: concord_uarch::GenOptions::sim(),
-            },
-        )
-        .map_err(|e| CliError::from(format!("{} (v2): {e}", launch.name)))?;
-        if let Err(trap) = &outcome.result {
-            return Err(CliError::trap(format!(
-                "{} (v2): the pipeline model trapped: {trap}",
-                launch.name
-            )));
-        }
-        launch
-            .kernel
-            .check_memory(&prepared, &memory)
-            .map_err(|e| CliError::mismatch(format!("{} (v2): wrong result: {e}", launch.name)))?;
-        let c = &outcome.counters;
+        let counters = measure::run_v2(launch, &compiled, &config, "v2")?;
+        let c = &counters;
         rows.push(Row {
             name: launch.name.clone(),
             config: format!("{}x{}", l.config.lanes, l.config.warps),

@@ -126,6 +126,48 @@ pub fn measure(
     })
 }
 
+/// Runs `kernel` (compiled for `launch`) on the Core v2 pipeline model with
+/// `config` (the launch's core with the v2 fields a study varies) and
+/// checks the result against the host reference; its counters. `what`
+/// names the setting in error messages.
+pub fn run_v2(
+    launch: &StudyLaunch,
+    kernel: &CompiledKernel,
+    config: &concord_isa::config::CoreConfig,
+    what: &str,
+) -> Result<concord_testbench::pipeline::V2Counters, CliError> {
+    use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions};
+    let context = |e: String| format!("{} ({what}): {e}", launch.name);
+    let kernel = &kernel.kernel;
+    let prepared = launch.loaded.prepare(kernel).map_err(context)?;
+    let mut memory = prepared.global.clone();
+    let outcome = pipeline::run(
+        config,
+        &PipelineLaunch {
+            launch: func_launch(kernel, &prepared),
+            shared_bytes: kernel.shared_bytes,
+            regs_used: kernel.regs_used,
+        },
+        &mut memory,
+        PipelineOptions {
+            watchdog: prepared.watchdog,
+            check_bus: true,
+            gen: concord_uarch::GenOptions::sim(),
+        },
+    )
+    .map_err(|e| CliError::from(context(e)))?;
+    if let Err(trap) = &outcome.result {
+        return Err(CliError::trap(context(format!(
+            "the pipeline model trapped: {trap}"
+        ))));
+    }
+    launch
+        .kernel
+        .check_memory(&prepared, &memory)
+        .map_err(|e| CliError::mismatch(context(format!("wrong result: {e}"))))?;
+    Ok(outcome.counters)
+}
+
 /// Compiles `launch`'s program with `options` and picks the launch's
 /// kernel. `what` names the setting in error messages.
 pub fn compile(
