@@ -7,7 +7,8 @@ use concord_isa::config::CoreConfig;
 use concord_isa::func::{Launch, Trap};
 use concord_isa::instr::{Op, Space, SpecialReg};
 use concord_isa::watchdog::{
-    self, Checkpoints, IssueLog, Observation, WarpView, WindowEnd, WriteLog, SPAN, WINDOW,
+    self, word_at as word, Checkpoints, IssueLog, Observation, WarpView, WindowEnd, WriteLog, SPAN,
+    WINDOW,
 };
 use concord_uarch::widths::LINE_BYTES;
 
@@ -236,15 +237,6 @@ struct WarpControl {
     pred: [u32; 8],
     /// The cached group (0 when none is cached).
     group: u32,
-}
-
-/// The word at `addr` (4-aligned) of `mem`, 0 outside it.
-fn word(mem: &[u8], addr: u32) -> u32 {
-    let a = addr as usize;
-    match mem.get(a..a.saturating_add(4)) {
-        Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-        None => 0,
-    }
 }
 
 /// The watchdog fired on `core` (more than `limit` warp-instructions

@@ -52,8 +52,6 @@
 //!
 //! # What is not modelled yet
 //!
-//! * The trap registers are written when the core enters `TRAP`, not in
-//!   the cycle after the trap (§13.3); only a read in `STOPPING` differs.
 //! * The watchdog's diagnosis window (§13.4): the watchdog trap says where
 //!   the count ran out without classifying the hang. The pipeline-hang
 //!   detector of §13.5 is modelled: `run` fails with "pipeline deadlock"
@@ -77,6 +75,7 @@ mod run;
 mod sched;
 mod shared;
 mod warp;
+mod watchdog;
 
 use std::collections::VecDeque;
 
@@ -157,6 +156,9 @@ pub struct Pipeline {
     counters: V2Counters,
     /// The held trap and the slot it belongs to (§13.2).
     held: Option<(usize, Trap)>,
+    /// A trap became the held trap in this cycle: the report registers
+    /// take it at the end of the next one (§13.3).
+    report_due: bool,
     /// Warp passes selected at S that are not replays (the watchdog unit).
     issued_instructions: u64,
     /// The final state of the last block in grid order.
@@ -207,6 +209,19 @@ impl Pipeline {
 
     /// One clock cycle.
     pub fn step(&mut self) {
+        // §13.3: the report registers are loaded at the end of the cycle
+        // after the trap, from what the registers hold during it (the
+        // held trap, the slot's counts, the lane-PC LUT-RAM).
+        let report = std::mem::take(&mut self.report_due)
+            .then(|| self.trap_report())
+            .flatten();
+        self.step_traced();
+        if let Some(regs) = report {
+            self.host.trap = regs;
+        }
+    }
+
+    fn step_traced(&mut self) {
         if !self.gen.trace {
             self.step_core();
             return;
@@ -294,7 +309,6 @@ impl Pipeline {
                 .any(|s| !matches!(s.state, warp::SlotState::Free | warp::SlotState::Frozen));
             if quiet && !running {
                 self.state = CoreState::Trap;
-                self.latch_trap();
             }
         } else if quiet
             && self.launch.all_launched()
@@ -440,6 +454,7 @@ impl Pipeline {
         };
         if replace {
             self.held = Some((slot, trap));
+            self.report_due = true;
         }
         for k in 0..self.slots.len() {
             let s = &mut self.slots[k];
@@ -491,6 +506,7 @@ impl Pipeline {
             launch: LaunchUnit::new(0),
             counters: V2Counters::new(gen.counter_bits),
             held: None,
+            report_due: false,
             issued_instructions: 0,
             last_block: None,
             bus_checker: None,
