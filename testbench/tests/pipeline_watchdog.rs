@@ -10,7 +10,7 @@
 mod common;
 
 use concord_compiler::driver::{self, CompileOptions};
-use concord_isa::config::CoreConfig;
+use concord_isa::config::{CoreConfig, Scheduler};
 use concord_isa::container::Kernel;
 use concord_isa::func::{Launch, Options, Trap, TrapCause};
 use concord_isa::watchdog::{SPAN, WINDOW};
@@ -292,4 +292,23 @@ fn a_block_that_finishes_within_the_window_is_reported_alike() {
         &format!("still running: over the next {SPAN}, warp 0 lanes 1-3 wait at pc 8; warp 0 lane 0 runs at pcs 5..=7; the block finishes 89006 warp-instructions after the watchdog; raise `watchdog:` in the launch description if this is a long computation"),
         ([0; 3], 0, 0b1110, 8),
     );
+}
+
+/// The deadlock with 64 threads (warps 1-7 spin too) behind a slow memory
+/// with a bandwidth limit (latency 200, 2 bytes per cycle), under both
+/// schedulers: the memory is often busy, yet the state repeats at points
+/// where it is quiet, and the verdict is the functional model's.
+#[test]
+fn a_deadlock_of_eight_warps_behind_a_slow_narrow_memory() {
+    for scheduler in [Scheduler::Lrr, Scheduler::Gto] {
+        let mut run = Run::new(deadlock_kernel(), 1, 64, 20_000);
+        run.config.global_latency = 200;
+        run.config.global_bandwidth = 2;
+        run.config.scheduler = scheduler;
+        check_both(
+            &run,
+            "deadlock: the state repeats, so the run can never end: warp 0 lanes 0-3 wait at the barrier at pc 4; warp 0 lanes 4-7 run at pcs 6..=8; warps 1-7 lanes 0-7 run at pcs 6..=8",
+            ([0; 3], 0, 0x0f, 4),
+        );
+    }
 }

@@ -14,7 +14,8 @@
 //! | `host` | the Wishbone host slave: register reads and writes, `START`, SETUP, refusal, trap registers | §12.1, §14.3, §14.4 |
 //! | `launch` | the launch unit: occupancy, thread-id walk, init slots, block start and retire | §12 |
 //! | `concord_uarch::counters_v2` | the v2 performance counters (the one table; they wrap at `counter_bits`) | §15.1 |
-//! | `run` | running a launch to its end, final state, watchdog | §13.4, §20 |
+//! | `run` | running a launch to its end, final state, the hang detector | §13.5, §20 |
+//! | `watchdog` | the watchdog's diagnosis window: repeat test over the whole state, verdict | §13.4 |
 //!
 //! # One cycle
 //!
@@ -50,12 +51,22 @@
 //! both ports are checked every cycle by the protocol checkers of §20
 //! (`concord_uarch::wishbone::Checker`); a violation fails the run.
 //!
+//! # Traps and hangs
+//!
+//! The trap report registers are loaded at the end of the cycle after the
+//! trap (§13.3, `host::trap_report`). The watchdog (§13.4) stops counting
+//! after warp-instruction `limit + 1` and runs the diagnosis window
+//! (`watchdog`). The pipeline-hang detector of §13.5: `run` fails with
+//! "pipeline deadlock" and every warp's state after `hang_cycles` cycles
+//! without progress.
+//!
 //! # What is not modelled yet
 //!
-//! * The watchdog's diagnosis window (§13.4): the watchdog trap says where
-//!   the count ran out without classifying the hang. The pipeline-hang
-//!   detector of §13.5 is modelled: `run` fails with "pipeline deadlock"
-//!   and every warp's state after `hang_cycles` cycles without progress.
+//! * The watchdog's repeat test compares only at points where the
+//!   testbench memory holds no accepted beat and has full bandwidth credit
+//!   (its queue is private to `wishbone.rs`), so a loop that keeps the
+//!   memory busy at every issue is reported "still running"; a beat whose
+//!   `ERR` a test injected ahead of the window is not part of the state.
 //!
 //! The SIMT rules (arbitration, advance and join, control effects, memory
 //! selection, store merge, replay split, barrier outcome, thread ids and
