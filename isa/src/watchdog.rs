@@ -214,6 +214,80 @@ impl WriteLog {
     }
 }
 
+/// The bookkeeping of a timed model's window, the same on every timed
+/// model: the issue logs (the first [`SPAN`] issues, and those since the
+/// checkpoint), the [`WriteLog`], Brent's [`Checkpoints`] over the model's
+/// comparable state `C`, and whether the kernel read the clock.
+#[derive(Clone, Debug)]
+pub struct Search<C> {
+    window: IssueLog,
+    turn: IssueLog,
+    /// Locations written since the checkpoint: the model logs each before
+    /// the cycle that writes it.
+    pub writes: WriteLog,
+    checkpoints: Checkpoints,
+    checkpoint: Option<C>,
+    /// The kernel issued an `s2r` of the clock in the window: no repeat is
+    /// looked for.
+    pub clock: bool,
+}
+
+impl<C: PartialEq> Search<C> {
+    pub fn new(warps: usize) -> Search<C> {
+        Search {
+            window: IssueLog::new(warps),
+            turn: IssueLog::new(warps),
+            writes: WriteLog::default(),
+            checkpoints: Checkpoints::default(),
+            checkpoint: None,
+            clock: false,
+        }
+    }
+
+    /// Warp `warp` issued at `pc` for `lanes`, the `after`-th
+    /// warp-instruction of the window (the one that tripped the watchdog
+    /// is the first).
+    pub fn issue(&mut self, after: u64, warp: usize, lanes: u32, pc: u32) {
+        if after <= SPAN {
+            self.window.record(warp, lanes, pc);
+        }
+        self.turn.record(warp, lanes, pc);
+    }
+
+    /// A comparison point with state `now`: whether it equals the
+    /// checkpoint and `unchanged(writes)` says every logged location holds
+    /// its checkpoint value again (the run can never end). Otherwise the
+    /// checkpoint may move here. Never a repeat once the clock was read.
+    pub fn repeats(&mut self, now: C, unchanged: impl FnOnce(&WriteLog) -> bool) -> bool {
+        if self.clock {
+            return false;
+        }
+        let Some(cp) = &self.checkpoint else {
+            self.checkpoint = Some(now);
+            return false;
+        };
+        if *cp == now && unchanged(&self.writes) {
+            return true;
+        }
+        if self.checkpoints.advance() {
+            self.checkpoint = Some(now);
+            self.writes.clear();
+            self.turn = IssueLog::new(self.turn.warps.len());
+        }
+        false
+    }
+
+    /// The issues the report describes for a window that ended with `end`:
+    /// one turn of the loop for a repeat, else the window's first [`SPAN`].
+    pub fn issues(self, end: &WindowEnd) -> IssueLog {
+        if *end == WindowEnd::Repeats {
+            self.turn
+        } else {
+            self.window
+        }
+    }
+}
+
 /// How the window after the watchdog ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WindowEnd {

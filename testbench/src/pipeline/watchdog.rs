@@ -33,8 +33,7 @@
 use concord_isa::func::{Trap, TrapCause};
 use concord_isa::instr::{Op, Space, SpecialReg};
 use concord_isa::watchdog::{
-    self, word_at, BlockObservation, Checkpoints, IssueLog, WarpView, WindowEnd, WriteLog, SPAN,
-    WINDOW,
+    self, word_at, BlockObservation, Search, WarpView, WindowEnd, WriteLog, WINDOW,
 };
 use concord_uarch::timing::{A, M, STAGES};
 
@@ -81,19 +80,13 @@ impl Pipeline {
         let n = self.warps.len();
         let at_watchdog = self.moment();
         let hang = concord_uarch::timing::hang_cycles(self.config.global_latency as u64);
-        let mut window = IssueLog::new(n);
-        let mut turn = IssueLog::new(n);
-        let mut writes = WriteLog::default();
-        let mut checkpoints = Checkpoints::default();
-        let mut checkpoint: Option<Control> = None;
-        let mut clock = false;
+        let mut search: Search<Control> = Search::new(n);
         // The warp-instruction that tripped the watchdog is at S: the
         // window's first.
         if let Item::Pass(p) = &self.stages[0] {
             let w = &self.warps[p.warp];
-            window.record(p.warp, w.gmask, w.gpc);
-            turn.record(p.warp, w.gmask, w.gpc);
-            clock = self.reads_clock(p.warp);
+            search.issue(1, p.warp, w.gmask, w.gpc);
+            search.clock = self.reads_clock(p.warp);
         }
         let mut point = true;
         let (mut progress, mut since) = (self.progress(), 0u64);
@@ -122,34 +115,24 @@ impl Pipeline {
             if after >= WINDOW || since >= hang {
                 break WindowEnd::Exhausted {
                     issued: after,
-                    clock,
+                    clock: search.clock,
                 };
             }
-            if point && !clock && self.memory_quiet() {
-                let now = self.repeat_state();
-                match &checkpoint {
-                    Some(cp) => {
-                        if *cp == now
-                            && writes.unchanged(
-                                |row, _| self.rf.get(row).copied().unwrap_or_default(),
-                                |space, a| match space {
-                                    Space::Shared => word_at(&self.shared, a),
-                                    Space::Global => word_at(&self.memory.bytes, a),
-                                },
-                            )
-                        {
-                            break WindowEnd::Repeats;
-                        }
-                        if checkpoints.advance() {
-                            checkpoint = Some(now);
-                            writes.clear();
-                            turn = IssueLog::new(n);
-                        }
-                    }
-                    None => checkpoint = Some(now),
-                }
+            if point
+                && self.memory_quiet()
+                && search.repeats(self.repeat_state(), |writes| {
+                    writes.unchanged(
+                        |row, _| self.rf.get(row).copied().unwrap_or_default(),
+                        |space, a| match space {
+                            Space::Shared => word_at(&self.shared, a),
+                            Space::Global => word_at(&self.memory.bytes, a),
+                        },
+                    )
+                })
+            {
+                break WindowEnd::Repeats;
             }
-            self.log_writes(&mut writes);
+            self.log_writes(&mut search.writes);
             let groups: Vec<(u32, u32)> = self.warps.iter().map(|w| (w.gmask, w.gpc)).collect();
             let issued = self.issued_instructions;
             step(self);
@@ -157,11 +140,8 @@ impl Pipeline {
             if point {
                 if let Item::Pass(p) = &self.stages[0] {
                     let (lanes, pc) = groups[p.warp];
-                    if self.issued_instructions - limit <= SPAN {
-                        window.record(p.warp, lanes, pc);
-                    }
-                    turn.record(p.warp, lanes, pc);
-                    clock |= self.reads_clock(p.warp);
+                    search.issue(self.issued_instructions - limit, p.warp, lanes, pc);
+                    search.clock |= self.reads_clock(p.warp);
                 }
             }
             let now = self.progress();
@@ -171,11 +151,12 @@ impl Pipeline {
                 (progress, since) = (now, 0);
             }
         };
-        let (moment, issues) = if end == WindowEnd::Repeats {
-            (self.moment(), turn)
+        let moment = if end == WindowEnd::Repeats {
+            self.moment()
         } else {
-            (at_watchdog, window)
+            at_watchdog
         };
+        let issues = search.issues(&end);
         let nwarps = self.occ.nwarps as usize;
         let blocks: Vec<BlockObservation> = moment
             .resident
