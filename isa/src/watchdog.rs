@@ -30,6 +30,8 @@
 //! *still running*: which lanes wait at which PC, which run over which PCs,
 //! and to raise `watchdog:` if this is a long computation.
 //!
+//! A timed model keeps its window's bookkeeping in a [`Search`] (the issue
+//! logs, the write log, the checkpoints over its own comparable state).
 //! [`report`] turns what a model saw into the [`Trap`], so that the three
 //! models word it identically.
 

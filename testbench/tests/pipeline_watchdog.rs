@@ -2,7 +2,8 @@
 //! `concord_testbench::pipeline`): the kernels of `tests/watchdog.rs` (a
 //! barrier deadlock, a spin-lock livelock, a long computation that is
 //! still running, a block that finishes in the window) plus an endless
-//! loop, a clock-reading loop and two resident blocks. The expected
+//! loop, a clock-reading loop, two resident blocks, eight warps behind a
+//! slow memory and a trap in the window. The expected
 //! verdicts are worked out by hand from each kernel (listings checked as
 //! in `tests/watchdog.rs`); where the functional model diagnoses the same
 //! kernel its report must be the same.
@@ -311,4 +312,45 @@ fn a_deadlock_of_eight_warps_behind_a_slow_narrow_memory() {
             ([0; 3], 0, 0x0f, 4),
         );
     }
+}
+
+/// A trap inside the window: one thread counts to 3000 and then makes a
+/// misaligned load at pc 5. The load is warp-instruction 2 + 3 · 3000 + 1
+/// = 9003, the 8003rd from the watchdog's (limit + 1)-th on, which is how
+/// the timed models count the window (the instruction that trips the
+/// watchdog is its first, §13.4): the v2 model reports what the v1 cycle
+/// model reports. (The functional model counts the 8002 instructions
+/// before the trapping one; the rest of its report is the same.)
+#[test]
+fn a_trap_in_the_window_is_reported_as_the_v1_model_reports_it() {
+    let src = "
+        movi r2, 0               ; 0
+        movi r4, 3000            ; 1
+    loop:
+        add r2, r2, 1            ; 2
+        setp.lt p1, r2, r4       ; 3
+        @p1 bra loop             ; 4
+        ld.global.b32 r3, [r0+1] ; 5
+        exit                     ; 6
+    ";
+    let run = Run::new(common::assemble(src), 1, 1, 1000);
+    let expected = format!("still running: over the next {SPAN}, warp 0 lane 0 runs at pcs 2..=4; 8003 warp-instructions after the watchdog: trap in block (0,0,0) warp 0 lane(s) 0 at pc 5: global access of 4 bytes at address 0x00000001 is not aligned to 4; raise `watchdog:` in the launch description if this is a long computation");
+    let (func, v2) = run.both();
+    assert_eq!(diagnosis(&v2).0, expected);
+    assert_eq!((v2.block, v2.warp, v2.lanes, v2.pc), ([0; 3], 0, 1, 2));
+    assert_eq!(diagnosis(&func).0, expected.replace("8003", "8002"));
+    let params = run.params();
+    let launch = Launch {
+        code: &run.kernel.code,
+        entry_pc: 0,
+        grid: [1, 1, 1],
+        block: [1, 1, 1],
+        params: &params,
+        stack_bytes: 0,
+    };
+    let mut g = run.global();
+    let v1 = concord_testbench::cycle::run(&run.config, &launch, &mut g, 1000, None)
+        .unwrap_err()
+        .unwrap_trap();
+    assert_eq!(diagnosis(&v1).0, expected);
 }

@@ -22,7 +22,9 @@ pub struct PipelineLaunch<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct PipelineOptions {
     /// Warp-instructions (passes selected at S that are not replays) after
-    /// which the run stops with a watchdog trap.
+    /// which the run stops with a watchdog trap (§13.4). The trap's
+    /// diagnosis comes from the window the core then runs (`watchdog`), so
+    /// the outcome's counters include the window's cycles.
     pub watchdog: u64,
     /// Check the global-memory master port with the Wishbone protocol
     /// checker of §20 on every cycle (a violation fails the run).
