@@ -185,7 +185,13 @@ fn finish(
                 *global = std::mem::take(&mut core.memory.bytes);
                 return Err(v.clone());
             }
-            break Err(trap);
+            match trap {
+                Ok(trap) => break Err(trap),
+                Err(hang) => {
+                    *global = std::mem::take(&mut core.memory.bytes);
+                    return Err(hang);
+                }
+            }
         }
         if host {
             core.host_idle_cycle();
@@ -249,7 +255,7 @@ impl Pipeline {
     }
 
     /// Every warp's state code, group and flags, and the slots (§13.5).
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let warps: Vec<String> = self
             .warps
             .iter()

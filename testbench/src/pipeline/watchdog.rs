@@ -75,8 +75,13 @@ struct Moment {
 impl Pipeline {
     /// The watchdog fired (the run selected warp-instruction `limit + 1`
     /// in the last cycle): runs the window and returns the report. `step`
-    /// runs one cycle (through the host port or not, as the run did).
-    pub(crate) fn diagnose(&mut self, limit: u64, mut step: impl FnMut(&mut Pipeline)) -> Trap {
+    /// runs one cycle (through the host port or not, as the run did). A
+    /// pipeline hang in the window (§13.5) is an error, as outside it.
+    pub(crate) fn diagnose(
+        &mut self,
+        limit: u64,
+        mut step: impl FnMut(&mut Pipeline),
+    ) -> Result<Trap, String> {
         let n = self.warps.len();
         let at_watchdog = self.moment();
         let hang = concord_uarch::timing::hang_cycles(self.config.global_latency as u64);
@@ -112,7 +117,14 @@ impl Pipeline {
             if retired {
                 break WindowEnd::Finished { after };
             }
-            if after >= WINDOW || since >= hang {
+            if since >= hang {
+                return Err(format!(
+                    "pipeline deadlock at cycle {} (in the watchdog's window): no progress for {hang} cycles; {}",
+                    self.cycles(),
+                    self.describe()
+                ));
+            }
+            if after >= WINDOW {
                 break WindowEnd::Exhausted {
                     issued: after,
                     clock: search.clock,
@@ -171,7 +183,7 @@ impl Pipeline {
         if let TrapCause::Watchdog { diagnosis, .. } = &mut trap.cause {
             diagnosis.push_str(&format!(" (resident warps: {})", moment.list));
         }
-        trap
+        Ok(trap)
     }
 
     /// The blocks resident now (oldest first), every warp's view, and the
