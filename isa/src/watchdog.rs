@@ -30,6 +30,8 @@
 //! *still running*: which lanes wait at which PC, which run over which PCs,
 //! and to raise `watchdog:` if this is a long computation.
 //!
+//! A timed model keeps its window's bookkeeping in a [`Search`] (the issue
+//! logs, the write log, the checkpoints over its own comparable state).
 //! [`report`] turns what a model saw into the [`Trap`], so that the three
 //! models word it identically.
 
@@ -93,6 +95,22 @@ impl IssueLog {
                 };
                 warps
             ],
+        }
+    }
+
+    /// The spans of warps `first..first + count`, renumbered from 0: one
+    /// block's part of a log kept per hardware warp.
+    pub fn part(&self, first: usize, count: usize) -> IssueLog {
+        IssueLog {
+            warps: (first..first + count)
+                .map(|w| {
+                    self.warps.get(w).cloned().unwrap_or(LaneSpans {
+                        issued: 0,
+                        lo: [u32::MAX; L],
+                        hi: [0; L],
+                    })
+                })
+                .collect(),
         }
     }
 
@@ -198,6 +216,80 @@ impl WriteLog {
     }
 }
 
+/// The bookkeeping of a timed model's window, the same on every timed
+/// model: the issue logs (the first [`SPAN`] issues, and those since the
+/// checkpoint), the [`WriteLog`], Brent's [`Checkpoints`] over the model's
+/// comparable state `C`, and whether the kernel read the clock.
+#[derive(Clone, Debug)]
+pub struct Search<C> {
+    window: IssueLog,
+    turn: IssueLog,
+    /// Locations written since the checkpoint: the model logs each before
+    /// the cycle that writes it.
+    pub writes: WriteLog,
+    checkpoints: Checkpoints,
+    checkpoint: Option<C>,
+    /// The kernel issued an `s2r` of the clock in the window: no repeat is
+    /// looked for.
+    pub clock: bool,
+}
+
+impl<C: PartialEq> Search<C> {
+    pub fn new(warps: usize) -> Search<C> {
+        Search {
+            window: IssueLog::new(warps),
+            turn: IssueLog::new(warps),
+            writes: WriteLog::default(),
+            checkpoints: Checkpoints::default(),
+            checkpoint: None,
+            clock: false,
+        }
+    }
+
+    /// Warp `warp` issued at `pc` for `lanes`, the `after`-th
+    /// warp-instruction of the window (the one that tripped the watchdog
+    /// is the first).
+    pub fn issue(&mut self, after: u64, warp: usize, lanes: u32, pc: u32) {
+        if after <= SPAN {
+            self.window.record(warp, lanes, pc);
+        }
+        self.turn.record(warp, lanes, pc);
+    }
+
+    /// A comparison point with state `now`: whether it equals the
+    /// checkpoint and `unchanged(writes)` says every logged location holds
+    /// its checkpoint value again (the run can never end). Otherwise the
+    /// checkpoint may move here. Never a repeat once the clock was read.
+    pub fn repeats(&mut self, now: C, unchanged: impl FnOnce(&WriteLog) -> bool) -> bool {
+        if self.clock {
+            return false;
+        }
+        let Some(cp) = &self.checkpoint else {
+            self.checkpoint = Some(now);
+            return false;
+        };
+        if *cp == now && unchanged(&self.writes) {
+            return true;
+        }
+        if self.checkpoints.advance() {
+            self.checkpoint = Some(now);
+            self.writes.clear();
+            self.turn = IssueLog::new(self.turn.warps.len());
+        }
+        false
+    }
+
+    /// The issues the report describes for a window that ended with `end`:
+    /// one turn of the loop for a repeat, else the window's first [`SPAN`].
+    pub fn issues(self, end: &WindowEnd) -> IssueLog {
+        if *end == WindowEnd::Repeats {
+            self.turn
+        } else {
+            self.window
+        }
+    }
+}
+
 /// How the window after the watchdog ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WindowEnd {
@@ -222,6 +314,25 @@ pub struct Observation {
     pub warps: Vec<WarpView>,
     pub issues: IssueLog,
     pub end: WindowEnd,
+}
+
+/// One resident block of a core that runs several at once (Core v2,
+/// §13.4): its warps numbered within the block, as in [`Observation`].
+#[derive(Clone, Debug)]
+pub struct BlockObservation {
+    pub block: [u32; 3],
+    pub warps: Vec<WarpView>,
+    pub issues: IssueLog,
+}
+
+/// The word at byte address `addr` (4-aligned) of `mem`, 0 outside it:
+/// how the models read the words a [`WriteLog`] compares.
+pub fn word_at(mem: &[u8], addr: u32) -> u32 {
+    let a = addr as usize;
+    match mem.get(a..a.saturating_add(4)) {
+        Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        None => 0,
+    }
 }
 
 /// What a group of lanes is doing.
@@ -250,6 +361,16 @@ impl Doing {
         }
     }
 
+    /// Barrier waits first, then lanes that never issued, then the running
+    /// ones.
+    fn rank(self) -> u8 {
+        match self {
+            Doing::Barrier(_) => 0,
+            Doing::Idle(_) => 1,
+            Doing::Runs(..) => 2,
+        }
+    }
+
     /// The PC a trap report names for this group.
     fn pc(self) -> u32 {
         match self {
@@ -260,6 +381,11 @@ impl Doing {
 
 /// Lanes of warps `first..=last` doing the same thing.
 struct Group {
+    /// The block, named in the description when the report covers several.
+    block: [u32; 3],
+    named: bool,
+    /// The block's place in the report's order.
+    order: usize,
     first: usize,
     last: usize,
     lanes: u32,
@@ -274,8 +400,14 @@ impl Group {
             format!("warps {}-{}", self.first, self.last)
         };
         let plural = self.first != self.last || self.lanes.count_ones() > 1;
+        let [x, y, z] = self.block;
         format!(
-            "{warps} lane{} {} {}",
+            "{}{warps} lane{} {} {}",
+            if self.named {
+                format!("block ({x},{y},{z}) ")
+            } else {
+                String::new()
+            },
             if self.lanes.count_ones() == 1 {
                 ""
             } else {
@@ -290,7 +422,20 @@ impl Group {
 /// Groups shown at most, so that a report stays one readable line.
 const MAX_GROUPS: usize = 8;
 
-fn groups(obs: &Observation) -> Vec<Group> {
+/// The groups of every block: by what they do, then by block in the
+/// order given, then by warp.
+fn groups(blocks: &[BlockObservation]) -> Vec<Group> {
+    let named = blocks.len() > 1;
+    let mut out: Vec<Group> = blocks
+        .iter()
+        .enumerate()
+        .flat_map(|(order, obs)| block_groups(obs, order, named))
+        .collect();
+    out.sort_by_key(|g| (g.doing.rank(), g.order, g.first));
+    out
+}
+
+fn block_groups(obs: &BlockObservation, order: usize, named: bool) -> Vec<Group> {
     let mut per_warp: Vec<(usize, u32, Doing)> = Vec::new();
     for (w, view) in obs.warps.iter().enumerate() {
         let spans = obs.issues.warps.get(w);
@@ -317,21 +462,15 @@ fn groups(obs: &Observation) -> Vec<Group> {
     }
     // Barrier waits first, then lanes that never issued, then the running
     // ones; warps in order within each, neighbours doing the same merged.
-    per_warp.sort_by_key(|&(w, _, d)| {
-        (
-            match d {
-                Doing::Barrier(_) => 0,
-                Doing::Idle(_) => 1,
-                Doing::Runs(..) => 2,
-            },
-            w,
-        )
-    });
+    per_warp.sort_by_key(|&(w, _, d)| (d.rank(), w));
     let mut out: Vec<Group> = Vec::new();
     for (w, lanes, doing) in per_warp {
         match out.last_mut() {
             Some(g) if g.last + 1 == w && g.lanes == lanes && g.doing == doing => g.last = w,
             _ => out.push(Group {
+                block: obs.block,
+                named,
+                order,
                 first: w,
                 last: w,
                 lanes,
@@ -359,8 +498,21 @@ fn list(groups: &[Group]) -> String {
 /// and PC of the group that explains it best (the threads at a barrier,
 /// else the lanes that never issued, else the first running lanes).
 pub fn report(limit: u64, obs: &Observation) -> Trap {
+    let block = BlockObservation {
+        block: obs.block,
+        warps: obs.warps.clone(),
+        issues: obs.issues.clone(),
+    };
+    report_blocks(limit, std::slice::from_ref(&block), &obs.end)
+}
+
+/// [`report`] for a core with several resident blocks (Core v2, §13.4):
+/// the verdict covers them all, and each group names its block when
+/// there is more than one. `blocks` is oldest first; the trap names the
+/// first group's block.
+pub fn report_blocks(limit: u64, blocks: &[BlockObservation], end: &WindowEnd) -> Trap {
     // The cause's `Display` already says how many warp-instructions issued.
-    let groups = groups(obs);
+    let groups = groups(blocks);
     let waits = groups.iter().any(|g| matches!(g.doing, Doing::Barrier(_)));
     let idle: Vec<&Group> = groups
         .iter()
@@ -371,7 +523,7 @@ pub fn report(limit: u64, obs: &Observation) -> Trap {
     } else {
         list(&groups)
     };
-    let diagnosis = match &obs.end {
+    let diagnosis = match end {
         WindowEnd::Repeats if waits => {
             format!("deadlock: the state repeats, so the run can never end: {shown}")
         }
@@ -380,7 +532,10 @@ pub fn report(limit: u64, obs: &Observation) -> Trap {
             // min-PC arbitration to them on every turn of the loop.
             let starved_by_own_warp = idle.iter().any(|g| {
                 groups.iter().any(|r| {
-                    matches!(r.doing, Doing::Runs(..)) && r.first <= g.last && g.first <= r.last
+                    matches!(r.doing, Doing::Runs(..))
+                        && r.order == g.order
+                        && r.first <= g.last
+                        && g.first <= r.last
                 })
             });
             format!(
@@ -430,7 +585,7 @@ pub fn report(limit: u64, obs: &Observation) -> Trap {
     let first = groups.first();
     Trap {
         cause: TrapCause::Watchdog { limit, diagnosis },
-        block: obs.block,
+        block: first.map_or(blocks.first().map_or([0; 3], |b| b.block), |g| g.block),
         warp: first.map_or(0, |g| g.first as u32),
         lanes: first.map_or(0, |g| g.lanes),
         pc: first.map_or(0, |g| g.doing.pc()),
@@ -523,6 +678,32 @@ mod tests {
         assert_eq!(
             diagnosis,
             format!("still running: over the next {SPAN}, warp 0 lanes 1-7 wait at pc 29; warps 1-2 lanes 0-1 wait at pc 40; warp 0 lane 0 runs at pcs 13..=108; no state repeated in the {WINDOW} warp-instructions after the watchdog; raise `watchdog:` in the launch description if this is a long computation")
+        );
+    }
+
+    #[test]
+    fn several_blocks_are_named_and_ordered_by_what_they_do_then_by_block() {
+        // Block (2,0,0) is older than block (5,0,0); in each, lanes 0-1 of
+        // warp 1 wait at the barrier at pc 9 (their PC is 10) and warp 0's
+        // lane 0 loops over pcs 3..=4.
+        let block = |id: u32| {
+            let mut issues = IssueLog::new(2);
+            issues.record(0, 0x1, 3);
+            issues.record(0, 0x1, 4);
+            BlockObservation {
+                block: [id, 0, 0],
+                warps: vec![view(0x1, 0, &[]), view(0x3, 0x3, &[(0, 10), (1, 10)])],
+                issues,
+            }
+        };
+        let t = report_blocks(50, &[block(2), block(5)], &WindowEnd::Repeats);
+        assert_eq!((t.block, t.warp, t.lanes, t.pc), ([2, 0, 0], 1, 0x3, 9));
+        assert_eq!(
+            t.cause,
+            TrapCause::Watchdog {
+                limit: 50,
+                diagnosis: "deadlock: the state repeats, so the run can never end: block (2,0,0) warp 1 lanes 0-1 wait at the barrier at pc 9; block (5,0,0) warp 1 lanes 0-1 wait at the barrier at pc 9; block (2,0,0) warp 0 lane 0 runs at pcs 3..=4; block (5,0,0) warp 0 lane 0 runs at pcs 3..=4".into()
+            }
         );
     }
 }

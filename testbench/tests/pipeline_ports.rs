@@ -822,3 +822,101 @@ loop:   add r3, r3, 1
     assert_eq!(codes, [5; 8]);
     h.no_violations();
 }
+
+/// §13.3: the report registers are written at the end of *c + 1*, the
+/// cycle after the trap (cycle *c*, where the trace port's `tr_trap` is
+/// 1), and keep their value until then, across `START`. A first launch
+/// traps with cause 2; a second (two warps of 8: warp 0 exits at pc 2,
+/// warp 1 then arrives at the `bar.sync` at pc 3) with cause 7. A read
+/// in *c + 1* still returns 2, a read in *c + 2* returns 7 (the core is
+/// still `STOPPING`: the `bar.sync` pass is in M in *c + 1* and in W in
+/// *c + 2*). Cause 7's pc is the stored pc of warp 1's lowest waiting
+/// lane, the barrier's pc + 1 = 4; its lanes are the warp's 8 waiting
+/// lanes; the block's counts are 8 arrived and 8 exited of 16.
+#[test]
+fn the_trap_registers_are_written_in_the_cycle_after_the_trap() {
+    let mut h = Host::new(&CoreConfig::default(), GenOptions::sim());
+    h.load(&assemble("ld.global.b32 r2, [r0+1]\nexit\n"), 1);
+    h.write(regmap::CTRL, 1);
+    h.until(CoreState::Trap);
+    assert_eq!(h.read(regmap::TRAP_CAUSE), 2);
+
+    let barrier = assemble("s2r r1, %warpid\nsetp.eq p1, r1, 0\n@p1 exit\nbar.sync\nexit\n");
+    h.load(&barrier, 16);
+    h.write(regmap::CTRL, 1);
+    let mut cycles = 0;
+    while h
+        .core
+        .trace()
+        .expect("the sim preset has the trace port")
+        .trap
+        == 0
+    {
+        h.idle();
+        cycles += 1;
+        assert!(cycles < 10_000, "no trap");
+    }
+    // Cycle c has just ended. c + 1 and c + 2: a read each.
+    h.cycle(host_read(regmap::TRAP_CAUSE));
+    let in_c1 = h.cycle(host_read(regmap::TRAP_CAUSE));
+    assert_eq!(h.core.state(), CoreState::Stopping);
+    let in_c2 = h.idle();
+    assert!(in_c1.ack && in_c2.ack);
+    assert_eq!(in_c1.dat_r[0], 2, "the read in c + 1 sees the old report");
+    assert_eq!(in_c2.dat_r[0], 7, "the read in c + 2 sees the new one");
+    h.until(CoreState::Trap);
+    let regs = [
+        (regmap::TRAP_CAUSE, 7),
+        (regmap::TRAP_PC, 4),
+        (regmap::TRAP_WARP, 1),
+        (regmap::TRAP_LANES, 0xff),
+        (regmap::TRAP_BLOCK_X, 0),
+        (regmap::TRAP_ADDR, 0),
+        (regmap::TRAP_DETAIL, 0),
+        (regmap::TRAP_ARRIVED, 8),
+        (regmap::TRAP_EXITED, 8),
+        (regmap::TRAP_THREADS, 16),
+    ];
+    for (a, v) in regs {
+        assert_eq!(h.read(a), v, "register {a:#x}");
+    }
+    h.no_violations();
+}
+
+/// `DBG_LANE_PC` (§14.4, §15.3): lanes 1-7 of the only warp call `f`
+/// (depth 1) and wait at its `bar.sync` (pc 6), so each holds the stored
+/// pc 7 and depth 1; lane 0 spins at pc 5 (depth 0, the deepest-first
+/// arbitration of the default `depth_pc` ran lanes 1-7 first). The core
+/// is halted, then lane 3 is selected: `pc | depth << 16` = 7 | 1 << 16.
+#[test]
+fn dbg_lane_pc_reads_a_lanes_stored_pc_and_depth() {
+    let src = "
+        s2r r1, %laneid          ; 0
+        setp.eq p1, r1, 0        ; 1
+        @p1 bra spin             ; 2
+        call r5, f               ; 3
+        exit                     ; 4
+spin:   bra spin                 ; 5
+f:      bar.sync                 ; 6
+        ret r5                   ; 7
+";
+    let mut h = Host::new(&CoreConfig::default(), GenOptions::sim());
+    h.load(&assemble(src), 8);
+    h.write(regmap::CTRL, 1);
+    for _ in 0..300 {
+        h.idle();
+    }
+    h.write(regmap::CTRL, 2);
+    while h.read(regmap::STATUS) & 1 << 5 == 0 {}
+    h.write(regmap::DBG_WARP, 0);
+    assert_eq!(h.read(regmap::DBG_WAITING), 0xfe);
+    h.write(regmap::DBG_LANE, 3);
+    assert_eq!(h.read(regmap::DBG_LANE), 3);
+    assert_eq!(h.read(regmap::DBG_LANE_PC), 7 | 1 << 16);
+    h.write(regmap::DBG_LANE, 7);
+    assert_eq!(h.read(regmap::DBG_LANE_PC), 7 | 1 << 16);
+    // Lane 0 is the group: the group register says where it is.
+    assert_eq!(h.read(regmap::DBG_GROUP), 5);
+    assert_eq!(h.read(regmap::DBG_GMASK), 0x1);
+    h.no_violations();
+}

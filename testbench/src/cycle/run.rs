@@ -7,7 +7,7 @@ use concord_isa::config::CoreConfig;
 use concord_isa::func::{Launch, Trap};
 use concord_isa::instr::{Op, Space, SpecialReg};
 use concord_isa::watchdog::{
-    self, Checkpoints, IssueLog, Observation, WarpView, WindowEnd, WriteLog, SPAN, WINDOW,
+    self, word_at as word, Observation, Search, WarpView, WindowEnd, WriteLog, WINDOW,
 };
 use concord_uarch::widths::LINE_BYTES;
 
@@ -238,15 +238,6 @@ struct WarpControl {
     group: u32,
 }
 
-/// The word at `addr` (4-aligned) of `mem`, 0 outside it.
-fn word(mem: &[u8], addr: u32) -> u32 {
-    let a = addr as usize;
-    match mem.get(a..a.saturating_add(4)) {
-        Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-        None => 0,
-    }
-}
-
 /// The watchdog fired on `core` (more than `limit` warp-instructions
 /// issued): runs the window of `concord_isa::watchdog`, comparing the
 /// state at every `SCHED` cycle with Brent's checkpoints, and returns the
@@ -267,19 +258,13 @@ pub(crate) fn diagnose<E>(
     // Each issue takes a few cycles plus a memory latency per replay, at
     // most one per lane: only a core that stopped issuing reaches this.
     let max_cycles = WINDOW * (core.hw.lanes as u64 + 1) * (u64::from(memory.latency()) + 64);
-    let mut window = IssueLog::new(n);
-    let mut turn = IssueLog::new(n);
-    let mut writes = WriteLog::default();
-    let mut checkpoints = Checkpoints::default();
-    let mut checkpoint: Option<Control> = None;
-    let mut clock = false;
+    let mut search: Search<Control> = Search::new(n);
     // The warp-instruction that tripped the watchdog has issued (the core
     // is in `READ2`) but not executed: it belongs to the window.
     if core.state == State::Read2 {
         let w = &core.warps[core.cur];
-        window.record(core.cur, w.group.mask, w.group.pc);
-        turn.record(core.cur, w.group.mask, w.group.pc);
-        clock = core.reads_clock();
+        search.issue(1, core.cur, w.group.mask, w.group.pc);
+        search.clock = core.reads_clock();
     }
     let mut cycles = 0u64;
     let end = loop {
@@ -297,51 +282,39 @@ pub(crate) fn diagnose<E>(
         if after >= WINDOW || cycles >= max_cycles {
             break WindowEnd::Exhausted {
                 issued: after,
-                clock,
+                clock: search.clock,
             };
         }
-        if core.state == State::Sched && !clock {
-            let now = core.control_state();
-            match &checkpoint {
-                Some(cp) => {
-                    if *cp == now
-                        && writes.unchanged(
-                            |w, r| core.rf_row(w, r),
-                            |space, a| match space {
-                                Space::Shared => word(&core.shared, a),
-                                Space::Global => word(&memory.bytes, a),
-                            },
-                        )
-                    {
-                        break WindowEnd::Repeats;
-                    }
-                    if checkpoints.advance() {
-                        checkpoint = Some(now);
-                        writes.clear();
-                        turn = IssueLog::new(n);
-                    }
-                }
-                None => checkpoint = Some(now),
-            }
+        if core.state == State::Sched
+            && search.repeats(core.control_state(), |writes| {
+                writes.unchanged(
+                    |w, r| core.rf_row(w, r),
+                    |space, a| match space {
+                        Space::Shared => word(&core.shared, a),
+                        Space::Global => word(&memory.bytes, a),
+                    },
+                )
+            })
+        {
+            break WindowEnd::Repeats;
         }
-        core.log_writes(&mut writes, memory);
+        core.log_writes(&mut search.writes, memory);
         let t = core.step(memory);
         cycles += 1;
         lockstep(&t)?;
         if t.state == State::Decode {
             // `issued_instructions` already counts this issue.
-            if core.issued_instructions() - start <= SPAN {
-                window.record(t.warp as usize, t.active, t.pc);
-            }
-            turn.record(t.warp as usize, t.active, t.pc);
-            clock |= core.reads_clock();
+            let after = core.issued_instructions() - start;
+            search.issue(after, t.warp as usize, t.active, t.pc);
+            search.clock |= core.reads_clock();
         }
     };
-    let (warps, issues) = if end == WindowEnd::Repeats {
-        (core.views(), turn)
+    let warps = if end == WindowEnd::Repeats {
+        core.views()
     } else {
-        (at_watchdog, window)
+        at_watchdog
     };
+    let issues = search.issues(&end);
     Ok(watchdog::report(
         limit,
         &Observation {

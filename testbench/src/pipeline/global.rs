@@ -14,14 +14,14 @@ use concord_uarch::HwParams;
 use super::item::RegWrite;
 use super::{lanes_of, Pipeline, V2Counter};
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
     Read(LoadWidth),
     Write,
     Atomic,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Entry {
     /// Reservation order.
     seq: u64,
@@ -53,7 +53,7 @@ pub(crate) struct Entry {
 }
 
 /// The entries and the master's registers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct GlobalUnit {
     entries: Vec<Option<Entry>>,
     next: usize,
@@ -68,6 +68,8 @@ pub(crate) struct GlobalUnit {
     /// Beats accepted by the memory, responses processed.
     accepted: u64,
     processed: u64,
+    /// The cycle of the last beat the memory accepted.
+    last_accepted: Option<u64>,
 }
 
 impl GlobalUnit {
@@ -82,7 +84,36 @@ impl GlobalUnit {
             response: None,
             accepted: 0,
             processed: 0,
+            last_accepted: None,
         }
+    }
+
+    /// The unit as the watchdog's repeat test compares it at cycle `now`
+    /// (§13.4): reservation numbers become ranks among the entries in use,
+    /// the cycle an entry was written becomes its distance to `now`, and
+    /// of the beat counts only the beats awaiting a response are kept.
+    pub fn normalised(&self, now: u64) -> GlobalUnit {
+        let mut unit = self.clone();
+        let seqs: Vec<u64> = self.entries.iter().flatten().map(|e| e.seq).collect();
+        for e in unit.entries.iter_mut().flatten() {
+            e.seq = seqs.iter().filter(|&&s| s < e.seq).count() as u64;
+            e.written_at = e.written_at.map(|t| now - t);
+        }
+        unit.seq = 0;
+        (unit.accepted, unit.processed) = (self.accepted - self.processed, 0);
+        unit.last_accepted = None;
+        unit
+    }
+
+    /// The beat on the bus in this cycle (the master's output register).
+    pub fn beat_on_bus(&self) -> Option<Signals> {
+        let (id, k) = self.out?;
+        Some(self.entries[id].as_ref()?.beats[k])
+    }
+
+    /// The cycle of the last beat the memory accepted.
+    pub fn last_accepted(&self) -> Option<u64> {
+        self.last_accepted
     }
 
     pub fn free_entries(&self) -> usize {
@@ -332,6 +363,7 @@ impl Pipeline {
         if port.accepted() {
             self.global.out = None;
             self.global.accepted += 1;
+            self.global.last_accepted = Some(now);
             self.counters.inc(V2Counter::GlobalBeats);
         }
         let response = (port.ack || port.err).then_some((port.dat_r, port.err));

@@ -8,7 +8,7 @@
 
 use concord_isa::checks::Stacks;
 use concord_isa::config::{ArbiterMode, Scheduler};
-use concord_isa::func::Trap;
+use concord_isa::func::{Trap, TrapCause};
 use concord_uarch::regmap::{
     self, wstate_encode, Ctrl, HwConfig, LaunchWord, MapOptions, Status, V2Values, WriteGate,
 };
@@ -462,12 +462,18 @@ impl Pipeline {
         }
     }
 
-    /// The trap registers at the core's entry into `TRAP` (§13.3).
-    pub(crate) fn latch_trap(&mut self) {
-        if let Some((slot, trap)) = &self.held {
-            let s = &self.slots[*slot];
-            self.host.trap = trap_regs(trap, s, self.occ.threads);
+    /// What the report registers take at the end of this cycle, the one
+    /// after the held trap was raised (§13.3): the trap, the slot's
+    /// `arrived` and `exited`, and for cause 7 the pc of the lowest waiting
+    /// lane as the lane-PC LUT-RAM holds it now.
+    pub(crate) fn trap_report(&self) -> Option<TrapRegs> {
+        let (slot, trap) = self.held.as_ref()?;
+        let mut regs = trap_regs(trap, &self.slots[*slot], self.occ.threads);
+        if let TrapCause::BarrierNeverCompletes { .. } = trap.cause {
+            let warp = &self.warps[*slot * self.occ.nwarps as usize + trap.warp as usize];
+            regs.pc = warp.pc[trap.lanes.trailing_zeros().min(31) as usize];
         }
+        Some(regs)
     }
 }
 

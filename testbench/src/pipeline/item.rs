@@ -8,7 +8,7 @@ use concord_isa::instr::{AtomOp, Instr, LoadWidth, StoreWidth};
 // A warp pass carries its per-lane M/W data in place: eight records move
 // one stage per cycle, cheaper than an allocation per pass.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Item {
     #[default]
     Bubble,
@@ -26,7 +26,7 @@ pub(crate) enum Item {
     Init(Init),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Init {
     pub slot: usize,
     pub index: u32,
@@ -36,7 +36,7 @@ pub(crate) struct Init {
     pub refused: bool,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Pass {
     pub warp: usize,
     /// Set at A: what M and W still do.
@@ -44,7 +44,7 @@ pub(crate) struct Pass {
 }
 
 /// The effects of a committed item later than A (§3.1: M and W).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Late {
     #[default]
     None,
@@ -78,7 +78,7 @@ pub(crate) enum Late {
     Entry(usize),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct RegWrite {
     pub row: usize,
     pub lanes: u32,

@@ -9,7 +9,7 @@ use super::warp::{Slot, SlotState};
 use super::{InitQueue, Pipeline, V2Counter};
 
 /// A launch in progress.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Launching {
     slot: usize,
     /// The cycle `l` in which the slot was taken.
@@ -20,7 +20,7 @@ struct Launching {
     left: u32,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct LaunchUnit {
     total: u64,
     next: u64,
@@ -36,6 +36,18 @@ impl LaunchUnit {
             age: 0,
             current: None,
         }
+    }
+
+    /// The unit as the watchdog's repeat test compares it at cycle `now`
+    /// (§13.4): the age counter left out (slot ages are compared as
+    /// ranks), the launch's start cycle as its distance to `now`.
+    pub fn normalised(&self, now: u64) -> LaunchUnit {
+        let mut unit = self.clone();
+        unit.age = 0;
+        if let Some(c) = unit.current.as_mut() {
+            c.at = now - c.at;
+        }
+        unit
     }
 
     /// Every block has been launched (and started).

@@ -14,7 +14,8 @@
 //! | `host` | the Wishbone host slave: register reads and writes, `START`, SETUP, refusal, trap registers | §12.1, §14.3, §14.4 |
 //! | `launch` | the launch unit: occupancy, thread-id walk, init slots, block start and retire | §12 |
 //! | `concord_uarch::counters_v2` | the v2 performance counters (the one table; they wrap at `counter_bits`) | §15.1 |
-//! | `run` | running a launch to its end, final state, watchdog | §13.4, §20 |
+//! | `run` | running a launch to its end, final state, the hang detector | §13.5, §20 |
+//! | `watchdog` | the watchdog's diagnosis window: repeat test over the whole state, verdict | §13.4 |
 //!
 //! # One cycle
 //!
@@ -50,14 +51,22 @@
 //! both ports are checked every cycle by the protocol checkers of §20
 //! (`concord_uarch::wishbone::Checker`); a violation fails the run.
 //!
+//! # Traps and hangs
+//!
+//! The trap report registers are loaded at the end of the cycle after the
+//! trap (§13.3, `host::trap_report`). The watchdog (§13.4) stops counting
+//! after warp-instruction `limit + 1` and runs the diagnosis window
+//! (`watchdog`). The pipeline-hang detector of §13.5: `run` fails with
+//! "pipeline deadlock" and every warp's state after `hang_cycles` cycles
+//! without progress.
+//!
 //! # What is not modelled yet
 //!
-//! * The trap registers are written when the core enters `TRAP`, not in
-//!   the cycle after the trap (§13.3); only a read in `STOPPING` differs.
-//! * The watchdog's diagnosis window (§13.4): the watchdog trap says where
-//!   the count ran out without classifying the hang. The pipeline-hang
-//!   detector of §13.5 is modelled: `run` fails with "pipeline deadlock"
-//!   and every warp's state after `hang_cycles` cycles without progress.
+//! * The watchdog's repeat test compares only at points where the
+//!   testbench memory holds no accepted beat and has full bandwidth credit
+//!   (its queue is private to `wishbone.rs`), so a loop that keeps the
+//!   memory busy at every issue is reported "still running"; a beat whose
+//!   `ERR` a test injected ahead of the window is not part of the state.
 //!
 //! The SIMT rules (arbitration, advance and join, control effects, memory
 //! selection, store merge, replay split, barrier outcome, thread ids and
@@ -77,6 +86,7 @@ mod run;
 mod sched;
 mod shared;
 mod warp;
+mod watchdog;
 
 use std::collections::VecDeque;
 
@@ -157,6 +167,9 @@ pub struct Pipeline {
     counters: V2Counters,
     /// The held trap and the slot it belongs to (§13.2).
     held: Option<(usize, Trap)>,
+    /// A trap became the held trap in this cycle: the report registers
+    /// take it at the end of the next one (§13.3).
+    report_due: bool,
     /// Warp passes selected at S that are not replays (the watchdog unit).
     issued_instructions: u64,
     /// The final state of the last block in grid order.
@@ -207,6 +220,19 @@ impl Pipeline {
 
     /// One clock cycle.
     pub fn step(&mut self) {
+        // §13.3: the report registers are loaded at the end of the cycle
+        // after the trap, from what the registers hold during it (the
+        // held trap, the slot's counts, the lane-PC LUT-RAM).
+        let report = std::mem::take(&mut self.report_due)
+            .then(|| self.trap_report())
+            .flatten();
+        self.step_traced();
+        if let Some(regs) = report {
+            self.host.trap = regs;
+        }
+    }
+
+    fn step_traced(&mut self) {
         if !self.gen.trace {
             self.step_core();
             return;
@@ -294,7 +320,6 @@ impl Pipeline {
                 .any(|s| !matches!(s.state, warp::SlotState::Free | warp::SlotState::Frozen));
             if quiet && !running {
                 self.state = CoreState::Trap;
-                self.latch_trap();
             }
         } else if quiet
             && self.launch.all_launched()
@@ -440,6 +465,7 @@ impl Pipeline {
         };
         if replace {
             self.held = Some((slot, trap));
+            self.report_due = true;
         }
         for k in 0..self.slots.len() {
             let s = &mut self.slots[k];
@@ -491,6 +517,7 @@ impl Pipeline {
             launch: LaunchUnit::new(0),
             counters: V2Counters::new(gen.counter_bits),
             held: None,
+            report_due: false,
             issued_instructions: 0,
             last_block: None,
             bus_checker: None,

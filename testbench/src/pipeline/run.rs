@@ -2,11 +2,10 @@
 //! watchdog, and the final state that the functional model checks.
 
 use concord_isa::config::CoreConfig;
-use concord_isa::func::{self, Launch, Trap, TrapCause};
+use concord_isa::func::{self, Launch, Trap};
 use concord_uarch::wishbone::Signals;
 use concord_uarch::{regmap, HwParams, LaunchShape, Occupancy};
 
-use super::warp::SlotState;
 use super::{CoreState, Pipeline, V2Counters, WishboneMemory};
 
 /// A launch for the pipeline: the functional model's launch plus what the
@@ -23,7 +22,9 @@ pub struct PipelineLaunch<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct PipelineOptions {
     /// Warp-instructions (passes selected at S that are not replays) after
-    /// which the run stops with a watchdog trap.
+    /// which the run stops with a watchdog trap (§13.4). The trap's
+    /// diagnosis comes from the window the core then runs (`watchdog`), so
+    /// the outcome's counters include the window's cycles.
     pub watchdog: u64,
     /// Check the global-memory master port with the Wishbone protocol
     /// checker of §20 on every cycle (a violation fails the run).
@@ -159,7 +160,6 @@ fn finish(
     // cycles is a pipeline deadlock (a model bug), not a kernel's hang.
     let hang = concord_uarch::timing::hang_cycles(config.global_latency as u64);
     let (mut progress, mut since) = (core.progress(), 0u64);
-    let idle = Signals::idle();
     let result = loop {
         match core.state {
             CoreState::Done => break Ok(()),
@@ -176,14 +176,25 @@ fn finish(
             _ => {}
         }
         if core.issued_instructions > options.watchdog {
-            break Err(core.watchdog_trap(options.watchdog));
+            let trap = if host {
+                core.diagnose(options.watchdog, Pipeline::host_idle_cycle)
+            } else {
+                core.diagnose(options.watchdog, Pipeline::step)
+            };
+            if let Some(v) = core.bus_violations.first() {
+                *global = std::mem::take(&mut core.memory.bytes);
+                return Err(v.clone());
+            }
+            match trap {
+                Ok(trap) => break Err(trap),
+                Err(hang) => {
+                    *global = std::mem::take(&mut core.memory.bytes);
+                    return Err(hang);
+                }
+            }
         }
         if host {
-            // The host keeps `CYC` until its last `ACK` (§14.3's example).
-            core.cycle(&Signals {
-                cyc: core.host_pending(),
-                ..idle
-            });
+            core.host_idle_cycle();
         } else {
             core.step();
         }
@@ -220,10 +231,19 @@ fn finish(
 }
 
 impl Pipeline {
+    /// One cycle with an idle host port: the host keeps `CYC` until its
+    /// last `ACK` (§14.3's example).
+    fn host_idle_cycle(&mut self) {
+        self.cycle(&Signals {
+            cyc: self.host_pending(),
+            ..Signals::idle()
+        });
+    }
+
     /// A value that changes whenever the core makes progress (§13.5):
     /// commits, return and init slots, beats, blocks, re-arbitrations,
     /// refusals, launches, the state.
-    fn progress(&self) -> (u64, u64, CoreState, u64) {
+    pub(crate) fn progress(&self) -> (u64, u64, CoreState, u64) {
         use super::V2Counter as K;
         let c = &self.counters;
         (
@@ -235,7 +255,7 @@ impl Pipeline {
     }
 
     /// Every warp's state code, group and flags, and the slots (§13.5).
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let warps: Vec<String> = self
             .warps
             .iter()
@@ -296,56 +316,6 @@ impl Pipeline {
             regs,
             preds,
             shared: self.shared[k * wb..(k + 1) * wb].to_vec(),
-        }
-    }
-
-    /// The watchdog fired (§13.4). The diagnosis window is not modelled:
-    /// the report names the resident blocks' warps and their state codes.
-    fn watchdog_trap(&self, limit: u64) -> Trap {
-        let mut parts = Vec::new();
-        for (w, warp) in self.warps.iter().enumerate() {
-            if let Some(s) = warp
-                .wslot
-                .filter(|&s| self.slots[s].state != SlotState::Free)
-            {
-                // §13.4: state code, group pc and mask, waiting lanes and
-                // their stored pcs.
-                let waiting: Vec<String> = super::lanes_of(warp.waiting)
-                    .map(|l| format!("{l}@{}", warp.pc[l]))
-                    .collect();
-                parts.push(format!(
-                    "block {:?} warp {} {:?} at pc {} lanes {:#x}{}",
-                    self.slots[s].ctaid,
-                    warp.wib,
-                    self.warp_code(w),
-                    warp.gpc,
-                    warp.gmask,
-                    if waiting.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" waiting {}", waiting.join(","))
-                    }
-                ));
-            }
-        }
-        let (block, warp) = self
-            .warps
-            .iter()
-            .find_map(|w| w.wslot.map(|s| (self.slots[s].ctaid, w.wib)))
-            .unwrap_or(([0; 3], 0));
-        Trap {
-            cause: TrapCause::Watchdog {
-                limit,
-                diagnosis: format!(
-                    "still running (pipeline model, no diagnosis window): {}",
-                    parts.join("; ")
-                ),
-            },
-            block,
-            warp,
-            lanes: 0,
-            pc: 0,
-            issued: self.issued_instructions,
         }
     }
 }

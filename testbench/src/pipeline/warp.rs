@@ -2,7 +2,7 @@
 //! warp state codes (§5.5).
 
 /// Per-warp state (§5.1, §5.2).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct WarpState {
     pub gmask: u32,
     pub gpc: u32,
@@ -45,7 +45,7 @@ pub(crate) enum SlotState {
 }
 
 /// Per block slot (§5.3).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Slot {
     pub state: SlotState,
     pub ctaid: [u32; 3],
