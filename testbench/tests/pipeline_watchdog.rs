@@ -297,8 +297,8 @@ fn a_block_that_finishes_within_the_window_is_reported_alike() {
 
 /// The deadlock with 64 threads (warps 1-7 spin too) behind a slow memory
 /// with a bandwidth limit (latency 200, 2 bytes per cycle), under both
-/// schedulers: the memory is often busy, yet the state repeats at points
-/// where it is quiet, and the verdict is the functional model's.
+/// schedulers: the memory is often busy, and the verdict is the
+/// functional model's.
 #[test]
 fn a_deadlock_of_eight_warps_behind_a_slow_narrow_memory() {
     for scheduler in [Scheduler::Lrr, Scheduler::Gto] {
@@ -312,6 +312,31 @@ fn a_deadlock_of_eight_warps_behind_a_slow_narrow_memory() {
             ([0; 3], 0, 0x0f, 4),
         );
     }
+}
+
+/// Eight warps spin on a global load behind a memory of one byte per
+/// cycle: each load is a 32-byte line of eight beats, so the warps ask for
+/// more than the bus carries and beats wait in the memory at most
+/// comparison points. The memory's bus state (credit, beats in flight) is
+/// part of the compared state, and the repeat is found: an endless loop
+/// over the spin's three instructions, as the functional model says.
+#[test]
+fn a_spin_on_global_loads_with_the_memory_always_busy_is_an_endless_loop() {
+    let src = "
+        ldparam r1, 0            ; 0
+    spin:
+        ld.global r2, [r1]       ; 1
+        setp.eq p1, r2, 0        ; 2
+        @p1 bra spin             ; 3
+        exit                     ; 4
+    ";
+    let mut run = Run::new(common::assemble(src), 1, 64, 20_000);
+    run.config.global_bandwidth = 1;
+    check_both(
+        &run,
+        "endless loop: the state repeats, so the run can never end: warps 0-7 lanes 0-7 run at pcs 1..=3",
+        ([0; 3], 0, 0xff, 1),
+    );
 }
 
 /// A trap inside the window: one thread counts to 3000 and then makes a

@@ -68,8 +68,6 @@ pub(crate) struct GlobalUnit {
     /// Beats accepted by the memory, responses processed.
     accepted: u64,
     processed: u64,
-    /// The cycle of the last beat the memory accepted.
-    last_accepted: Option<u64>,
 }
 
 impl GlobalUnit {
@@ -84,7 +82,6 @@ impl GlobalUnit {
             response: None,
             accepted: 0,
             processed: 0,
-            last_accepted: None,
         }
     }
 
@@ -101,7 +98,6 @@ impl GlobalUnit {
         }
         unit.seq = 0;
         (unit.accepted, unit.processed) = (self.accepted - self.processed, 0);
-        unit.last_accepted = None;
         unit
     }
 
@@ -109,11 +105,6 @@ impl GlobalUnit {
     pub fn beat_on_bus(&self) -> Option<Signals> {
         let (id, k) = self.out?;
         Some(self.entries[id].as_ref()?.beats[k])
-    }
-
-    /// The cycle of the last beat the memory accepted.
-    pub fn last_accepted(&self) -> Option<u64> {
-        self.last_accepted
     }
 
     pub fn free_entries(&self) -> usize {
@@ -363,7 +354,6 @@ impl Pipeline {
         if port.accepted() {
             self.global.out = None;
             self.global.accepted += 1;
-            self.global.last_accepted = Some(now);
             self.counters.inc(V2Counter::GlobalBeats);
         }
         let response = (port.ack || port.err).then_some((port.dat_r, port.err));

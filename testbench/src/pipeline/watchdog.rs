@@ -20,11 +20,10 @@
 //!
 //! **When.** A comparison point is the end of a cycle in which S selected
 //! a warp pass that is not a replay (one per warp-instruction, like v1's
-//! `SCHED`), provided the testbench memory holds no accepted beat and its
-//! bandwidth credit is full: the memory's queue is private to
-//! `wishbone.rs`, and in that state it is empty, so equal states there
-//! continue identically. (A loop that keeps the memory busy at every issue
-//! gets "still running", never a wrong verdict.) A kernel that selects an
+//! `SCHED`). The testbench memory's bus state (bandwidth credit, accepted
+//! beats with their answer times as distances from now, injected errors
+//! still ahead) is part of [`Control`], so a loop that keeps the memory
+//! busy is diagnosed too. A kernel that selects an
 //! `s2r %clock` in the window gets no verdict. With several resident
 //! blocks the state covers all of them, and the report names every block's
 //! warps (`watchdog::report_blocks`), followed by the §13.4 list of every
@@ -41,6 +40,7 @@ use super::global::GlobalUnit;
 use super::item::{Item, Late};
 use super::launch::LaunchUnit;
 use super::warp::{Slot, SlotState, WarpState};
+use super::wishbone::MemoryState;
 use super::{lanes_of, CoreState, Pipeline};
 
 /// Everything but registers and memory that decides the core's future,
@@ -59,6 +59,7 @@ struct Control {
     held: Option<(usize, TrapCause, [u32; 3], u32, u32, u32)>,
     global: GlobalUnit,
     launch: LaunchUnit,
+    memory: MemoryState,
 }
 
 /// The resident blocks at one moment, oldest first: slot, age, block.
@@ -131,7 +132,6 @@ impl Pipeline {
                 };
             }
             if point
-                && self.memory_quiet()
                 && search.repeats(self.repeat_state(), |writes| {
                     writes.unchanged(
                         |row, _| self.rf.get(row).copied().unwrap_or_default(),
@@ -257,21 +257,6 @@ impl Pipeline {
         )
     }
 
-    /// The testbench memory holds no accepted beat and its bandwidth
-    /// credit is full (§10.4: after an accepted beat the credit grows by
-    /// `bw` per cycle up to the bus width), so its private state is the
-    /// same at every such point.
-    fn memory_quiet(&self) -> bool {
-        let (wb, bw) = (self.hw.global_bus_bytes, self.hw.global_bandwidth);
-        let limited = bw != 0 && bw < wb;
-        !self.memory.busy()
-            && (!limited
-                || self
-                    .global
-                    .last_accepted()
-                    .map_or(true, |c| (self.cycles() - c) * bw as u64 >= wb as u64))
-    }
-
     /// The state compared at a comparison point (see [`Control`]).
     fn repeat_state(&self) -> Control {
         let now = self.cycles();
@@ -308,6 +293,7 @@ impl Pipeline {
                 .map(|(s, t)| (*s, t.cause.clone(), t.block, t.warp, t.lanes, t.pc)),
             global: self.global.normalised(now),
             launch: self.launch.normalised(now),
+            memory: self.memory.normalised(),
         }
     }
 

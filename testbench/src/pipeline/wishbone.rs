@@ -16,12 +16,20 @@ use concord_uarch::wishbone::{tag_op, BusData, Signals, MAX_BUS_WORDS, TAG_PLAIN
 use concord_uarch::HwParams;
 
 /// An accepted beat waiting for its answer.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Pending {
     /// The memory cycle of its `ACK` (or `ERR`).
     at: u64,
     data: BusData,
     err: bool,
+}
+
+/// [`WishboneMemory::normalised`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MemoryState {
+    credit: u32,
+    in_flight: Vec<Pending>,
+    errors_ahead: Vec<u64>,
 }
 
 /// The memory and its bus state.
@@ -78,6 +86,29 @@ impl WishboneMemory {
     /// `STALL` in this cycle, from the registered credit only.
     pub fn stall(&self) -> bool {
         self.limited() && self.credit < self.wb
+    }
+
+    /// Everything of the memory's bus state that decides its future
+    /// answers, with cycle stamps as distances from now and the injected
+    /// errors as distances from the next accepted beat (the watchdog's
+    /// repeat test compares it; the bytes are compared apart).
+    pub(crate) fn normalised(&self) -> MemoryState {
+        MemoryState {
+            credit: self.credit,
+            in_flight: self
+                .in_flight
+                .iter()
+                .map(|p| Pending {
+                    at: p.at - self.now,
+                    ..p.clone()
+                })
+                .collect(),
+            errors_ahead: self
+                .errors
+                .range(self.accepted..)
+                .map(|n| n - self.accepted)
+                .collect(),
+        }
     }
 
     /// Whether a beat is accepted and not yet answered.
