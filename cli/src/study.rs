@@ -68,6 +68,22 @@ pub fn run(study: Study) -> Result<(), crate::error::CliError> {
     }
 }
 
+/// The Core v2 warp scheduler as a command-line value.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SchedulerArg {
+    Lrr,
+    Gto,
+}
+
+impl SchedulerArg {
+    fn scheduler(self) -> concord_isa::config::Scheduler {
+        match self {
+            SchedulerArg::Lrr => concord_isa::config::Scheduler::Lrr,
+            SchedulerArg::Gto => concord_isa::config::Scheduler::Gto,
+        }
+    }
+}
+
 /// `cells` as a CSV line, or as a Markdown table row.
 fn table_line(cells: &[String], csv: bool) -> String {
     if csv {

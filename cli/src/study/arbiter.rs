@@ -20,10 +20,10 @@
 use clap::Args;
 
 use concord_compiler::driver::CompileOptions;
-use concord_isa::config::{ArbiterMode, CoreConfig, Scheduler};
+use concord_isa::config::{ArbiterMode, CoreConfig};
 use concord_testbench::pipeline::V2Counter;
 
-use super::measure;
+use super::{measure, SchedulerArg};
 use crate::error::CliError;
 use crate::output::outln;
 
@@ -50,12 +50,6 @@ pub struct ArbiterStudyArgs {
     csv: bool,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum SchedulerArg {
-    Lrr,
-    Gto,
-}
-
 /// One launch under both settings.
 struct Row {
     name: String,
@@ -72,10 +66,7 @@ struct Run {
 
 pub fn run(args: &ArbiterStudyArgs) -> Result<(), CliError> {
     let launches = measure::select(&args.launches)?;
-    let scheduler = match args.scheduler {
-        SchedulerArg::Lrr => Scheduler::Lrr,
-        SchedulerArg::Gto => Scheduler::Gto,
-    };
+    let scheduler = args.scheduler.scheduler();
     let mut rows = Vec::new();
     for launch in &launches {
         let l = &launch.loaded;

@@ -17,10 +17,10 @@
 use clap::Args;
 
 use concord_compiler::driver::CompileOptions;
-use concord_isa::config::Scheduler;
 use concord_testbench::pipeline::V2Counter;
 
 use super::measure::{self, geometric_mean};
+use super::SchedulerArg;
 use crate::error::CliError;
 use crate::output::outln;
 
@@ -38,12 +38,6 @@ pub struct CoresStudyArgs {
     csv: bool,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum SchedulerArg {
-    Lrr,
-    Gto,
-}
-
 struct Row {
     name: String,
     config: String,
@@ -56,10 +50,7 @@ struct Row {
 
 pub fn run(args: &CoresStudyArgs) -> Result<(), CliError> {
     let launches = measure::select(&args.launches)?;
-    let scheduler = match args.scheduler {
-        SchedulerArg::Lrr => Scheduler::Lrr,
-        SchedulerArg::Gto => Scheduler::Gto,
-    };
+    let scheduler = args.scheduler.scheduler();
     let mut rows = Vec::new();
     for launch in &launches {
         let l = &launch.loaded;
