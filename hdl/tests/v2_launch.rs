@@ -640,6 +640,459 @@ fn traps_freeze_the_slot_and_younger_ones() {
     assert_eq!(r.states[8], [z, f]);
 }
 
+// ---- random launches against a reference written from §12 ----
+
+/// §12.3–§12.5 and §13.2 as the text states them: one launch at a time in
+/// grid order into the lowest free slot `k < resident`; init slots `0 ..
+/// n_init − 1` (register `i mod clear_regs` of warp `k·nwarps + i div
+/// clear_regs` if `i < clear_regs·nwarps`, row `k·window_rows + i` if `i <
+/// clear_rows`), offered from `l + 1`, a refused one issued again after the
+/// others; the start at the end of the first cycle by which the walk has
+/// written thread `threads − 1` (in `l + threads`) and every init slot was
+/// in A; a retire frees the slot for the same cycle's allocation; a trap
+/// freezes its slot and the younger `LAUNCH`/`RUN` ones and stops
+/// allocation. It keeps the launch order as a sequence number per slot.
+struct RefLaunch {
+    threads: u64,
+    nwarps: u64,
+    resident: u64,
+    window_rows: u64,
+    clear_rows: u64,
+    clear_regs: u64,
+    grid: [u64; 3],
+    block: [u64; 2],
+    lanes: u64,
+    state: Vec<u64>,
+    ctaid: Vec<[u64; 3]>,
+    age: Vec<u64>,
+    ages: u64,
+    next: u64,
+    held: bool,
+    /// The launch in progress: slot, cycle l, queue, init slots left.
+    current: Option<(usize, usize, std::collections::VecDeque<Targets>, usize)>,
+}
+
+impl RefLaunch {
+    fn targets(&self, k: u64, i: u64) -> Targets {
+        let reg = (i < self.clear_regs * self.nwarps)
+            .then(|| (k * self.nwarps + i / self.clear_regs, i % self.clear_regs));
+        let row = (i < self.clear_rows).then(|| k * self.window_rows + i);
+        (reg, row)
+    }
+
+    fn offered(&self, c: usize) -> Option<Targets> {
+        let (_, at, queue, _) = self.current.as_ref()?;
+        if c <= *at {
+            return None;
+        }
+        queue.front().copied()
+    }
+
+    fn total(&self) -> u64 {
+        self.grid.iter().product()
+    }
+
+    fn done(&self) -> bool {
+        self.next == self.total()
+            && self.current.is_none()
+            && self.state.iter().all(|&s| s == ST_FREE)
+    }
+}
+
+/// What the reference did in a cycle's launch step.
+#[derive(Default, PartialEq, Eq, Debug)]
+struct Step {
+    alloc: Option<(u64, [u64; 3])>,
+    start: Option<u64>,
+}
+
+fn ref_launch_step(r: &mut RefLaunch, c: usize, halt: bool) -> Step {
+    let mut step = Step::default();
+    if halt {
+        return step;
+    }
+    if let Some((k, at, queue, left)) = &r.current {
+        if c >= at + r.threads as usize && *left == 0 && queue.is_empty() {
+            r.state[*k] = ST_RUN;
+            step.start = Some(*k as u64);
+            r.current = None;
+        }
+        return step;
+    }
+    if r.held || r.next == r.total() {
+        return step;
+    }
+    let Some(k) = (0..r.resident as usize).find(|&k| r.state[k] == ST_FREE) else {
+        return step;
+    };
+    let i = r.next;
+    r.next += 1;
+    let ctaid = [
+        i % r.grid[0],
+        i / r.grid[0] % r.grid[1],
+        i / (r.grid[0] * r.grid[1]),
+    ];
+    r.ages += 1;
+    r.state[k] = ST_LAUNCH;
+    r.ctaid[k] = ctaid;
+    r.age[k] = r.ages;
+    let n_init = (r.clear_regs * r.nwarps).max(r.clear_rows);
+    let queue = (0..n_init).map(|i| r.targets(k as u64, i)).collect();
+    r.current = Some((k, c, queue, n_init as usize));
+    step.alloc = Some((k as u64, ctaid));
+    step
+}
+
+/// S's item in a cycle, as the harness plays it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SItem {
+    Return,
+    Init,
+    Warp,
+    Bubble,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn random_launches<
+    const L: usize,
+    const W: usize,
+    const K: usize,
+    const RB: usize,
+    const IB: usize,
+>(
+    hw: &HwParams,
+    seed: u64,
+    launches: usize,
+) {
+    use concord_uarch::{LaunchShape, Occupancy};
+    let mut rng = common::Rng(seed);
+    let bs = hw.block_slots;
+    let mut u = LaunchUnit::<L, W, K, RB, IB>::new(hw);
+    u.connect_all();
+    let p = common::Ports::<LaunchUnit<L, W, K, RB, IB>> {
+        clock: |u| &mut u.clock,
+        reset: |u| &mut u.reset,
+        rounds: 500,
+        name: "LaunchUnit",
+    };
+    common::reset(&mut u, &p);
+    let lw = (L * W) as u64;
+    let (mut refusals, mut traps, mut blocks) = (0, 0, 0);
+    for n in 0..launches {
+        // A launch the core accepts: 1..=L·W threads, a grid of up to 12
+        // blocks, shared and clears anywhere in their range.
+        let (shape, occ) = loop {
+            let bx = 1 + rng.below(lw) as u32;
+            let by = 1 + rng.below(lw / bx as u64) as u32;
+            let bz = 1 + rng.below(lw / (bx * by) as u64) as u32;
+            let grid = [
+                1 + rng.below(3) as u32,
+                1 + rng.below(2) as u32,
+                1 + rng.below(2) as u32,
+            ];
+            let rows = hw.shared_rows as u32 * 4 * hw.shared_banks as u32;
+            // Mostly small windows to clear, sometimes the whole memory.
+            let span = if rng.chance(15) { rows } else { rows / 8 };
+            let shared = if rng.chance(30) {
+                0
+            } else {
+                rng.below(span as u64 + 1) as u32
+            };
+            let shape = LaunchShape {
+                block: [bx, by, bz],
+                grid,
+                shared_bytes: shared,
+                stack_bytes: 0,
+                clear_regs: rng.below(hw.registers as u64 + 3) as u32,
+                clear_shared: shared,
+            };
+            if let Ok(o) = Occupancy::new(hw, &shape) {
+                break (shape, o);
+            }
+        };
+        let mut r = RefLaunch {
+            threads: occ.threads as u64,
+            nwarps: occ.nwarps as u64,
+            resident: occ.resident as u64,
+            window_rows: occ.window_rows as u64,
+            clear_rows: occ.clear_rows as u64,
+            clear_regs: occ.clear_regs as u64,
+            grid: shape.grid.map(|g| g as u64),
+            block: [shape.block[0] as u64, shape.block[1] as u64],
+            lanes: L as u64,
+            state: vec![ST_FREE; bs],
+            ctaid: vec![[0; 3]; bs],
+            age: vec![0; bs],
+            ages: 0,
+            next: 0,
+            held: false,
+            current: None,
+        };
+        let m = (1u64 << K) - 1;
+        u.block_x.next = (r.block[0] & m).into();
+        u.block_y.next = (r.block[1] & m).into();
+        u.threads.next = (r.threads & m).into();
+        u.grid_x.next = r.grid[0].into();
+        u.grid_y.next = r.grid[1].into();
+        u.grid_z.next = r.grid[2].into();
+        u.nwarps.next = r.nwarps.into();
+        u.resident.next = r.resident.into();
+        u.window_rows.next = (r.window_rows & ((1 << RB) - 1)).into();
+        u.clear_rows.next = r.clear_rows.into();
+        u.clear_regs.next = r.clear_regs.into();
+        u.run.next = false;
+        u.host_start.next = true;
+        u.init_take.next = false;
+        u.a_init.next = false;
+        u.retire.next = false;
+        u.trap_slots.next = 0u64.into();
+        u.held.next = false;
+        u.halt.next = false;
+        common::settle(&mut u, &p);
+        common::edge(&mut u, &p);
+        u.host_start.next = false;
+        common::settle(&mut u, &p);
+        common::edge(&mut u, &p);
+        let trap_launch = rng.chance(25);
+        let mut items: Vec<SItem> = Vec::new();
+        let mut flight: std::collections::VecDeque<(usize, Targets, usize)> = Default::default();
+        let mut walk: std::collections::VecDeque<(usize, Ev)> = Default::default();
+        let mut c = 0usize;
+        let ctx = |c: usize| format!("launch {n} ({shape:?}, {occ:?}), cycle {c}");
+        loop {
+            let halt = rng.chance(3);
+            // A retire of a running block, a trap of one (§9.4, §13.2).
+            let running: Vec<usize> = (0..bs).filter(|&k| r.state[k] == ST_RUN).collect();
+            let retire =
+                (!running.is_empty() && rng.chance(12)).then(|| running[rng.index(running.len())]);
+            let trap = (trap_launch && !r.held && retire.is_none() && rng.chance(2))
+                .then(|| {
+                    let live: Vec<usize> = (0..bs)
+                        .filter(|&k| r.state[k] == ST_RUN || r.state[k] == ST_LAUNCH)
+                        .collect();
+                    (!live.is_empty()).then(|| live[rng.index(live.len())])
+                })
+                .flatten();
+            // S: a return slot first, then the init slot, then a warp
+            // pass or a bubble.
+            let offered = r.offered(c);
+            let ret = rng.chance(10);
+            let item = if ret {
+                SItem::Return
+            } else if halt {
+                SItem::Bubble
+            } else if offered.is_some() {
+                SItem::Init
+            } else if rng.chance(60) {
+                SItem::Warp
+            } else {
+                SItem::Bubble
+            };
+            items.push(item);
+            u.run.next = true;
+            u.halt.next = halt;
+            u.held.next = r.held;
+            u.init_take.next = item == SItem::Init;
+            u.retire.next = retire.is_some();
+            u.retire_slot.next = (retire.unwrap_or(0) as u64).into();
+            u.trap_slots.next = trap.map_or(0u64, |k| 1 << k).into();
+            // A: the init slot taken five cycles ago; its row clear is
+            // refused only when the item before it at S was a warp pass
+            // (a shared atomic in M, §10.1), here half of those times.
+            let at_a = match flight.front() {
+                Some(&(due, t, k)) if due == c => {
+                    flight.pop_front();
+                    Some((t, k))
+                }
+                _ => None,
+            };
+            let refused = at_a.is_some_and(|(t, _)| {
+                t.1.is_some() && c >= 6 && items[c - 6] == SItem::Warp && rng.chance(50)
+            });
+            let (t, _) = at_a.unwrap_or(((None, None), 0));
+            u.a_init.next = at_a.is_some();
+            u.a_refused.next = refused;
+            u.a_has_reg.next = t.0.is_some();
+            u.a_warp.next = t.0.map_or(0, |x| x.0).into();
+            u.a_reg.next = t.0.map_or(0, |x| x.1).into();
+            u.a_row.next = (t.1.unwrap_or(0) & ((1 << RB) - 1)).into();
+            common::settle(&mut u, &p);
+            // The offer.
+            assert_eq!(u.init_req.val(), offered.is_some(), "{}", ctx(c));
+            if let Some(want) = offered {
+                let got: Targets = (
+                    u.init_has_reg.val().then(|| {
+                        (
+                            u.init_warp.val().index() as u64,
+                            u.init_reg.val().index() as u64,
+                        )
+                    }),
+                    u.init_has_row
+                        .val()
+                        .then(|| u.init_row.val().index() as u64),
+                );
+                assert_eq!(got, want, "{}: init targets", ctx(c));
+            }
+            // The reference's cycle: S, A, retire, trap, launch step.
+            if item == SItem::Init {
+                let (k, _, queue, _) = r.current.as_mut().unwrap();
+                let t = queue.pop_front().unwrap();
+                flight.push_back((c + 5, t, *k));
+            }
+            if let Some((t, k)) = at_a {
+                if let Some((ck, _, queue, left)) = r.current.as_mut() {
+                    if *ck == k {
+                        if refused {
+                            queue.push_back(t);
+                            refusals += 1;
+                        } else {
+                            *left -= 1;
+                        }
+                    }
+                }
+            }
+            if let Some(k) = retire {
+                r.state[k] = ST_FREE;
+                blocks += 1;
+            }
+            if let Some(b) = trap {
+                traps += 1;
+                let age = r.age[b];
+                for k in 0..bs {
+                    if r.age[k] >= age && (r.state[k] == ST_RUN || r.state[k] == ST_LAUNCH) {
+                        r.state[k] = ST_FROZEN;
+                    }
+                }
+                if r.current
+                    .as_ref()
+                    .is_some_and(|cur| r.state[cur.0] == ST_FROZEN)
+                {
+                    r.current = None;
+                }
+                r.held = true;
+            }
+            let step = ref_launch_step(&mut r, c, halt);
+            // The unit's events of this cycle.
+            let got_alloc = u.alloc.val().then(|| u.alloc_slot.val().index() as u64);
+            assert_eq!(got_alloc, step.alloc.map(|a| a.0), "{}: allocation", ctx(c));
+            let got_start = u.start.val().then(|| u.start_slot.val().index() as u64);
+            assert_eq!(got_start, step.start, "{}: start", ctx(c));
+            if let Some(k) = step.start {
+                let base = k * r.nwarps;
+                for w in 0..W as u64 {
+                    let mine = w >= base && w < base + r.nwarps;
+                    let alive = if mine {
+                        (0..r.lanes)
+                            .filter(|l| (w - base) * r.lanes + l < r.threads)
+                            .fold(0, |m, l| m | 1 << l)
+                    } else {
+                        0
+                    };
+                    assert_eq!(u.start_warps.val().get_bit(w as usize), mine, "{}", ctx(c));
+                    assert_eq!(
+                        u.start_alive[w as usize].val().index() as u64,
+                        alive,
+                        "{}: alive of warp {w}",
+                        ctx(c)
+                    );
+                }
+            }
+            if let Some((k, _)) = step.alloc {
+                // The walk of §12.3/§12.4: thread t in l + 1 + t.
+                for t in 0..r.threads {
+                    let (bx, by) = (r.block[0], r.block[1]);
+                    walk.push_back((
+                        c + 1 + t as usize,
+                        tid(
+                            t % r.lanes,
+                            k * r.nwarps + t / r.lanes,
+                            t % bx,
+                            t / bx % by,
+                            t / (bx * by),
+                        ),
+                    ));
+                }
+                let warps = (0..W as u64)
+                    .filter(|&w| w >= k * r.nwarps && w < (k + 1) * r.nwarps)
+                    .fold(0, |m, w| m | 1 << w);
+                assert_eq!(u.alloc_warps.val().index() as u64, warps, "{}", ctx(c));
+            }
+            let want_tid = match walk.front() {
+                Some((at, _)) if *at == c => walk.pop_front().map(|w| w.1),
+                _ => None,
+            };
+            let got_tid = u.tid_we.val().then(|| {
+                tid(
+                    u.tid_lane.val().index().trailing_zeros() as u64,
+                    u.tid_warp.val().index() as u64,
+                    u.tid_x.val().index() as u64,
+                    u.tid_y.val().index() as u64,
+                    u.tid_z.val().index() as u64,
+                )
+            });
+            assert_eq!(got_tid, want_tid, "{}: walk", ctx(c));
+            assert_eq!(u.all_done.val(), r.done(), "{}: done", ctx(c));
+            let busy = r.state.iter().any(|&s| s == ST_LAUNCH || s == ST_RUN);
+            assert_eq!(u.active.val(), busy, "{}: active", ctx(c));
+            common::edge(&mut u, &p);
+            common::settle(&mut u, &p);
+            // Slot registers after the cycle.
+            for k in 0..bs {
+                assert_eq!(
+                    u.state[k].val().index() as u64,
+                    r.state[k],
+                    "{}: slot {k}",
+                    ctx(c)
+                );
+                if r.state[k] != ST_FREE {
+                    let ctaid = [
+                        u.ctaid_x[k].val().index() as u64,
+                        u.ctaid_y[k].val().index() as u64,
+                        u.ctaid_z[k].val().index() as u64,
+                    ];
+                    assert_eq!(ctaid, r.ctaid[k], "{}: ctaid of slot {k}", ctx(c));
+                }
+                let older = (0..bs)
+                    .filter(|&j| j != k && r.age[j] < r.age[k])
+                    .fold(0u64, |m, j| m | 1 << j);
+                assert_eq!(u.older[k].val().index() as u64, older, "{}: ages", ctx(c));
+            }
+            c += 1;
+            let stuck = r.held && r.current.is_none() && !busy && flight.is_empty();
+            if r.done() || stuck || c > 20_000 {
+                assert!(c <= 20_000, "{}: no end", ctx(c));
+                break;
+            }
+        }
+        // A launch stopped by a trap leaves its walk running (its writes
+        // are never read): the harness lets it end before the next START,
+        // as the core's TRAP state and the host's writes would.
+        u.run.next = false;
+        u.init_take.next = false;
+        u.a_init.next = false;
+        u.retire.next = false;
+        u.trap_slots.next = 0u64.into();
+        common::settle(&mut u, &p);
+        while u.tid_we.val() {
+            common::edge(&mut u, &p);
+            common::settle(&mut u, &p);
+        }
+    }
+    eprintln!("{launches} launches: {blocks} blocks retired, {refusals} refusals, {traps} traps");
+    assert!(refusals > 0 && traps > 0 && blocks > launches);
+}
+
+#[test]
+fn random_launches_match_the_reference() {
+    // L = 4, W = 2, BS = 2, ROWS = 64.
+    random_launches::<4, 2, 3, 6, 7>(&small(), 21, 80);
+    // The default 8×8 core: BS = 4, ROWS = 512, R = 32.
+    let default = HwParams::new(&CoreConfig::default()).unwrap();
+    random_launches::<8, 8, 6, 9, 10>(&default, 22, 40);
+    // 16 warps and 16 slots, 4 lanes, ROWS = 64, R = 16.
+    random_launches::<4, 16, 6, 6, 9>(&config(4, 16, 16, 1024, 4), 23, 40);
+}
+
 // ---- Verilog ----
 
 fn lint_of<B: Block>(mut b: B, tag: &str) {
