@@ -777,14 +777,18 @@ fn random_launches<
     };
     common::reset(&mut u, &p);
     let lw = (L * W) as u64;
-    let (mut refusals, mut traps, mut blocks) = (0, 0, 0);
+    let (mut refusals, mut traps, mut blocks, mut younger_frozen) = (0, 0, 0, 0);
     for n in 0..launches {
         // A launch the core accepts: 1..=L·W threads, a grid of up to 12
         // blocks, shared and clears anywhere in their range.
         let (shape, occ) = loop {
-            let bx = 1 + rng.below(lw) as u32;
-            let by = 1 + rng.below(lw / bx as u64) as u32;
-            let bz = 1 + rng.below(lw / (bx * by) as u64) as u32;
+            // Half of the blocks fit one warp, so that several slots are
+            // resident.
+            let small = rng.chance(50);
+            let span = if small { L as u64 } else { lw };
+            let bx = 1 + rng.below(span) as u32;
+            let by = 1 + rng.below(span / bx as u64) as u32;
+            let bz = 1 + rng.below(span / (bx * by) as u64) as u32;
             let grid = [
                 1 + rng.below(3) as u32,
                 1 + rng.below(2) as u32,
@@ -853,7 +857,7 @@ fn random_launches<
         u.host_start.next = false;
         common::settle(&mut u, &p);
         common::edge(&mut u, &p);
-        let trap_launch = rng.chance(25);
+        let trap_launch = rng.chance(40);
         let mut items: Vec<SItem> = Vec::new();
         let mut flight: std::collections::VecDeque<(usize, Targets, usize)> = Default::default();
         let mut walk: std::collections::VecDeque<(usize, Ev)> = Default::default();
@@ -865,12 +869,18 @@ fn random_launches<
             let running: Vec<usize> = (0..bs).filter(|&k| r.state[k] == ST_RUN).collect();
             let retire =
                 (!running.is_empty() && rng.chance(12)).then(|| running[rng.index(running.len())]);
-            let trap = (trap_launch && !r.held && retire.is_none() && rng.chance(2))
+            let trap = (trap_launch && !r.held && retire.is_none() && rng.below(1000) < 30)
                 .then(|| {
-                    let live: Vec<usize> = (0..bs)
-                        .filter(|&k| r.state[k] == ST_RUN || r.state[k] == ST_LAUNCH)
-                        .collect();
-                    (!live.is_empty()).then(|| live[rng.index(live.len())])
+                    // Only running blocks issue passes that trap; half of
+                    // the time the oldest, so that younger slots freeze
+                    // with it.
+                    let live = running.clone();
+                    let oldest = live.iter().copied().min_by_key(|&k| r.age[k]);
+                    if rng.chance(50) {
+                        oldest
+                    } else {
+                        (!live.is_empty()).then(|| live[rng.index(live.len())])
+                    }
                 })
                 .flatten();
             // S: a return slot first, then the init slot, then a warp
@@ -958,6 +968,11 @@ fn random_launches<
             if let Some(b) = trap {
                 traps += 1;
                 let age = r.age[b];
+                if (0..bs).any(|k| {
+                    k != b && r.age[k] > age && (r.state[k] == ST_RUN || r.state[k] == ST_LAUNCH)
+                }) {
+                    younger_frozen += 1;
+                }
                 for k in 0..bs {
                     if r.age[k] >= age && (r.state[k] == ST_RUN || r.state[k] == ST_LAUNCH) {
                         r.state[k] = ST_FROZEN;
@@ -1078,8 +1093,11 @@ fn random_launches<
             common::settle(&mut u, &p);
         }
     }
-    eprintln!("{launches} launches: {blocks} blocks retired, {refusals} refusals, {traps} traps");
-    assert!(refusals > 0 && traps > 0 && blocks > launches);
+    eprintln!(
+        "{launches} launches: {blocks} blocks retired, {refusals} refusals, {traps} traps \
+         ({younger_frozen} freezing a younger slot too)"
+    );
+    assert!(refusals > 0 && traps > 0 && younger_frozen > 0 && blocks > launches);
 }
 
 #[test]
