@@ -668,6 +668,9 @@ struct RefLaunch {
     ages: u64,
     next: u64,
     held: bool,
+    /// Per warp: `wslot`, `wib` (written at the allocation of its slot).
+    wslot: Vec<u64>,
+    wib: Vec<u64>,
     /// The launch in progress: slot, cycle l, queue, init slots left.
     current: Option<(usize, usize, std::collections::VecDeque<Targets>, usize)>,
 }
@@ -736,6 +739,11 @@ fn ref_launch_step(r: &mut RefLaunch, c: usize, halt: bool) -> Step {
     r.state[k] = ST_LAUNCH;
     r.ctaid[k] = ctaid;
     r.age[k] = r.ages;
+    for j in 0..r.nwarps {
+        let w = (k as u64 * r.nwarps + j) as usize;
+        r.wslot[w] = k as u64;
+        r.wib[w] = j;
+    }
     let n_init = (r.clear_regs * r.nwarps).max(r.clear_rows);
     let queue = (0..n_init).map(|i| r.targets(k as u64, i)).collect();
     r.current = Some((k, c, queue, n_init as usize));
@@ -830,6 +838,8 @@ fn random_launches<
             ages: 0,
             next: 0,
             held: false,
+            wslot: vec![0; W],
+            wib: vec![0; W],
             current: None,
         };
         let m = (1u64 << K) - 1;
@@ -1051,6 +1061,18 @@ fn random_launches<
             assert_eq!(u.active.val(), busy, "{}: active", ctx(c));
             common::edge(&mut u, &p);
             common::settle(&mut u, &p);
+            for w in 0..W {
+                let got = (
+                    u.wslot[w].val().index() as u64,
+                    u.wib[w].val().index() as u64,
+                );
+                assert_eq!(
+                    got,
+                    (r.wslot[w], r.wib[w]),
+                    "{}: wslot, wib of warp {w}",
+                    ctx(c)
+                );
+            }
             // Slot registers after the cycle.
             for k in 0..bs {
                 assert_eq!(

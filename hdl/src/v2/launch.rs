@@ -67,10 +67,10 @@
 //! | `smask` | `W` | slot `k`'s warps (`k < resident`), the scheduler's `smask[k]` |
 //!
 //! **Outputs, warps** (`Vec` of `W`, from flip-flops): `wslot` (4), `wib`
-//! (4) (§5.1; fixed by `nwarps` for a launch, so they are derived here
-//! rather than written at each allocation; meaningful while the warp's slot
-//! is not `FREE`), `wstate` (2): the state of the warp's slot, `ST_FREE`
-//! for a warp of no slot (`EMPTY`, §5.5).
+//! (4) (§5.1: written when the warp's slot is allocated, 0 after `START`
+//! and for warps of no slot, as in the model, whose `DBG_FLAGS` shows
+//! them), `wstate` (2): the state of the warp's slot, `ST_FREE` for a warp
+//! of no slot (`EMPTY`, §5.5; an AND-OR of the slot states).
 //!
 //! **Outputs, allocation** (comb.; the slot is taken at the end of *c*):
 //! `alloc` (1), `alloc_slot` (4), `alloc_oh` (16, the scheduler's
@@ -400,8 +400,6 @@ pub struct LaunchUnit<
     all_alloc_n: Signal<Local, bool>,
     launching_n: Signal<Local, bool>,
     any_busy: Signal<Local, bool>,
-    ws_acc: Signal<Local, Bits<SLOT_BITS>>,
-    wb_acc: Signal<Local, Bits<WARP_BITS>>,
     wst_acc: Signal<Local, Bits<2>>,
     _slots: usize,
     _w: usize,
@@ -647,8 +645,6 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             all_alloc_n: Default::default(),
             launching_n: Default::default(),
             any_busy: Default::default(),
-            ws_acc: Default::default(),
-            wb_acc: Default::default(),
             wst_acc: Default::default(),
             _slots: bs,
             _w: W,
@@ -767,23 +763,18 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
                 | ((self.window_rows.val() << self.sh2.val()) & self.mr_2[i].val())
                 | ((self.window_rows.val() << self.sh3.val()) & self.mr_3[i].val());
         }
-        // Per warp: its slot, its index in the block, its slot's state.
+        // Per warp: its slot's state (the slot masks are fixed for the
+        // launch, so a warp of no slot reads `ST_FREE`).
         for w in 0..self._w {
-            self.ws_acc.next = self.zero_s4.val();
-            self.wb_acc.next = self.zero_w4.val();
             self.wst_acc.next = self.c_free.val();
             for i in 0..self._slots {
                 if self.sm_q[i].q.val().get_bit(w) {
-                    self.ws_acc.next = self.ws_acc.val() | self.k_idx[i].val();
-                    self.wb_acc.next = self.wb_acc.val() | self.bw_q[i].q.val();
                     self.wst_acc.next = self.wst_acc.val() | self.st_q[i].q.val();
                 }
             }
-            self.wslot_q[w].d.next = self.ws_acc.val();
-            self.wib_q[w].d.next = self.w_idx[w].val() - self.wb_acc.val();
+            self.wstate[w].next = self.wst_acc.val();
             self.wslot[w].next = self.wslot_q[w].q.val();
             self.wib[w].next = self.wib_q[w].q.val();
-            self.wstate[w].next = self.wst_acc.val();
         }
 
         // Retire, freeze and the free slots after A (§9.4, §13.2).
@@ -843,6 +834,22 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
         self.alloc_warps.next = self.pwarps.val();
         self.tr_alloc.next = self.do_alloc.val();
         self.tr_alloc_slot.next = self.pslot.val();
+
+        // `wslot` and `wib` are written when the warp's slot is allocated
+        // (§12.3) and cleared by START, as the model's warp state: they are
+        // read in `DBG_FLAGS` for any warp.
+        for w in 0..self._w {
+            self.wslot_q[w].d.next = self.wslot_q[w].q.val();
+            self.wib_q[w].d.next = self.wib_q[w].q.val();
+            if self.pwarps.val().get_bit(w) {
+                self.wslot_q[w].d.next = self.pslot.val();
+                self.wib_q[w].d.next = self.w_idx[w].val() - self.pbase.val();
+            }
+            if self.host_start.val() {
+                self.wslot_q[w].d.next = self.zero_s4.val();
+                self.wib_q[w].d.next = self.zero_w4.val();
+            }
+        }
 
         // The thread-id walk (§12.4).
         self.walk.go.next = self.do_alloc.val();
