@@ -189,6 +189,15 @@ fn run<const L: usize, const W: usize, const K: usize, const RB: usize, const IB
                     .val()
                     .then(|| u.init_row.val().index() as u64),
             );
+            if !u.init_has_reg.val() {
+                assert_eq!(
+                    (u.init_warp.val().index(), u.init_reg.val().index()),
+                    (0, 0)
+                );
+            }
+            if !u.init_has_row.val() {
+                assert_eq!(u.init_row.val().index(), 0);
+            }
             out.events.push((c, Ev::Take(t)));
             flight.push_back((c + 5, t));
         }
@@ -952,6 +961,19 @@ fn random_launches<
                         .then(|| u.init_row.val().index() as u64),
                 );
                 assert_eq!(got, want, "{}: init targets", ctx(c));
+                let absent = (
+                    if u.init_has_reg.val() {
+                        0
+                    } else {
+                        u.init_warp.val().index()
+                    },
+                    if u.init_has_row.val() {
+                        0
+                    } else {
+                        u.init_row.val().index()
+                    },
+                );
+                assert_eq!(absent, (0, 0), "{}: absent targets read 0", ctx(c));
             }
             // The reference's cycle: S, A, retire, trap, launch step.
             if item == SItem::Init {

@@ -85,7 +85,9 @@
 //!
 //! **Outputs, init slot offered to S in *c*** (from flip-flops):
 //! `init_req` (1), `init_has_reg` (1), `init_warp` (4), `init_reg` (5),
-//! `init_has_row` (1), `init_row` (`RB`, physical row `base_row + i`).
+//! `init_has_row` (1), `init_row` (`RB`, physical row `base_row + i`); an
+//! absent target is 0 (`init_warp` is then `tr_s_warp` as §15.2 wants it).
+//! The values are meaningful only with `init_req`.
 //!
 //! **Outputs, start** (comb.; at the end of *c* the slot becomes `RUN`):
 //! `start` (1), `start_slot` (4), `start_warps` (`W`): the warps whose
@@ -903,6 +905,15 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             self.init_reg.next = self.rctr_q.q.val().get_bits::<REG_BITS>(0);
             self.init_has_row.next = self.fresh_row.val();
             self.init_row.next = self.rowc_q.q.val();
+        }
+        // An absent target reads 0 (§15.2: `tr_s_warp` of an init slot
+        // without a register is 0), so the core can trace `init_warp` as is.
+        if !self.init_has_reg.val() {
+            self.init_warp.next = self.zero_w4.val();
+            self.init_reg.next = self.zero_rn.val();
+        }
+        if !self.init_has_row.val() {
+            self.init_row.next = self.zero_rb.val();
         }
         self.pop_fresh.next = self.init_take.val() & self.launching_q.q.val() & self.fresh.val();
         self.pop_q.next = self.init_take.val()
