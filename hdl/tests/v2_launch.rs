@@ -1141,7 +1141,8 @@ fn random_launches<
         "{launches} launches: {blocks} blocks retired, {refusals} refusals, {traps} traps \
          ({younger_frozen} freezing a younger slot too)"
     );
-    assert!(refusals > 0 && traps > 0 && younger_frozen > 0 && blocks > launches);
+    assert!(refusals > 0 && traps > 0 && blocks > launches);
+    assert!(younger_frozen > 0 || bs == 1);
 }
 
 #[test]
@@ -1153,6 +1154,8 @@ fn random_launches_match_the_reference() {
     random_launches::<8, 8, 6, 9, 10>(&default, 22, 40);
     // 16 warps and 16 slots, 4 lanes, ROWS = 64, R = 16.
     random_launches::<4, 16, 6, 6, 9>(&config(4, 16, 16, 1024, 4), 23, 40);
+    // One warp and one slot.
+    random_launches::<4, 1, 2, 6, 7>(&config(4, 1, 1, 1024, 4), 24, 40);
 }
 
 // ---- Verilog ----
@@ -1179,6 +1182,15 @@ fn verilog_lint_of_the_launch_unit() {
     lint_of(
         LaunchUnit::<4, 16, 6, 6, 9>::new(&config(4, 16, 16, 1024, 4)),
         "w16",
+    );
+    // One warp, one slot; 32 lanes × 16 warps with 512 rows.
+    lint_of(
+        LaunchUnit::<4, 1, 2, 6, 7>::new(&config(4, 1, 1, 1024, 4)),
+        "w1",
+    );
+    lint_of(
+        LaunchUnit::<32, 16, 9, 9, 10>::new(&config(32, 16, 4, 16384, 8)),
+        "l32w16",
     );
 }
 

@@ -348,7 +348,8 @@ pub struct LaunchUnit<
     w_bit: Vec<Constant<Bits<W>>>,
     w_idx: Vec<Constant<Bits<WARP_BITS>>>,
     w_cnt: Vec<Constant<Bits<COUNT_BITS>>>,
-    // Per lane: its bit and its number (the last warp's alive lanes).
+    // Per lane but the last: its bit and its number (the last warp's alive
+    // lanes).
     l_bit: Vec<Constant<Bits<L>>>,
     l_num: Vec<Constant<Bits<K>>>,
     // Locals.
@@ -405,7 +406,7 @@ pub struct LaunchUnit<
     wst_acc: Signal<Local, Bits<2>>,
     _slots: usize,
     _w: usize,
-    _l: usize,
+    _l_below: usize,
     _q: usize,
 }
 
@@ -595,8 +596,8 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             w_bit: (0..W).map(|w| k(1 << w)).collect(),
             w_idx: (0..W).map(|w| k(w as u64)).collect(),
             w_cnt: (0..W).map(|w| k(w as u64)).collect(),
-            l_bit: (0..L).map(|l| k(1 << l)).collect(),
-            l_num: (0..L).map(|l| k(l as u64)).collect(),
+            l_bit: (0..L - 1).map(|l| k(1 << l)).collect(),
+            l_num: (0..L - 1).map(|l| k(l as u64)).collect(),
             b_lo: Default::default(),
             b_hi: Default::default(),
             t_lo: Default::default(),
@@ -650,7 +651,7 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             wst_acc: Default::default(),
             _slots: bs,
             _w: W,
-            _l: L,
+            _l_below: L - 1,
             _q: REQUEUE_DEPTH,
         }
     }
@@ -770,7 +771,7 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
         for w in 0..self._w {
             self.wst_acc.next = self.c_free.val();
             for i in 0..self._slots {
-                if self.sm_q[i].q.val().get_bit(w) {
+                if (self.sm_q[i].q.val() & self.w_bit[w].val()).any() {
                     self.wst_acc.next = self.wst_acc.val() | self.st_q[i].q.val();
                 }
             }
@@ -843,7 +844,7 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
         for w in 0..self._w {
             self.wslot_q[w].d.next = self.wslot_q[w].q.val();
             self.wib_q[w].d.next = self.wib_q[w].q.val();
-            if self.pwarps.val().get_bit(w) {
+            if (self.pwarps.val() & self.w_bit[w].val()).any() {
                 self.wslot_q[w].d.next = self.pslot.val();
                 self.wib_q[w].d.next = self.w_idx[w].val() - self.pbase.val();
             }
@@ -980,7 +981,8 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
         self.lastw.next = self.lwarps.val() & !(self.lwarps.val() >> self.sh1.val());
         self.thr_low.next = self.threads.val() & self.lane_mod.val();
         self.lalive.next = self.zero_l.val();
-        for l in 0..self._l {
+        // Lane L − 1 is alive only when threads mod L is 0 (below).
+        for l in 0..self._l_below {
             if self.l_num[l].val() < self.thr_low.val() {
                 self.lalive.next = self.lalive.val() | self.l_bit[l].val();
             }
@@ -990,9 +992,9 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
         }
         for w in 0..self._w {
             self.start_alive[w].next = self.zero_l.val();
-            if self.start_warps.val().get_bit(w) {
+            if (self.start_warps.val() & self.w_bit[w].val()).any() {
                 self.start_alive[w].next = self.ones_l.val();
-                if self.lastw.val().get_bit(w) {
+                if (self.lastw.val() & self.w_bit[w].val()).any() {
                     self.start_alive[w].next = self.lalive.val();
                 }
             }
