@@ -17,6 +17,7 @@
 //! | `scheduler.rs` | [`scheduler::Scheduler`]: stage S, item priority, `lrr`/`gto` (§6) |
 //! | `setup.rs` | [`setup::Setup`]: the SETUP computation and refusal rules (§12.1, §12.2) |
 //! | `tidwalk.rs` | [`tidwalk::TidWalk`]: the thread-id walk of a block launch (§12.3, §12.4) |
+//! | `warpstate.rs` | [`warpstate::WarpState`]: per-warp state (§5.1), readiness (§5.4), state codes (§5.5) |
 //! | `shmem.rs` | [`shmem::Shmem`]: the shared memory (§10.1): byte-enable banks, store and load crossbars, the one atomic ALU, row clear, port rule (M–W) |
 //!
 //! Every selection is a one-hot AND-OR, never an `if x == K` chain
@@ -38,6 +39,7 @@ pub mod scheduler;
 pub mod setup;
 pub mod shmem;
 pub mod tidwalk;
+pub mod warpstate;
 
 use rust_hdl_core::prelude::*;
 
