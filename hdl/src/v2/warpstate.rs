@@ -100,6 +100,7 @@ pub struct WarpState<const L: usize> {
     pub f_gmask: Signal<Out, Bits<L>>,
     pub f_gpc: Signal<Out, Bits<PC_W>>,
     pub f_gdepth: Signal<Out, Bits<DEPTH_W>>,
+    pub f_replay: Signal<Out, bool>,
     // The `a_sel` warp.
     pub a_gmask: Signal<Out, Bits<L>>,
     pub a_gpc: Signal<Out, Bits<PC_W>>,
@@ -154,6 +155,7 @@ pub struct WarpState<const L: usize> {
     ch_f_gmask: Vec<Signal<Local, Bits<L>>>,
     ch_f_gpc: Vec<Signal<Local, Bits<PC_W>>>,
     ch_f_gdepth: Vec<Signal<Local, Bits<DEPTH_W>>>,
+    ch_f_replay: Vec<Signal<Local, bool>>,
     ch_a_gmask: Vec<Signal<Local, Bits<L>>>,
     ch_a_gpc: Vec<Signal<Local, Bits<PC_W>>>,
     ch_a_gdepth: Vec<Signal<Local, Bits<DEPTH_W>>>,
@@ -210,6 +212,7 @@ impl<const L: usize> WarpState<L> {
             f_gmask: Default::default(),
             f_gpc: Default::default(),
             f_gdepth: Default::default(),
+            f_replay: Default::default(),
             a_gmask: Default::default(),
             a_gpc: Default::default(),
             a_gdepth: Default::default(),
@@ -258,6 +261,7 @@ impl<const L: usize> WarpState<L> {
             ch_f_gmask: sig(warps + 1),
             ch_f_gpc: sig(warps + 1),
             ch_f_gdepth: sig(warps + 1),
+            ch_f_replay: sig(warps + 1),
             ch_a_gmask: sig(warps + 1),
             ch_a_gpc: sig(warps + 1),
             ch_a_gdepth: sig(warps + 1),
@@ -280,6 +284,7 @@ impl<const L: usize> Logic for WarpState<L> {
         self.ch_f_gmask[0].next = self.zero_l.val();
         self.ch_f_gpc[0].next = self.zero_pc.val();
         self.ch_f_gdepth[0].next = self.zero_d.val();
+        self.ch_f_replay[0].next = false;
         self.ch_a_gmask[0].next = self.zero_l.val();
         self.ch_a_gpc[0].next = self.zero_pc.val();
         self.ch_a_gdepth[0].next = self.zero_d.val();
@@ -294,6 +299,7 @@ impl<const L: usize> Logic for WarpState<L> {
             self.ch_f_gmask[w + 1].next = self.ch_f_gmask[w].val();
             self.ch_f_gpc[w + 1].next = self.ch_f_gpc[w].val();
             self.ch_f_gdepth[w + 1].next = self.ch_f_gdepth[w].val();
+            self.ch_f_replay[w + 1].next = self.ch_f_replay[w].val();
             self.ch_a_gmask[w + 1].next = self.ch_a_gmask[w].val();
             self.ch_a_gpc[w + 1].next = self.ch_a_gpc[w].val();
             self.ch_a_gdepth[w + 1].next = self.ch_a_gdepth[w].val();
@@ -387,6 +393,7 @@ impl<const L: usize> Logic for WarpState<L> {
                 self.ch_f_gmask[w + 1].next = self.ch_f_gmask[w].val() | self.gm[w].q.val();
                 self.ch_f_gpc[w + 1].next = self.ch_f_gpc[w].val() | self.pc[w].q.val();
                 self.ch_f_gdepth[w + 1].next = self.ch_f_gdepth[w].val() | self.dp[w].q.val();
+                self.ch_f_replay[w + 1].next = self.ch_f_replay[w].val() | self.rp[w].q.val();
             }
             self.mine_a[w].next = (self.a_sel.val() & self.bit[w].val()).any();
             if self.mine_a[w].val() {
@@ -482,6 +489,7 @@ impl<const L: usize> Logic for WarpState<L> {
             self.f_gmask.next = self.ch_f_gmask[n].val();
             self.f_gpc.next = self.ch_f_gpc[n].val();
             self.f_gdepth.next = self.ch_f_gdepth[n].val();
+            self.f_replay.next = self.ch_f_replay[n].val();
             self.a_gmask.next = self.ch_a_gmask[n].val();
             self.a_gpc.next = self.ch_a_gpc[n].val();
             self.a_gdepth.next = self.ch_a_gdepth[n].val();
