@@ -94,8 +94,8 @@ pub use concord_uarch::counters_v2::{V2Counter, V2Counters};
 pub use concord_uarch::GenOptions;
 pub use host::{host_read, host_write};
 pub use run::{
-    func_reference, occupancy, run, run_direct, BlockState, Outcome, PipelineLaunch,
-    PipelineOptions,
+    func_reference, occupancy, run, run_direct, run_observed, BlockState, CycleObserver, Outcome,
+    PipelineLaunch, PipelineOptions,
 };
 pub use warp::WarpCode;
 pub use wishbone::WishboneMemory;
@@ -172,6 +172,9 @@ pub struct Pipeline {
     tr: TraceRecord,
     /// The record of the last cycle: what the port shows now.
     last_trace: Option<TraceRecord>,
+    /// The global-memory port's record of the last cycle (idle in a cycle
+    /// without a global unit cycle), for lock-step co-simulation.
+    gm_port: concord_uarch::wishbone::Signals,
 }
 
 impl Pipeline {
@@ -207,8 +210,15 @@ impl Pipeline {
         self.last_trace.as_ref()
     }
 
+    /// The global-memory port's record of the last cycle: the master's
+    /// outputs and the testbench memory's answer (§14.5, §15.4).
+    pub fn gm_port(&self) -> &concord_uarch::wishbone::Signals {
+        &self.gm_port
+    }
+
     /// One clock cycle.
     pub fn step(&mut self) {
+        self.gm_port = concord_uarch::wishbone::Signals::idle();
         if !self.gen.trace {
             self.step_core();
             return;
@@ -499,6 +509,7 @@ impl Pipeline {
             bus_violations: Vec::new(),
             tr: TraceRecord::default(),
             last_trace: None,
+            gm_port: concord_uarch::wishbone::Signals::idle(),
             hw,
         })
     }
