@@ -51,6 +51,8 @@ pub struct Mismatch {
     pub diffs: Vec<FieldDiff>,
     pub model: V2Cycle,
     pub rtl: V2Cycle,
+    /// Both records of the cycle, summarised (model, RTL).
+    pub summaries: (String, String),
     /// The cycles before, identical on both sides, summarised.
     pub before: Vec<(u64, String)>,
 }
@@ -59,6 +61,8 @@ impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "RTL and cycle model differ at cycle {}:", self.cycle)?;
         write_diffs(f, &self.diffs)?;
+        writeln!(f, "  cycle model: {}", self.summaries.0)?;
+        writeln!(f, "  RTL:         {}", self.summaries.1)?;
         write_before(f, &self.before)
     }
 }
@@ -202,11 +206,13 @@ impl CycleObserver for Observer<'_> {
         }
         if model != rtl {
             let before = self.before.iter().cloned().collect();
+            let summaries = (summary(&self.hw, &model), summary(&self.hw, &rtl));
             return self.fail(LockstepError::Mismatch(Box::new(Mismatch {
                 cycle,
                 diffs,
                 model,
                 rtl,
+                summaries,
                 before,
             })));
         }
@@ -455,6 +461,13 @@ pub fn summary(hw: &HwParams, c: &V2Cycle) -> String {
     }
     if c.host.cyc || c.host.ack {
         parts.push(format!("wbs[{}]", c.host));
+    }
+    let p = &c.pins;
+    if p.running || p.done || p.trapped || p.irq {
+        parts.push(format!(
+            "pins[running={} done={} trapped={} irq={}]",
+            p.running as u8, p.done as u8, p.trapped as u8, p.irq as u8
+        ));
     }
     if c.gm.cyc || c.gm.ack || c.gm.err {
         parts.push(format!("gm[{}]", c.gm));

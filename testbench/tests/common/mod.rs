@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod cases;
+
 use concord_isa::config::CoreConfig;
 use concord_isa::container::Kernel;
 use concord_isa::func;

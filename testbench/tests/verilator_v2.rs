@@ -1,0 +1,660 @@
+//! The Core v2 RTL (`concord_hdl::v2::core::core_verilog` under Verilator)
+//! in lock-step with the v2 cycle model (`concord_testbench::lockstep`,
+//! docs/microarchitecture-v2.md §15.4, §20): every cycle both Wishbone
+//! ports, the status pins and the trace record must agree bit for bit, the
+//! protocol checkers watch the RTL's ports, the registers read back at the
+//! end agree, and the final memory and trap agree with the functional
+//! model.
+//!
+//! One test per tier of §20, so that each can be followed as the core
+//! grows:
+//!
+//! * the harness itself, on a toy `concord_core` generated here from the v2
+//!   port list (it answers host requests and nothing else);
+//! * `paper_goldens` and `every_instruction_under_three_guards`: the cases
+//!   of `tests/common/cases.rs` on two cores (4 × 4 `lrr` `unified`
+//!   `depth_pc`; 8 × 2 `gto` `split` `pc_only`);
+//! * `random_programs`: `CONCORD_V2_RTL_PROGRAMS` programs (default 125) on
+//!   each of four shapes, each shape with its own scheduler and arbiter;
+//!   the ignored `twenty_thousand_random_programs` is the large tier;
+//! * `compiled_suite`: every `-small` launch of the suite (one core, as the
+//!   v1 tier), checked by the kernel's host check;
+//! * `compiled_random_kernels`: `CONCORD_V2_RTL_RANDOM_KERNELS` compiled
+//!   random kernels (default 100) against the IR interpreter;
+//! * `stress_configs`: random programs on `configs/stress-latency.yaml` and
+//!   `configs/stress-blocks.yaml`, each under both arbiters and both
+//!   schedulers.
+//!
+//! A failure names the case or seed, the cycle and the differing fields.
+
+mod common;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use common::cases::{self, Case};
+use concord_isa::config::{ArbiterMode, Arbitration, CoreConfig, Scheduler};
+use concord_isa::func::{self, RunError, TrapCause};
+use concord_testbench::gen::Program;
+use concord_testbench::lockstep::{self, LockstepError, LockstepOutcome};
+use concord_testbench::pipeline::{func_reference, PipelineLaunch, PipelineOptions};
+use concord_testbench::verilator::{BuildOptions, RtlV2};
+use concord_uarch::ports::{core_ports, Dir};
+use concord_uarch::regmap;
+use concord_uarch::trace::{record_bits, TraceRecord};
+use concord_uarch::{GenOptions, HwParams};
+
+/// `name` as a whole number, `default` when unset.
+fn env_u64(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Err(_) => default,
+        Ok(v) => v
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?}: expected a whole number")),
+    }
+}
+
+/// The Verilog of the v2 core of `config` with the trace port.
+fn core_verilog(config: &CoreConfig) -> String {
+    v2_core_not_merged::core_verilog(config, &GenOptions::sim())
+        .unwrap_or_else(|e| panic!("the v2 core of {config:?} does not generate: {e}"))
+}
+
+// TEMPORARY: `concord_hdl::v2::core` is on branch v2core, not merged yet.
+mod v2_core_not_merged {
+    pub fn core_verilog(
+        _: &concord_isa::config::CoreConfig,
+        _: &concord_uarch::GenOptions,
+    ) -> Result<String, String> {
+        Err("concord_hdl::v2::core::core_verilog is not merged yet (branch v2core)".into())
+    }
+}
+
+thread_local! {
+    /// Verilated v2 cores by configuration, built once per test thread
+    /// (and cached on disk across threads and runs).
+    static RTLS: RefCell<HashMap<CoreConfig, RtlV2>> = Default::default();
+}
+
+/// Runs `f` on the Verilated v2 core of `config`.
+fn with_rtl<T>(config: &CoreConfig, f: impl FnOnce(&mut RtlV2) -> T) -> T {
+    RTLS.with(|rtls| {
+        let mut rtls = rtls.borrow_mut();
+        let rtl = rtls.entry(config.clone()).or_insert_with(|| {
+            RtlV2::build(
+                &core_verilog(config),
+                config,
+                &GenOptions::sim(),
+                &BuildOptions::default(),
+            )
+            .unwrap_or_else(|e| panic!("verilator build of the v2 core: {e}"))
+        });
+        f(rtl)
+    })
+}
+
+fn options(watchdog: u64) -> PipelineOptions {
+    PipelineOptions {
+        watchdog,
+        check_bus: true,
+        gen: GenOptions::sim(),
+    }
+}
+
+/// `launch` in lock-step on `config`'s core, then against the functional
+/// model (run with the occupancy's shared window): the same trap, or the
+/// same global memory (below `compared`, all of it when `None`).
+fn lockstep_checked(
+    config: &CoreConfig,
+    launch: &PipelineLaunch<'_>,
+    global: &[u8],
+    watchdog: u64,
+    compared: Option<usize>,
+) -> Result<LockstepOutcome, String> {
+    let o = with_rtl(config, |rtl| {
+        lockstep::run(config, launch, global, rtl, options(watchdog))
+    })
+    .map_err(|e| e.to_string())?;
+    let mut expect = global.to_vec();
+    let func = func_reference(
+        config,
+        launch,
+        &mut expect,
+        func::Options { watchdog },
+        None,
+    )
+    .map_err(RunError::unwrap_trap);
+    match (&func, &o.outcome.result) {
+        (Ok(_), Ok(())) => {
+            let n = compared.unwrap_or(expect.len()).min(expect.len());
+            if let Some(i) = (0..n).find(|&i| expect[i] != o.global[i]) {
+                return Err(format!(
+                    "global byte {i:#x}: functional {:#04x}, RTL and model {:#04x}",
+                    expect[i], o.global[i]
+                ));
+            }
+        }
+        (Err(f), Err(t)) => {
+            let both_watchdog = matches!(f.cause, TrapCause::Watchdog { .. })
+                && matches!(t.cause, TrapCause::Watchdog { .. });
+            if !both_watchdog && !f.same_report(t) {
+                return Err(format!("trap: functional `{f}`, RTL and model `{t}`"));
+            }
+        }
+        (Ok(_), Err(t)) => return Err(format!("RTL and model trapped (`{t}`), functional not")),
+        (Err(f), Ok(())) => return Err(format!("functional trapped (`{f}`), RTL and model not")),
+    }
+    Ok(o)
+}
+
+// ---------------------------------------------------------------------
+// The harness on a toy core.
+
+/// A toy `concord_core` with exactly the v2 ports of `config` (widths from
+/// `core_ports`): the host slave acknowledges every request one cycle
+/// later with read data 0 (§14.3), every other output is a constant, and
+/// `tr_record` is `record` packed. With `ack_stuck_at_1` the slave's `ACK`
+/// is 1 in every cycle.
+fn toy_verilog(config: &CoreConfig, record: &TraceRecord, ack_stuck_at_1: bool) -> String {
+    let hw = HwParams::new(config).unwrap();
+    let ports = core_ports(&hw, &GenOptions::sim());
+    let mut v =
+        String::from("// A toy v2 concord_core for testing the harness.\nmodule concord_core (\n");
+    let decls: Vec<String> = ports
+        .iter()
+        .map(|p| {
+            let range = if p.width > 1 {
+                format!("[{}:0] ", p.width - 1)
+            } else {
+                String::new()
+            };
+            let kind = match (p.dir, p.name) {
+                (Dir::In, _) => "input wire",
+                (Dir::Out, "wbs_ack_o") => "output reg",
+                (Dir::Out, _) => "output wire",
+            };
+            format!("    {kind} {range}{}", p.name)
+        })
+        .collect();
+    v += &decls.join(",\n");
+    v += "\n);\n";
+    let stuck = u8::from(ack_stuck_at_1);
+    let _ = writeln!(
+        v,
+        "    always @(posedge clk) wbs_ack_o <= rst ? 1'b{stuck} : (1'b{stuck} | (wbs_cyc_i & wbs_stb_i));"
+    );
+    let bits = record.pack(&hw);
+    let width = record_bits(&hw) as usize;
+    let hex: String = (0..width.div_ceil(4))
+        .rev()
+        .map(|nibble| {
+            let at = 4 * nibble;
+            let v = (bits[at / 64] >> (at % 64)) & 0xf;
+            char::from_digit(v as u32, 16).unwrap()
+        })
+        .collect();
+    for p in ports.iter().filter(|p| p.dir == Dir::Out) {
+        match p.name {
+            "wbs_ack_o" => {}
+            "tr_record" => {
+                let _ = writeln!(v, "    assign tr_record = {width}'h{hex};");
+            }
+            n => {
+                let _ = writeln!(v, "    assign {n} = {}'d0;", p.width);
+            }
+        }
+    }
+    v += "endmodule\n";
+    v
+}
+
+fn toy_config() -> CoreConfig {
+    CoreConfig {
+        lanes: 4,
+        warps: 2,
+        global_memory_bytes: 4096,
+        ..CoreConfig::default()
+    }
+}
+
+/// The record of an idle core by §15.2: state `IDLE` (0), every warp
+/// `EMPTY` (0, §5.5), every entry free, nothing else happening.
+fn idle_record(config: &CoreConfig) -> TraceRecord {
+    TraceRecord {
+        free: config.global_outstanding,
+        ..TraceRecord::default()
+    }
+}
+
+fn exit_launch(kernel: &concord_isa::container::Kernel) -> PipelineLaunch<'_> {
+    common::launch_1d(kernel, 4, 1)
+}
+
+/// The toy answers the host like the model while the launch is written;
+/// the first difference is the `START` cycle, whose edge puts the model in
+/// `SETUP`, so that `running_o` is 1 during the next cycle (§14.2: it is
+/// registered and follows the state), while the toy's stays 0.
+#[test]
+fn the_toy_core_agrees_until_start_and_the_report_names_the_cycle_and_field() {
+    let config = toy_config();
+    let verilog = toy_verilog(&config, &idle_record(&config), false);
+    let mut rtl = RtlV2::build(
+        &verilog,
+        &config,
+        &GenOptions::sim(),
+        &BuildOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let kernel = common::assemble("exit\n");
+    let launch = exit_launch(&kernel);
+    let global = vec![0; 4096];
+    // The host script: the launch writes, then START, one per cycle.
+    let extras = regmap::LaunchExtras {
+        shared_bytes: 0,
+        clear_regs: 0,
+        clear_shared: 0,
+    };
+    let start_cycle = regmap::launch_writes(&launch.launch, &extras).len() as u64;
+    match lockstep::run(&config, &launch, &global, &mut rtl, options(1000)) {
+        Err(LockstepError::Mismatch(m)) => {
+            assert_eq!(m.cycle, start_cycle, "{m}");
+            let fields: Vec<(&str, &str, &str)> = m
+                .diffs
+                .iter()
+                .map(|d| (d.field.as_str(), d.model.as_str(), d.rtl.as_str()))
+                .collect();
+            assert_eq!(fields, [("running_o", "1", "0")], "{m}");
+            assert_eq!(m.before.len(), lockstep::CONTEXT, "{m}");
+            assert_eq!(m.before.last().unwrap().0, start_cycle - 1, "{m}");
+            let text = m.to_string();
+            assert!(
+                text.contains(&format!("differ at cycle {start_cycle}")),
+                "{text}"
+            );
+        }
+        other => panic!("expected a mismatch at cycle {start_cycle}, got {other:?}"),
+    }
+    assert!(rtl.cycles() > start_cycle);
+}
+
+/// A host slave whose `ACK` is 1 from reset answers a request nobody made
+/// in cycle 0: the checker of §20 reports it at cycle 0, on the `wbs` port.
+#[test]
+fn a_host_ack_without_a_request_is_reported_at_its_cycle() {
+    let config = toy_config();
+    let verilog = toy_verilog(&config, &idle_record(&config), true);
+    let mut rtl = RtlV2::build(
+        &verilog,
+        &config,
+        &GenOptions::sim(),
+        &BuildOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let kernel = common::assemble("exit\n");
+    let launch = exit_launch(&kernel);
+    match lockstep::run(&config, &launch, &vec![0; 4096], &mut rtl, options(1000)) {
+        Err(LockstepError::Protocol(p)) => {
+            assert_eq!(p.cycle, 0, "{p}");
+            assert!(
+                p.violations.iter().all(|v| v.starts_with("wbs port")),
+                "{p}"
+            );
+            assert!(
+                p.diffs
+                    .iter()
+                    .any(|d| d.field == "wbs.ack" && d.model == "0" && d.rtl == "1"),
+                "{p}"
+            );
+        }
+        other => panic!("expected a protocol violation at cycle 0, got {other:?}"),
+    }
+}
+
+/// A core built for one configuration is refused for another.
+#[test]
+fn a_core_of_another_configuration_is_refused() {
+    let config = toy_config();
+    let verilog = toy_verilog(&config, &idle_record(&config), false);
+    let mut rtl = RtlV2::build(
+        &verilog,
+        &config,
+        &GenOptions::sim(),
+        &BuildOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let other = CoreConfig { warps: 4, ..config };
+    let kernel = common::assemble("exit\n");
+    let e = lockstep::run(
+        &other,
+        &exit_launch(&kernel),
+        &vec![0; 4096],
+        &mut rtl,
+        options(10),
+    )
+    .unwrap_err();
+    assert!(matches!(e, LockstepError::Setup(_)), "{e}");
+}
+
+// ---------------------------------------------------------------------
+// The tiers.
+
+/// The two cores of the case tiers.
+fn case_configs() -> [CoreConfig; 2] {
+    [
+        CoreConfig {
+            lanes: 4,
+            warps: 4,
+            global_latency: 3,
+            shared_banks: 1,
+            global_memory_bytes: 4096,
+            ..CoreConfig::default()
+        },
+        CoreConfig {
+            lanes: 8,
+            warps: 2,
+            global_latency: 20,
+            scheduler: Scheduler::Gto,
+            arbiter: ArbiterMode::Split,
+            arbitration: Arbitration::PcOnly,
+            global_memory_bytes: 4096,
+            ..CoreConfig::default()
+        },
+    ]
+}
+
+/// Every case on each core it fits (and whose policy it asks for).
+fn check_cases(cases: &[Case]) {
+    let mut ran = 0;
+    for config in case_configs() {
+        for case in cases {
+            if case.threads() > config.lanes * config.warps
+                || case.policy.is_some_and(|p| p != config.arbitration)
+            {
+                continue;
+            }
+            let kernel = concord_isa::asm::assemble(&case.src, "case.s")
+                .unwrap_or_else(|e| panic!("`{}`: {e}", case.name));
+            let launch = PipelineLaunch {
+                launch: func::Launch {
+                    code: &kernel.code,
+                    entry_pc: kernel.entries[0].pc,
+                    grid: [case.blocks, 1, 1],
+                    block: case.block,
+                    params: &case.params,
+                    stack_bytes: kernel.stack_bytes,
+                },
+                shared_bytes: kernel.shared_bytes,
+                regs_used: kernel.regs_used,
+            };
+            if let Err(e) = lockstep_checked(&config, &launch, &case.global, case.watchdog, None) {
+                panic!(
+                    "`{}` on {} lanes × {} warps {:?} {:?}: {e}",
+                    case.name, config.lanes, config.warps, config.scheduler, config.arbiter
+                );
+            }
+            ran += 1;
+        }
+    }
+    assert!(
+        ran >= cases.len(),
+        "only {ran} runs for {} cases",
+        cases.len()
+    );
+}
+
+/// The paper goldens (Collange Table 2 and Listing 1, consensual branches,
+/// spin locks, barriers, traps, stack overflows, partial warps and blocks).
+#[test]
+fn paper_goldens() {
+    let mut all = Vec::new();
+    all.extend(cases::golden_divergence_and_reconvergence());
+    all.extend(cases::golden_consensual_branches());
+    all.extend(cases::golden_spin_locks());
+    all.extend(cases::golden_barriers());
+    all.extend(cases::golden_traps());
+    all.extend(cases::next_pc_outside_the_program());
+    all.extend(cases::stack_overflow());
+    all.extend(cases::golden_partial_warp_and_multiple_blocks());
+    check_cases(&all);
+}
+
+/// Every instruction under the three guards (none, `@p1`, `@!pt`).
+#[test]
+fn every_instruction_under_three_guards() {
+    let mut all = Vec::new();
+    all.extend(cases::instructions_alu());
+    all.extend(cases::instructions_predicates());
+    all.extend(cases::instructions_special_registers());
+    all.extend(cases::instructions_loads_and_stores());
+    all.extend(cases::instructions_atomics());
+    all.extend(cases::instructions_votes());
+    all.extend(cases::instructions_control());
+    check_cases(&all);
+}
+
+/// `count` random programs of `(lanes, warps)` from `first_seed`, on one
+/// core: `base` fitted to all of them.
+fn random_tier(lanes: u32, warps: u32, base: CoreConfig, count: u64, first_seed: u64) {
+    let programs: Vec<Program> = (first_seed..first_seed + count)
+        .map(|seed| {
+            let threads = common::random_threads(seed, lanes, warps);
+            common::random_program(seed, lanes, warps, threads, 1 + (seed % 3) as u32)
+        })
+        .collect();
+    let config = programs.iter().fold(
+        CoreConfig {
+            lanes,
+            warps,
+            ..base
+        },
+        |c, p| p.fit(&c),
+    );
+    let started = std::time::Instant::now();
+    let mut cycles = 0;
+    for p in &programs {
+        let kernel = p.kernel();
+        let launch = common::random_pipeline_launch(p, &kernel);
+        let global = common::random_global(p, &config);
+        let o = lockstep_checked(&config, &launch, &global, 5_000_000, None).unwrap_or_else(|e| {
+            panic!(
+                "seed {} on {lanes}x{warps} {:?} {:?} lat {}: {e}\n{}",
+                p.seed, config.scheduler, config.arbiter, config.global_latency, p.source
+            )
+        });
+        if let Err(t) = &o.outcome.result {
+            panic!("seed {}: a generated program trapped: {t}", p.seed);
+        }
+        cycles += o.cycles;
+    }
+    eprintln!(
+        "{lanes}x{warps} {:?} {:?}: {count} programs, {cycles} cycles in lock-step in {:.1} s, 0 mismatches",
+        config.scheduler,
+        config.arbiter,
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// The four shapes of the random tiers, each with its own scheduler and
+/// arbiter (every combination once) and latency.
+fn random_shapes() -> [(u32, u32, CoreConfig); 4] {
+    let c = |scheduler, arbiter, global_latency| CoreConfig {
+        scheduler,
+        arbiter,
+        global_latency,
+        ..CoreConfig::default()
+    };
+    [
+        (4, 1, c(Scheduler::Lrr, ArbiterMode::Unified, 10)),
+        (4, 8, c(Scheduler::Gto, ArbiterMode::Split, 100)),
+        (8, 2, c(Scheduler::Lrr, ArbiterMode::Split, 3)),
+        (32, 1, c(Scheduler::Gto, ArbiterMode::Unified, 1)),
+    ]
+}
+
+/// 500 random programs in CI (`CONCORD_V2_RTL_PROGRAMS` per shape).
+#[test]
+fn random_programs() {
+    let count = env_u64("CONCORD_V2_RTL_PROGRAMS", 125);
+    for (i, (lanes, warps, base)) in random_shapes().into_iter().enumerate() {
+        random_tier(lanes, warps, base, count, 70_000 * (i as u64 + 1));
+    }
+}
+
+/// The large tier: 20,000 random programs (`-- --ignored`).
+#[test]
+#[ignore]
+fn twenty_thousand_random_programs() {
+    for (i, (lanes, warps, base)) in random_shapes().into_iter().enumerate() {
+        random_tier(lanes, warps, base, 5000, 1_000_000 * (i as u64 + 1));
+    }
+}
+
+/// The stress configurations of §20, each under both arbiters and both
+/// schedulers (two combinations each, every combination once in all),
+/// with random programs of their shape.
+#[test]
+fn stress_configs() {
+    let count = env_u64("CONCORD_V2_RTL_STRESS_PROGRAMS", 25);
+    let load = |file: &str| {
+        let path = format!("{}/../configs/{file}.yaml", env!("CARGO_MANIFEST_DIR"));
+        CoreConfig::load(std::path::Path::new(&path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let runs = [
+        ("stress-latency", Scheduler::Lrr, ArbiterMode::Unified),
+        ("stress-latency", Scheduler::Gto, ArbiterMode::Split),
+        ("stress-blocks", Scheduler::Gto, ArbiterMode::Unified),
+        ("stress-blocks", Scheduler::Lrr, ArbiterMode::Split),
+    ];
+    for (i, (file, scheduler, arbiter)) in runs.into_iter().enumerate() {
+        let base = CoreConfig {
+            scheduler,
+            arbiter,
+            ..load(file)
+        };
+        let (lanes, warps) = (base.lanes, base.warps);
+        if file == "stress-blocks" {
+            // Small blocks, many of them: one or two warps each.
+            for s in 0..count {
+                let seed = 800_000 + 1000 * i as u64 + s;
+                let p = common::random_program(
+                    seed,
+                    lanes,
+                    warps,
+                    1 + (s % 8) as u32,
+                    6 + (s % 5) as u32,
+                );
+                let config = p.fit(&base);
+                let kernel = p.kernel();
+                let launch = common::random_pipeline_launch(&p, &kernel);
+                let global = common::random_global(&p, &config);
+                lockstep_checked(&config, &launch, &global, 5_000_000, None).unwrap_or_else(|e| {
+                    panic!("{file} {scheduler:?} {arbiter:?} seed {seed}: {e}")
+                });
+            }
+        } else {
+            random_tier(lanes, warps, base, count, 800_000 + 1000 * i as u64);
+        }
+    }
+}
+
+/// Every `-small` launch of the compiled suite (default compile options)
+/// in lock-step; the kernel's host check on the final memory.
+#[test]
+fn compiled_suite() {
+    use concord_compiler::driver::{self, CompileOptions};
+    use concord_kernels::harness::{func_launch, LoadedLaunch};
+    let mut runs = 0;
+    for k in concord_kernels::suite() {
+        for launch in k.launches.iter().filter(|l| l.ends_with("-small.yaml")) {
+            let l = LoadedLaunch::load(launch).unwrap();
+            let compiled =
+                driver::compile(&l.source, &l.file, &CompileOptions::for_core(&l.config))
+                    .unwrap_or_else(|e| panic!("{launch}: {e}"));
+            let out = compiled.kernel(l.desc.entry.as_deref()).unwrap();
+            let kernel = &out.compiled.kernel;
+            let prepared = l.prepare(kernel).unwrap();
+            let pl = PipelineLaunch {
+                launch: func_launch(kernel, &prepared),
+                shared_bytes: kernel.shared_bytes,
+                regs_used: kernel.regs_used,
+            };
+            let o = lockstep_checked(&l.config, &pl, &prepared.global, 50_000_000, None)
+                .unwrap_or_else(|e| panic!("{launch}: {e}"));
+            if let Err(t) = &o.outcome.result {
+                panic!("{launch}: trapped: {t}");
+            }
+            k.check_memory(&prepared, &o.global)
+                .unwrap_or_else(|e| panic!("{launch}: host check: {e}"));
+            runs += 1;
+        }
+    }
+    assert!(runs >= 5, "only {runs} -small launches");
+}
+
+/// Compiled random kernels (`kernel_gen`, small: one core of 8 lanes × 4
+/// warps), each under a point of the compile-option matrix, in lock-step;
+/// the buffers against the IR interpreter.
+#[test]
+fn compiled_random_kernels() {
+    use concord_compiler::backend::DivergenceStrategy;
+    use concord_compiler::driver::{self, CompileOptions, OptionPoint};
+    use concord_compiler::kernel_gen::{generate, GenConfig};
+    use concord_kernels::harness::{buffer_region, func_launch};
+    let count = env_u64("CONCORD_V2_RTL_RANDOM_KERNELS", 100);
+    let first = env_u64("CONCORD_V2_RTL_RANDOM_SEED", 1);
+    let gen = GenConfig {
+        warps: 4,
+        max_blocks: 2,
+        max_stmts: 8,
+        ..GenConfig::default()
+    };
+    let config = CoreConfig {
+        lanes: gen.lanes,
+        warps: gen.warps,
+        imem_words: 16384,
+        ..CoreConfig::default()
+    };
+    for seed in first..first + count {
+        let point = OptionPoint::nth(seed, &DivergenceStrategy::ALL);
+        let k = generate(seed, &gen);
+        let (_, reference) = k.interpret(&config).unwrap();
+        let options = point.apply(&CompileOptions::for_core(&config));
+        let compiled = driver::compile(&k.source, &format!("kgen_{seed}.cu"), &options)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let out = compiled.kernel(Some(&k.kernel_name)).unwrap();
+        let kernel = &out.compiled.kernel;
+        let prepared = k
+            .launch_description(&std::env::temp_dir())
+            .prepare(kernel, &config)
+            .unwrap();
+        let pl = PipelineLaunch {
+            launch: func_launch(kernel, &prepared),
+            shared_bytes: kernel.shared_bytes,
+            regs_used: kernel.regs_used,
+        };
+        let buffers_end = buffer_region(&prepared.global, &prepared).len();
+        let o = lockstep_checked(
+            &config,
+            &pl,
+            &prepared.global,
+            prepared.watchdog,
+            Some(buffers_end),
+        )
+        .unwrap_or_else(|e| panic!("seed {seed} ({point}): {e}"));
+        if let Err(t) = &o.outcome.result {
+            panic!("seed {seed} ({point}): trapped: {t}");
+        }
+        let (want, got) = (
+            buffer_region(&reference, &prepared),
+            buffer_region(&o.global, &prepared),
+        );
+        if let Some(at) = want.iter().zip(got).position(|(a, b)| a != b) {
+            panic!(
+                "seed {seed} ({point}): RTL and IR interpreter differ at byte {at:#x}: {:#04x} vs {:#04x}",
+                want[at], got[at]
+            );
+        }
+    }
+}
