@@ -564,6 +564,45 @@ mod tests {
         }
     }
 
+    /// The v2 list (§14.2): every port has its accessor, the clock `clk`
+    /// is driven by the edge and not packed, `tr_record` is one output,
+    /// and v1's fast path is absent.
+    #[test]
+    fn a_v2_port_list_gets_the_packed_path_and_not_v1s() {
+        let config = concord_isa::config::CoreConfig::default();
+        let hw = concord_uarch::HwParams::new(&config).unwrap();
+        let ports = concord_uarch::ports::core_ports(&hw, &concord_uarch::GenOptions::sim());
+        let src = source(&ports);
+        for p in &ports {
+            assert!(src.contains(&format!("sizeof(Vconcord_core::{})", p.name)));
+        }
+        assert!(src.contains("top->clk = 1;"));
+        assert!(!src.contains("concord_step"));
+        assert!(!src.contains("gmem_req_ready"));
+        let inputs = packed_inputs(&ports);
+        assert_eq!(inputs[0].name, "rst");
+        assert!(inputs.iter().all(|p| p.name != "clk"));
+        // Default core (Wb = 4): 88 input bits without the clock in 10
+        // ports of one word each; the outputs' 111 bits in 14 ports of one
+        // word, then tr_record.
+        assert_eq!(inputs.iter().map(Port::words).sum::<usize>(), 10);
+        let outputs = packed_outputs(&ports);
+        let trace = concord_uarch::trace::record_bits(&hw).div_ceil(32) as usize;
+        assert_eq!(outputs.iter().map(Port::words).sum::<usize>(), 14 + trace);
+        assert!(src.contains(&format!(
+            "concord_output_words(void) {{ return {}u; }}",
+            14 + trace
+        )));
+    }
+
+    #[test]
+    fn the_v1_list_keeps_its_fast_path() {
+        let src = source(&PORTS);
+        assert!(src.contains("CONCORD_API void concord_step("));
+        assert!(src.contains("top->gmem_req_ready = 1;"));
+        assert!(src.contains("top->clock = 1;"));
+    }
+
     #[test]
     fn struct_sizes_match_the_cpp_static_asserts() {
         assert_eq!(std::mem::size_of::<RawRequest>(), 40 * 4);
