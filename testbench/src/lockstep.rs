@@ -153,13 +153,22 @@ struct Observer<'a> {
     host_checker: Checker,
     gm_checker: Checker,
     cycle: u64,
-    before: VecDeque<(u64, String)>,
+    /// The last [`CONTEXT`] cycles' records (identical on both sides),
+    /// summarised only when a failure is reported.
+    before: VecDeque<(u64, V2Cycle)>,
     failure: Option<LockstepError>,
     config: CoreConfig,
     debug_regs: bool,
 }
 
 impl Observer<'_> {
+    fn before(&self) -> Vec<(u64, String)> {
+        self.before
+            .iter()
+            .map(|(c, r)| (*c, summary(&self.hw, r)))
+            .collect()
+    }
+
     fn fail(&mut self, e: LockstepError) -> Result<(), String> {
         self.failure = Some(e);
         Err(FAILED.into())
@@ -196,7 +205,7 @@ impl CycleObserver for Observer<'_> {
             diff(&self.hw, &model, &rtl)
         };
         if !violations.is_empty() {
-            let before = self.before.iter().cloned().collect();
+            let before = self.before();
             return self.fail(LockstepError::Protocol(Box::new(ProtocolFailure {
                 cycle,
                 violations,
@@ -205,7 +214,7 @@ impl CycleObserver for Observer<'_> {
             })));
         }
         if model != rtl {
-            let before = self.before.iter().cloned().collect();
+            let before = self.before();
             let summaries = (summary(&self.hw, &model), summary(&self.hw, &rtl));
             return self.fail(LockstepError::Mismatch(Box::new(Mismatch {
                 cycle,
@@ -219,16 +228,20 @@ impl CycleObserver for Observer<'_> {
         if self.before.len() == CONTEXT {
             self.before.pop_front();
         }
-        self.before.push_back((cycle, summary(&self.hw, &model)));
+        self.before.push_back((cycle, model));
         Ok(())
     }
 
     fn end(&mut self, core: &mut Pipeline) -> Result<(), String> {
         let opts =
             regmap::MapOptions::new(&self.hw, self.config.max_resident_blocks, self.debug_regs);
+        // §15.3: `DBG_LANE_PC` is defined only while halted or not running
+        // (a run that ended at the watchdog is still running).
+        let running = core.status().running;
         let mut addrs: Vec<u32> = regmap::REGISTERS
             .iter()
             .filter(|r| r.present(&opts) && r.access.readable())
+            .filter(|r| !(running && r.addr == regmap::DBG_LANE_PC))
             .flat_map(|r| (0..r.words(&opts)).map(move |i| r.word_addr(i)))
             .collect();
         // By address, so each counter's high word is read right after the

@@ -39,7 +39,7 @@ struct Slot {
 
 /// The packed vectors' layout, by port (`shim::packed_inputs`,
 /// `shim::packed_outputs`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Layout {
     rst: Slot,
     wbs_cyc_i: Slot,
@@ -353,7 +353,7 @@ impl RtlV2 {
     /// as they were during it), the trace record of the cycle and the pins
     /// after it.
     pub fn step(&mut self, host: &Signals, gm: &Signals) -> V2Cycle {
-        let l = self.layout.clone();
+        let l = self.layout;
         let host_port = self.host_record(host);
         let gm_port = Signals {
             dat_r: gm.dat_r,
