@@ -3,6 +3,8 @@
 //!
 //! | file | block |
 //! |---|---|
+//! | `core.rs` | [`core::core_verilog`]: the whole core, top module `concord_core` (§14.2): the rust-hdl body and the port wrapper, hygiene check |
+//! | `fieldpack.rs` | [`fieldpack::FieldPack`]: a host word from a `regmap` field table |
 //! | `alu.rs` | [`alu::Alu`]: the X-stage lane ALU from a one-hot function select ([`alu::AluFunc`]) |
 //! | `mul.rs` | [`mul::Mul`]: the 32×32 multiplier, four DSP products pipelined X→A→M; also the shifts (products with a power of two) |
 //! | `regfile.rs` | [`regfile::RegFile`]: two block-RAM copies, one read port each, one write port |
@@ -21,7 +23,9 @@
 //! priority mux as deep as the chain.
 
 pub mod alu;
+pub mod core;
 pub mod decode;
+pub mod fieldpack;
 pub mod gentry;
 pub mod gmaster;
 pub mod guard;

@@ -1,0 +1,1152 @@
+//! The Core v2 top level (docs/microarchitecture-v2.md §3, §12.1, §14,
+//! §15): [`core_verilog`] builds the core of a configuration and returns
+//! its Verilog, top module `concord_core` with exactly the ports of
+//! `concord_uarch::ports::core_ports` in their order.
+//!
+//! Two layers:
+//!
+//! * **`concord_core__body`** is the rust-hdl design ([`Body`]): the host
+//!   slave, the core state machine (`IDLE`, `SETUP`, `RUN`, `STOPPING`,
+//!   `DONE`, `TRAP`), the launch registers, the instruction memory and the
+//!   parameter LUT-RAM (written through the slave), SETUP, the counters
+//!   and the registered trace record. Its ports have the widths of the
+//!   largest core (masks 32 lanes, warp indices 4 bits, ...), because a
+//!   rust-hdl block's port widths are Rust types, fixed when the generator
+//!   is compiled, while §14.2 sizes the ports from the configuration.
+//! * **`concord_core`** is a wrapper written as text from the port table:
+//!   each port of `core_ports`, connected to the body's port of that name,
+//!   cut to the configured width; `tr_record` is the concatenation of the
+//!   body's `tr_*` ports in the order and widths of
+//!   `concord_uarch::trace::fields`. Nothing in it but wires.
+//!
+//! The generator checks the hygiene of §14.2 on the text it produced
+//! ([`check_hygiene`]): every module name is a plain identifier, and every
+//! output of `concord_core` is a flip-flop's output (followed through the
+//! body's port assignments into child instances down to a register) or a
+//! constant.
+//!
+//! Milestone status: M1 (host slave, state machine, memories written by
+//! the host, SETUP, the fields of the trace record that need no pipeline).
+//! A launch that SETUP accepts enters `RUN` and stays there.
+
+use std::collections::HashMap;
+
+use concord_isa::config::{ArbiterMode, CoreConfig, Scheduler};
+use concord_uarch::ports::{core_ports, Dir};
+use concord_uarch::regmap::{self, HwConfig, V2Values, CTRL_HALT, LAUNCH_FIELDS, STATUS_FIELDS};
+use concord_uarch::{trace, GenOptions, HwParams};
+use rust_hdl_core::prelude::*;
+
+use super::fieldpack::FieldPack;
+use super::gentry::LutRam;
+use super::setup::{Setup, COUNT_BITS, THREADS_BITS};
+use crate::ram::Ram;
+use crate::util::{Ext, Reg, RegE};
+use crate::wishbone::slave::{HostSlave, SlaveMap};
+
+/// The top module.
+pub const TOP: &str = "concord_core";
+/// The rust-hdl design's module (the generator renames rust-hdl's `top`).
+pub const BODY: &str = "concord_core__body";
+
+/// Why [`core_verilog`] produced nothing.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CoreGenError {
+    /// The configuration breaks a rule of `HwParams::new`; `field` is the
+    /// YAML field.
+    #[error("config field `{field}`: {message}")]
+    Config {
+        field: &'static str,
+        message: String,
+    },
+    /// A generator option is out of range (`GenOptions::validate`).
+    #[error("generator option `{option}`: {message}")]
+    Option {
+        option: &'static str,
+        message: String,
+    },
+    /// The generated Verilog breaks the hygiene of §14.2 (a bug of the
+    /// generator); `what` names the port or module.
+    #[error("hygiene (§14.2), {what}: {message}")]
+    Hygiene { what: String, message: String },
+}
+
+impl From<concord_isa::config::ConfigError> for CoreGenError {
+    fn from(e: concord_isa::config::ConfigError) -> CoreGenError {
+        match crate::HdlError::from(e) {
+            crate::HdlError::Config { field, message } => CoreGenError::Config { field, message },
+        }
+    }
+}
+
+/// The core state codes of §15.2 (`tr_state`, `STATUS.state`).
+pub mod state {
+    pub const IDLE: u64 = 0;
+    pub const SETUP: u64 = 1;
+    pub const RUN: u64 = 2;
+    pub const STOPPING: u64 = 3;
+    pub const DONE: u64 = 4;
+    pub const TRAP: u64 = 5;
+}
+
+/// The host-map values of a core built with `gen` (what `HWCFG*` reads and
+/// which rows exist).
+pub fn host_config(config: &CoreConfig, hw: &HwParams, gen: &GenOptions) -> HwConfig {
+    HwConfig::new(
+        hw,
+        &V2Values {
+            scheduler_gto: hw.scheduler == Scheduler::Gto,
+            arbiter_split: hw.arbiter == ArbiterMode::Split,
+            max_resident_blocks: config.max_resident_blocks,
+            global_outstanding: hw.global_outstanding as u32,
+            global_bus_bytes: hw.global_bus_bytes,
+            counter_bits: gen.counter_bits,
+            trace: gen.trace,
+            debug_regs: gen.debug_regs,
+        },
+    )
+}
+
+/// The Verilog of the Core v2 of `config` built with the generator
+/// options `gen`: top module `concord_core` with the ports of
+/// `concord_uarch::ports::core_ports(&hw, gen)` in that order (§14.2), every
+/// module named without `$`, every output from a flip-flop.
+pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, CoreGenError> {
+    let hw = HwParams::new(config)?;
+    gen.validate().map_err(|e| CoreGenError::Option {
+        option: e.option,
+        message: e.message,
+    })?;
+    let map = SlaveMap::new(&host_config(config, &hw, gen));
+    let mut body = Body::new(&hw, gen, &map);
+    body.connect_all();
+    let raw = generate_verilog(&body);
+    let mut out = format!(
+        "// Concord Core v2 (docs/microarchitecture-v2.md), generated by concord-hdl (rust-hdl 0.46)\n\
+         // for lanes {} warps {} (generator options: trace {}, counter_bits {}, debug_regs {}).\n\
+         // One file holds every module, so only the top module can match the file name.\n\
+         /* verilator lint_off DECLFILENAME */\n",
+        hw.lanes, hw.warps, gen.trace, gen.counter_bits, gen.debug_regs
+    );
+    for line in raw.lines() {
+        out.push_str(&crate::rename_module_on_line(line, |name| {
+            if name == "top" {
+                Some(BODY.to_string())
+            } else {
+                name.strip_prefix("top$")
+                    .map(|rest| format!("{TOP}__{}", rest.replace('$', "__")))
+            }
+        }));
+        out.push('\n');
+    }
+    out.push_str(&wrapper(&hw, gen)?);
+    check_hygiene(&out, &hw, gen)?;
+    Ok(out)
+}
+
+/// How the body carries a field of the trace record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TrPort {
+    /// One port of this many bits (1: a scalar).
+    Bits(u32),
+    /// A vector of ports (`tr_x$0`, `tr_x$1`, ...) of this many bits each,
+    /// element 0 lowest.
+    Words(u32),
+}
+
+/// The body's port for trace field `name` (`concord_uarch::trace::fields`).
+fn tr_port(name: &str) -> Option<TrPort> {
+    use TrPort::*;
+    Some(match name {
+        "s_replay" | "rsp" | "alloc" | "start" | "retire" | "trap" => Bits(1),
+        "s_kind" => Bits(2),
+        "state" | "a_kind" | "tree" => Bits(3),
+        "s_warp" | "a_warp" | "rearb_warp" | "rsp_entry" | "alloc_slot" | "start_slot"
+        | "retire_slot" => Bits(4),
+        "free" => Bits(5),
+        "pred_addr" => Bits(7),
+        "a_pc" | "a_gpc" | "rf_addr" | "sh_row" => Bits(16),
+        "a_active" | "a_exec" | "a_served" | "a_gmask" | "a_pcw" | "pred_we" | "pred_data"
+        | "rf_we" => Bits(32),
+        "warp_state" => Bits(48),
+        "rf_data" | "sh_data" => Words(32),
+        "sh_we" => Words(4),
+        _ => return None,
+    })
+}
+
+/// The body's port connected to top-level port `name`, and its width
+/// (`None`: the port is a vector of 32-bit or 4-bit words).
+fn body_port(name: &str) -> Option<(String, Option<u32>)> {
+    Some(match name {
+        "clk" => ("clock".into(), Some(1)),
+        "rst" => ("reset".into(), Some(1)),
+        "wbs_adr_i" => (name.into(), Some(regmap::ADDR_BITS as u32)),
+        "wbs_dat_i" | "wbs_dat_o" => (name.into(), Some(32)),
+        "gm_adr_o" => (name.into(), Some(32)),
+        "gm_tga_o" => (name.into(), Some(4)),
+        "gm_sel_o" | "gm_dat_o" | "gm_dat_i" => (name.into(), None),
+        "tr_record" => return None,
+        _ => (name.into(), Some(1)),
+    })
+}
+
+/// `concord_core`: the ports of `core_ports`, each wired to the body.
+fn wrapper(hw: &HwParams, gen: &GenOptions) -> Result<String, CoreGenError> {
+    let ports = core_ports(hw, gen);
+    let decl = |w: u32| {
+        if w == 1 {
+            String::new()
+        } else {
+            format!("[{}:0] ", w - 1)
+        }
+    };
+    let mut head = String::new();
+    let mut wires = String::new();
+    let mut conns: Vec<String> = Vec::new();
+    let mut unused: Vec<String> = Vec::new();
+    for p in &ports {
+        head.push_str(&format!(
+            "    {} wire {}{};\n",
+            p.dir.verilog(),
+            decl(p.width),
+            p.name
+        ));
+        if p.name == "tr_record" {
+            continue;
+        }
+        let (b, bw) = body_port(p.name).ok_or_else(|| CoreGenError::Hygiene {
+            what: format!("port {}", p.name),
+            message: "no body port for it".into(),
+        })?;
+        match bw {
+            Some(bw) if bw == p.width => conns.push(format!(".{b}({})", p.name)),
+            Some(bw) => {
+                assert!(bw > p.width, "{}", p.name);
+                if p.dir == Dir::In {
+                    conns.push(format!(".{b}({{{}'d0, {}}})", bw - p.width, p.name));
+                } else {
+                    wires.push_str(&format!("    wire [{}:0] b_{b};\n", bw - 1));
+                    conns.push(format!(".{b}(b_{b})"));
+                    wires.push_str(&format!(
+                        "    assign {} = b_{b}[{}:0];\n",
+                        p.name,
+                        p.width - 1
+                    ));
+                    unused.push(format!("b_{b}[{}:{}]", bw - 1, p.width));
+                }
+            }
+            None => {
+                // A vector of words: `gm_sel_o` in 4-bit, the data in
+                // 32-bit elements.
+                let ew = if p.name == "gm_sel_o" { 4 } else { 32 };
+                assert_eq!(p.width % ew, 0, "{}", p.name);
+                for k in 0..p.width / ew {
+                    conns.push(format!(
+                        ".{b}${k}({}[{}:{}])",
+                        p.name,
+                        ew * k + ew - 1,
+                        ew * k
+                    ));
+                }
+            }
+        }
+    }
+    // The trace record: every field of §15.2 in table order, field 0 at
+    // bit 0; a field of width 0 takes no bits.
+    let mut parts: Vec<String> = Vec::new();
+    for f in trace::fields(hw) {
+        let kind = tr_port(f.name).ok_or_else(|| CoreGenError::Hygiene {
+            what: format!("trace field tr_{}", f.name),
+            message: "the body has no port for it".into(),
+        })?;
+        let b = format!("tr_{}", f.name);
+        match kind {
+            TrPort::Bits(bw) => {
+                if bw > 1 {
+                    wires.push_str(&format!("    wire [{}:0] b_{b};\n", bw - 1));
+                } else {
+                    wires.push_str(&format!("    wire b_{b};\n"));
+                }
+                conns.push(format!(".{b}(b_{b})"));
+                if f.width > bw {
+                    return Err(CoreGenError::Hygiene {
+                        what: b,
+                        message: format!("{} bits, the body has {bw}", f.width),
+                    });
+                }
+                if f.width == 0 {
+                    unused.push(format!("b_{b}"));
+                } else if bw == 1 {
+                    parts.push(format!("b_{b}"));
+                } else {
+                    parts.push(format!("b_{b}[{}:0]", f.width - 1));
+                    if f.width < bw {
+                        unused.push(format!("b_{b}[{}:{}]", bw - 1, f.width));
+                    }
+                }
+            }
+            TrPort::Words(ew) => {
+                assert_eq!(f.width % ew, 0, "tr_{}", f.name);
+                for k in 0..f.width / ew {
+                    wires.push_str(&format!("    wire [{}:0] b_{b}_{k};\n", ew - 1));
+                    conns.push(format!(".{b}${k}(b_{b}_{k})"));
+                    parts.push(format!("b_{b}_{k}"));
+                }
+            }
+        }
+    }
+    if gen.trace {
+        parts.reverse();
+        wires.push_str(&format!(
+            "    assign tr_record = {{{}}};\n",
+            parts.join(", ")
+        ));
+    } else {
+        unused.extend(parts);
+    }
+    if !unused.is_empty() {
+        // The body's ports are as wide as the largest core's; the bits
+        // above this core's widths (and, without the trace option, the
+        // whole record) go nowhere.
+        wires.push_str(&format!(
+            "    wire unused_body_bits = &{{1'b0, {}}};\n",
+            unused.join(", ")
+        ));
+    }
+    let names: Vec<&str> = ports.iter().map(|p| p.name).collect();
+    Ok(format!(
+        "\n// The top level of §14.2: the configured port widths around the body.\n\
+         module {TOP}({});\n{head}\n{wires}\n    {BODY} body(\n        {}\n    );\nendmodule // {TOP}\n",
+        names.join(", "),
+        conns.join(",\n        ")
+    ))
+}
+
+/// The hygiene of §14.2 on the generated text: module names are plain
+/// identifiers, and every output of the top module is a flip-flop's output
+/// or a constant.
+pub fn check_hygiene(v: &str, hw: &HwParams, gen: &GenOptions) -> Result<(), CoreGenError> {
+    let modules = split_modules(v);
+    for name in modules.keys() {
+        let ok = name.starts_with(|c: char| c.is_ascii_alphabetic())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !ok {
+            return Err(CoreGenError::Hygiene {
+                what: format!("module {name}"),
+                message: "not a plain identifier".into(),
+            });
+        }
+    }
+    for p in core_ports(hw, gen).iter().filter(|p| p.dir == Dir::Out) {
+        let body_ports: Vec<String> = if p.name == "tr_record" {
+            trace::fields(hw)
+                .iter()
+                .filter(|f| f.width > 0)
+                .flat_map(|f| match tr_port(f.name).unwrap() {
+                    TrPort::Bits(_) => vec![format!("tr_{}", f.name)],
+                    TrPort::Words(ew) => (0..f.width / ew)
+                        .map(|k| format!("tr_{}${k}", f.name))
+                        .collect(),
+                })
+                .collect()
+        } else {
+            match body_port(p.name).unwrap() {
+                (b, Some(_)) => vec![b],
+                (b, None) => {
+                    let ew = if p.name == "gm_sel_o" { 4 } else { 32 };
+                    (0..p.width / ew).map(|k| format!("{b}${k}")).collect()
+                }
+            }
+        };
+        for b in body_ports {
+            registered(&modules, BODY, &b, 0).map_err(|message| CoreGenError::Hygiene {
+                what: format!("output {} ({b})", p.name),
+                message,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Each module's text, by name.
+fn split_modules(v: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let mut cur: Option<(String, String)> = None;
+    for line in v.lines() {
+        if let Some(rest) = line.strip_prefix("module ") {
+            let name = rest[..rest.find('(').unwrap_or(rest.len())]
+                .trim()
+                .to_string();
+            cur = Some((name, String::new()));
+        }
+        if let Some((_, text)) = cur.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+        if line.starts_with("endmodule") {
+            if let Some((name, text)) = cur.take() {
+                out.insert(name, text);
+            }
+        }
+    }
+    out
+}
+
+/// Whether output `port` of `module` is a flip-flop's output: assigned in
+/// a clocked block (`port <=`), or assigned (`port = x;`) from a constant
+/// or from an output of a child instance that is itself registered.
+fn registered(
+    modules: &HashMap<String, String>,
+    module: &str,
+    port: &str,
+    depth: usize,
+) -> Result<(), String> {
+    let text = modules
+        .get(module)
+        .ok_or_else(|| format!("module {module} not found"))?;
+    if depth > 16 {
+        return Err(format!("{module}.{port}: too deep"));
+    }
+    if text.contains(&format!(" {port} <= ")) && text.contains("always @(posedge clock)") {
+        return Ok(());
+    }
+    let assign = format!(" {port} = ");
+    let mut found = None;
+    for line in text.lines() {
+        if let Some(at) = line.find(&assign) {
+            if line[..at].trim().is_empty() {
+                if found.is_some() {
+                    return Err(format!("{module}.{port}: assigned more than once"));
+                }
+                found = Some(
+                    line[at + assign.len()..]
+                        .trim()
+                        .trim_end_matches(';')
+                        .to_string(),
+                );
+            }
+        }
+    }
+    let rhs = found.ok_or_else(|| format!("{module}.{port}: no assignment found"))?;
+    let is_const = |s: &str| {
+        s.chars().next().is_some_and(|c| c.is_ascii_digit())
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '\'')
+    };
+    // rust-hdl writes a `Constant` field as a `localparam` of its module.
+    let is_param = |s: &str| {
+        text.lines().any(|l| {
+            l.trim_start()
+                .strip_prefix("localparam")
+                .is_some_and(|r| r.trim_start().starts_with(&format!("{s} = ")))
+        })
+    };
+    if is_const(&rhs) || is_param(&rhs) {
+        return Ok(());
+    }
+    // A child's output: `inst$port` (rust-hdl's local name of a child port;
+    // a vector element is `inst$k$port`).
+    let (inst, child_port) = rhs
+        .rsplit_once('$')
+        .filter(|(i, p)| !i.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .ok_or_else(|| format!("{module}.{port} = {rhs}: not a register or a child's output"))?;
+    let child = format!("{module}__{}", inst.replace('$', "__"));
+    let child = if module == BODY {
+        format!("{TOP}__{}", inst.replace('$', "__"))
+    } else {
+        child
+    };
+    registered(modules, &child, child_port, depth + 1)
+}
+
+fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+/// Names of the readable host words the body drives (`SlaveMap::reads`),
+/// in address order; the debug words follow when present.
+const READ_WORDS: [&str; 18] = [
+    "CTRL",
+    "STATUS",
+    "LAUNCH",
+    "WINDOW",
+    "WSTATE0",
+    "WSTATE1",
+    "TRAP_CAUSE",
+    "TRAP_PC",
+    "TRAP_WARP",
+    "TRAP_LANES",
+    "TRAP_BLOCK_X",
+    "TRAP_BLOCK_Y",
+    "TRAP_BLOCK_Z",
+    "TRAP_ADDR",
+    "TRAP_DETAIL",
+    "TRAP_ARRIVED",
+    "TRAP_EXITED",
+    "TRAP_THREADS",
+];
+
+/// The writable rows, in `SlaveMap::writes` order (the debug selectors
+/// follow when present).
+const WRITE_ROWS: [&str; 16] = [
+    "IMEM",
+    "CTRL",
+    "ENTRY_PC",
+    "CODE_LEN",
+    "GRID_X",
+    "GRID_Y",
+    "GRID_Z",
+    "BLOCK_X",
+    "BLOCK_Y",
+    "BLOCK_Z",
+    "PARAM_COUNT",
+    "STACK_BYTES",
+    "SHARED_BYTES",
+    "CLEAR_REGS",
+    "CLEAR_SHARED",
+    "PARAM",
+];
+
+/// The launch registers (`ENTRY_PC` .. `CLEAR_SHARED`).
+const LAUNCH_REGS: usize = 13;
+
+/// The rust-hdl design of the core (module `concord_core__body`).
+#[derive(LogicBlock)]
+pub struct Body {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, bool>,
+    pub wbs_cyc_i: Signal<In, bool>,
+    pub wbs_stb_i: Signal<In, bool>,
+    pub wbs_we_i: Signal<In, bool>,
+    pub wbs_adr_i: Signal<In, Bits<{ regmap::ADDR_BITS }>>,
+    pub wbs_dat_i: Signal<In, Bits<32>>,
+    pub wbs_dat_o: Signal<Out, Bits<32>>,
+    pub wbs_ack_o: Signal<Out, bool>,
+    pub wbs_stall_o: Signal<Out, bool>,
+    pub gm_cyc_o: Signal<Out, bool>,
+    pub gm_stb_o: Signal<Out, bool>,
+    pub gm_we_o: Signal<Out, bool>,
+    pub gm_adr_o: Signal<Out, Bits<32>>,
+    pub gm_sel_o: Vec<Signal<Out, Bits<4>>>,
+    pub gm_dat_o: Vec<Signal<Out, Bits<32>>>,
+    pub gm_tga_o: Signal<Out, Bits<4>>,
+    pub gm_dat_i: Vec<Signal<In, Bits<32>>>,
+    pub gm_ack_i: Signal<In, bool>,
+    pub gm_err_i: Signal<In, bool>,
+    pub gm_stall_i: Signal<In, bool>,
+    pub running_o: Signal<Out, bool>,
+    pub done_o: Signal<Out, bool>,
+    pub trapped_o: Signal<Out, bool>,
+    pub irq_o: Signal<Out, bool>,
+    // The trace record (§15.2), one port per field (see `tr_port`).
+    pub tr_state: Signal<Out, Bits<3>>,
+    pub tr_s_kind: Signal<Out, Bits<2>>,
+    pub tr_s_warp: Signal<Out, Bits<4>>,
+    pub tr_s_replay: Signal<Out, bool>,
+    pub tr_a_kind: Signal<Out, Bits<3>>,
+    pub tr_a_warp: Signal<Out, Bits<4>>,
+    pub tr_a_pc: Signal<Out, Bits<16>>,
+    pub tr_a_active: Signal<Out, Bits<32>>,
+    pub tr_a_exec: Signal<Out, Bits<32>>,
+    pub tr_a_served: Signal<Out, Bits<32>>,
+    pub tr_a_gpc: Signal<Out, Bits<16>>,
+    pub tr_a_gmask: Signal<Out, Bits<32>>,
+    pub tr_a_pcw: Signal<Out, Bits<32>>,
+    pub tr_tree: Signal<Out, Bits<3>>,
+    pub tr_rearb_warp: Signal<Out, Bits<4>>,
+    pub tr_pred_we: Signal<Out, Bits<32>>,
+    pub tr_pred_addr: Signal<Out, Bits<7>>,
+    pub tr_pred_data: Signal<Out, Bits<32>>,
+    pub tr_rf_we: Signal<Out, Bits<32>>,
+    pub tr_rf_addr: Signal<Out, Bits<16>>,
+    pub tr_rf_data: Vec<Signal<Out, Bits<32>>>,
+    pub tr_sh_we: Vec<Signal<Out, Bits<4>>>,
+    pub tr_sh_row: Signal<Out, Bits<16>>,
+    pub tr_sh_data: Vec<Signal<Out, Bits<32>>>,
+    pub tr_rsp: Signal<Out, bool>,
+    pub tr_rsp_entry: Signal<Out, Bits<4>>,
+    pub tr_free: Signal<Out, Bits<5>>,
+    pub tr_alloc: Signal<Out, bool>,
+    pub tr_start: Signal<Out, bool>,
+    pub tr_retire: Signal<Out, bool>,
+    pub tr_alloc_slot: Signal<Out, Bits<4>>,
+    pub tr_start_slot: Signal<Out, Bits<4>>,
+    pub tr_retire_slot: Signal<Out, Bits<4>>,
+    pub tr_warp_state: Signal<Out, Bits<48>>,
+    pub tr_trap: Signal<Out, bool>,
+
+    // ---- host side ----
+    slave: HostSlave,
+    setup: Setup,
+    /// The instruction memory, `I` words, written by the host.
+    imem: Ram<32, 16>,
+    /// `PARAM[0..16]`, written by the host.
+    params: LutRam<32>,
+    /// `ENTRY_PC` .. `CLEAR_SHARED`, in `WRITE_ROWS` order.
+    lreg: Vec<RegE<Bits<32>>>,
+    halt: RegE<bool>,
+    write_ignored: RegE<bool>,
+    refused: RegE<bool>,
+    dbg_warp: RegE<Bits<32>>,
+    dbg_lane: RegE<Bits<32>>,
+    // `LAUNCH` and `WINDOW` (latched in the last SETUP cycle).
+    l_threads: RegE<Bits<THREADS_BITS>>,
+    l_nwarps: RegE<Bits<COUNT_BITS>>,
+    l_resident: RegE<Bits<COUNT_BITS>>,
+    l_window: RegE<Bits<32>>,
+    // ---- core state ----
+    st: RegE<Bits<3>>,
+    running_r: RegE<bool>,
+    done_r: RegE<bool>,
+    trapped_r: RegE<bool>,
+    irq_r: RegE<bool>,
+    /// `cycles` (§15.1, always 64 bits).
+    cycles: RegE<Bits<64>>,
+    // ---- host words ----
+    pk_ctrl: FieldPack,
+    pk_status: FieldPack,
+    pk_launch: FieldPack,
+    x_state: Ext<3, 32>,
+    x_threads: Ext<THREADS_BITS, 32>,
+    x_nwarps: Ext<COUNT_BITS, 32>,
+    x_resident: Ext<COUNT_BITS, 32>,
+    // ---- trace record registers ----
+    r_state: Reg<Bits<3>>,
+    r_free: Reg<Bits<5>>,
+    n_entries: Constant<Bits<5>>,
+    // Constants and locals.
+    s_idle: Constant<Bits<3>>,
+    s_setup: Constant<Bits<3>>,
+    s_run: Constant<Bits<3>>,
+    s_stopping: Constant<Bits<3>>,
+    s_done: Constant<Bits<3>>,
+    s_trap: Constant<Bits<3>>,
+    one64: Constant<Bits<64>>,
+    zero32: Constant<Bits<32>>,
+    one32: Constant<Bits<32>>,
+    zero2: Constant<Bits<2>>,
+    zero4: Constant<Bits<4>>,
+    zero5: Constant<Bits<5>>,
+    zero7: Constant<Bits<7>>,
+    zero16: Constant<Bits<16>>,
+    zero48: Constant<Bits<48>>,
+    zero64: Constant<Bits<64>>,
+    row_shift: Constant<Bits<32>>,
+    next_st: Signal<Local, Bits<3>>,
+    is_running: Signal<Local, bool>,
+    unused_in: Signal<Local, bool>,
+    unused_mem: Signal<Local, bool>,
+    _nsel: usize,
+    _ndat: usize,
+    _nrd: usize,
+    _nlo: usize,
+    _nhi: usize,
+    _lanes: usize,
+    _banks: usize,
+    /// One-iteration loops naming the debug words' `rd` indices (empty
+    /// without `debug_regs`): `DBG_WARP` and `DBG_LANE`.
+    _dw: usize,
+    _dw1: usize,
+    _dl: usize,
+    _dl1: usize,
+    /// Write-enable indices of `DBG_WARP` and `DBG_LANE`.
+    _ww: usize,
+    _ww1: usize,
+    _wl: usize,
+    _wl1: usize,
+}
+
+impl Body {
+    pub fn new(hw: &HwParams, gen: &GenOptions, map: &SlaveMap) -> Body {
+        fn sig<T: Default>(n: usize) -> Vec<T> {
+            (0..n).map(|_| Default::default()).collect()
+        }
+        // `update` reads these at literal positions.
+        for (i, name) in READ_WORDS.iter().enumerate() {
+            assert_eq!(map.reads[i].name, *name, "read word {i}");
+        }
+        for (i, name) in WRITE_ROWS.iter().enumerate() {
+            assert_eq!(map.writes[i].name, *name, "write row {i}");
+        }
+        assert_eq!(CTRL_HALT.lsb, 1);
+        assert_eq!(STATUS_FIELDS.len(), 7);
+        assert_eq!(LAUNCH_FIELDS.len(), 3);
+        assert!(hw.imem_words <= 1 << 16);
+        assert!(hw.global_outstanding < 32);
+        let dbg = |name: &str| map.read_index(name);
+        let (dw, dl) = match (dbg("DBG_WARP"), dbg("DBG_LANE")) {
+            (Some(a), Some(b)) => ((a, a + 1), (b, b + 1)),
+            _ => ((0, 0), (0, 0)),
+        };
+        let wi = |name: &str| map.write_index(name);
+        let (ww, wl) = match (wi("DBG_WARP"), wi("DBG_LANE")) {
+            (Some(a), Some(b)) => ((a, a + 1), (b, b + 1)),
+            _ => ((0, 0), (0, 0)),
+        };
+        let bus_words = hw.global_bus_bytes as usize / 4;
+        let _ = gen;
+        Body {
+            clock: Default::default(),
+            reset: Default::default(),
+            wbs_cyc_i: Default::default(),
+            wbs_stb_i: Default::default(),
+            wbs_we_i: Default::default(),
+            wbs_adr_i: Default::default(),
+            wbs_dat_i: Default::default(),
+            wbs_dat_o: Default::default(),
+            wbs_ack_o: Default::default(),
+            wbs_stall_o: Default::default(),
+            gm_cyc_o: Default::default(),
+            gm_stb_o: Default::default(),
+            gm_we_o: Default::default(),
+            gm_adr_o: Default::default(),
+            gm_sel_o: sig(bus_words),
+            gm_dat_o: sig(bus_words),
+            gm_tga_o: Default::default(),
+            gm_dat_i: sig(bus_words),
+            gm_ack_i: Default::default(),
+            gm_err_i: Default::default(),
+            gm_stall_i: Default::default(),
+            running_o: Default::default(),
+            done_o: Default::default(),
+            trapped_o: Default::default(),
+            irq_o: Default::default(),
+            tr_state: Default::default(),
+            tr_s_kind: Default::default(),
+            tr_s_warp: Default::default(),
+            tr_s_replay: Default::default(),
+            tr_a_kind: Default::default(),
+            tr_a_warp: Default::default(),
+            tr_a_pc: Default::default(),
+            tr_a_active: Default::default(),
+            tr_a_exec: Default::default(),
+            tr_a_served: Default::default(),
+            tr_a_gpc: Default::default(),
+            tr_a_gmask: Default::default(),
+            tr_a_pcw: Default::default(),
+            tr_tree: Default::default(),
+            tr_rearb_warp: Default::default(),
+            tr_pred_we: Default::default(),
+            tr_pred_addr: Default::default(),
+            tr_pred_data: Default::default(),
+            tr_rf_we: Default::default(),
+            tr_rf_addr: Default::default(),
+            tr_rf_data: sig(hw.lanes),
+            tr_sh_we: sig(hw.shared_banks),
+            tr_sh_row: Default::default(),
+            tr_sh_data: sig(hw.shared_banks),
+            tr_rsp: Default::default(),
+            tr_rsp_entry: Default::default(),
+            tr_free: Default::default(),
+            tr_alloc: Default::default(),
+            tr_start: Default::default(),
+            tr_retire: Default::default(),
+            tr_alloc_slot: Default::default(),
+            tr_start_slot: Default::default(),
+            tr_retire_slot: Default::default(),
+            tr_warp_state: Default::default(),
+            tr_trap: Default::default(),
+            slave: HostSlave::new(map),
+            setup: Setup::new(hw),
+            imem: Ram::new(hw.imem_words),
+            params: LutRam::new(32),
+            lreg: sig(LAUNCH_REGS),
+            halt: Default::default(),
+            write_ignored: Default::default(),
+            refused: Default::default(),
+            dbg_warp: Default::default(),
+            dbg_lane: Default::default(),
+            l_threads: Default::default(),
+            l_nwarps: Default::default(),
+            l_resident: Default::default(),
+            l_window: Default::default(),
+            st: Default::default(),
+            running_r: Default::default(),
+            done_r: Default::default(),
+            trapped_r: Default::default(),
+            irq_r: Default::default(),
+            cycles: Default::default(),
+            pk_ctrl: FieldPack::new(regmap::register("CTRL").unwrap().fields),
+            pk_status: FieldPack::new(STATUS_FIELDS),
+            pk_launch: FieldPack::new(LAUNCH_FIELDS),
+            x_state: Default::default(),
+            x_threads: Default::default(),
+            x_nwarps: Default::default(),
+            x_resident: Default::default(),
+            r_state: Default::default(),
+            r_free: Default::default(),
+            n_entries: k(hw.global_outstanding as u64),
+            s_idle: k(state::IDLE),
+            s_setup: k(state::SETUP),
+            s_run: k(state::RUN),
+            s_stopping: k(state::STOPPING),
+            s_done: k(state::DONE),
+            s_trap: k(state::TRAP),
+            one64: k(1),
+            zero32: k(0),
+            one32: k(1),
+            zero2: k(0),
+            zero4: k(0),
+            zero5: k(0),
+            zero7: k(0),
+            zero16: k(0),
+            zero48: k(0),
+            zero64: k(0),
+            row_shift: k(hw.shared_row_shift as u64),
+            next_st: Default::default(),
+            is_running: Default::default(),
+            unused_in: Default::default(),
+            unused_mem: Default::default(),
+            _nsel: bus_words,
+            _ndat: bus_words,
+            _nrd: map.reads.len(),
+            _nlo: map.counter_lo.len(),
+            _nhi: map.counter_hi_inputs,
+            _lanes: hw.lanes,
+            _banks: hw.shared_banks,
+            _dw: dw.0,
+            _dw1: dw.1,
+            _dl: dl.0,
+            _dl1: dl.1,
+            _ww: ww.0,
+            _ww1: ww.1,
+            _wl: wl.0,
+            _wl1: wl.1,
+        }
+    }
+}
+
+impl Logic for Body {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // ---- clocks and resets ----
+        self.slave.clock.next = self.clock.val();
+        self.slave.reset.next = self.reset.val();
+        self.setup.clock.next = self.clock.val();
+        self.setup.reset.next = self.reset.val();
+        self.imem.clock.next = self.clock.val();
+        self.params.clock.next = self.clock.val();
+        for i in 0..13 {
+            self.lreg[i].clock.next = self.clock.val();
+            self.lreg[i].reset.next = self.reset.val();
+        }
+        self.halt.clock.next = self.clock.val();
+        self.halt.reset.next = self.reset.val();
+        self.write_ignored.clock.next = self.clock.val();
+        self.write_ignored.reset.next = self.reset.val();
+        self.refused.clock.next = self.clock.val();
+        self.refused.reset.next = self.reset.val();
+        self.dbg_warp.clock.next = self.clock.val();
+        self.dbg_warp.reset.next = self.reset.val();
+        self.dbg_lane.clock.next = self.clock.val();
+        self.dbg_lane.reset.next = self.reset.val();
+        self.l_threads.clock.next = self.clock.val();
+        self.l_threads.reset.next = self.reset.val();
+        self.l_nwarps.clock.next = self.clock.val();
+        self.l_nwarps.reset.next = self.reset.val();
+        self.l_resident.clock.next = self.clock.val();
+        self.l_resident.reset.next = self.reset.val();
+        self.l_window.clock.next = self.clock.val();
+        self.l_window.reset.next = self.reset.val();
+        self.st.clock.next = self.clock.val();
+        self.st.reset.next = self.reset.val();
+        self.running_r.clock.next = self.clock.val();
+        self.running_r.reset.next = self.reset.val();
+        self.done_r.clock.next = self.clock.val();
+        self.done_r.reset.next = self.reset.val();
+        self.trapped_r.clock.next = self.clock.val();
+        self.trapped_r.reset.next = self.reset.val();
+        self.irq_r.clock.next = self.clock.val();
+        self.irq_r.reset.next = self.reset.val();
+        self.cycles.clock.next = self.clock.val();
+        self.cycles.reset.next = self.reset.val();
+        self.r_state.clock.next = self.clock.val();
+        self.r_state.reset.next = self.reset.val();
+        self.r_free.clock.next = self.clock.val();
+        self.r_free.reset.next = self.reset.val();
+
+        // ---- the host slave (plain wires: its outputs depend on the
+        // top-level inputs, so nothing larger reads them through logic) ----
+        self.slave.cyc_i.next = self.wbs_cyc_i.val();
+        self.slave.stb_i.next = self.wbs_stb_i.val();
+        self.slave.we_i.next = self.wbs_we_i.val();
+        self.slave.adr_i.next = self.wbs_adr_i.val();
+        self.slave.dat_i.next = self.wbs_dat_i.val();
+        self.wbs_dat_o.next = self.slave.dat_o.val();
+        self.wbs_ack_o.next = self.slave.ack_o.val();
+        self.wbs_stall_o.next = self.slave.stall_o.val();
+        self.slave.running.next = self.running_r.q.val();
+
+        // Memories written by the host.
+        self.imem.we.next = self.slave.we[0].val();
+        self.imem.waddr.next = self.slave.windex.val();
+        self.imem.wdata.next = self.slave.wdata.val();
+        self.imem.raddr.next = self.zero16.val();
+        self.params.we.next = self.slave.we[15].val();
+        self.params.waddr.next = self.slave.windex.val().get_bits::<4>(0);
+        self.params.wdata.next = self.slave.wdata.val();
+        self.params.raddr.next = self.zero4.val();
+        // The fetch and the parameter read belong to the pipeline (M2).
+        // So are SETUP's launch values (the launch unit's inputs).
+        self.unused_mem.next = self.imem.rdata.val().any()
+            | self.params.rdata.val().any()
+            | self.setup.busy.val()
+            | self.setup.need_rows.val().any()
+            | self.setup.limit.val().any()
+            | self.setup.clear_rows.val().any()
+            | self.setup.clear_regs.val().any()
+            // Without `debug_regs` the selectors are never read.
+            | self.dbg_warp.q.val().any()
+            | self.dbg_lane.q.val().any();
+
+        // Launch registers: write enables 2..=14.
+        for i in 0..13 {
+            self.lreg[i].ld.next = false;
+            self.lreg[i].lv.next = self.zero32.val();
+            self.lreg[i].d.next = self.slave.wdata.val();
+        }
+        self.lreg[0].en.next = self.slave.we[2].val();
+        self.lreg[1].en.next = self.slave.we[3].val();
+        self.lreg[2].en.next = self.slave.we[4].val();
+        self.lreg[3].en.next = self.slave.we[5].val();
+        self.lreg[4].en.next = self.slave.we[6].val();
+        self.lreg[5].en.next = self.slave.we[7].val();
+        self.lreg[6].en.next = self.slave.we[8].val();
+        self.lreg[7].en.next = self.slave.we[9].val();
+        self.lreg[8].en.next = self.slave.we[10].val();
+        self.lreg[9].en.next = self.slave.we[11].val();
+        self.lreg[10].en.next = self.slave.we[12].val();
+        self.lreg[11].en.next = self.slave.we[13].val();
+        self.lreg[12].en.next = self.slave.we[14].val();
+        // CTRL.HALT: the written value is kept.
+        self.halt.ld.next = false;
+        self.halt.lv.next = false;
+        self.halt.en.next = self.slave.we[1].val();
+        self.halt.d.next = self.slave.wdata.val().get_bit(1);
+        // Sticky status bits, cleared by START.
+        self.write_ignored.ld.next = self.slave.start.val();
+        self.write_ignored.lv.next = false;
+        self.write_ignored.en.next = self.slave.ignored.val();
+        self.write_ignored.d.next = true;
+        self.refused.ld.next = self.slave.start.val();
+        self.refused.lv.next = false;
+        self.refused.en.next = self.setup.done.val() & self.setup.refused.val();
+        self.refused.d.next = true;
+        // Debug selectors (only with `debug_regs`).
+        self.dbg_warp.ld.next = false;
+        self.dbg_warp.lv.next = self.zero32.val();
+        self.dbg_warp.en.next = false;
+        self.dbg_warp.d.next = self.slave.wdata.val();
+        self.dbg_lane.ld.next = false;
+        self.dbg_lane.lv.next = self.zero32.val();
+        self.dbg_lane.en.next = false;
+        self.dbg_lane.d.next = self.slave.wdata.val();
+        for i in self._ww..self._ww1 {
+            self.dbg_warp.en.next = self.slave.we[i].val();
+        }
+        for i in self._wl..self._wl1 {
+            self.dbg_lane.en.next = self.slave.we[i].val();
+        }
+
+        // ---- SETUP (§12.1) ----
+        self.setup.start.next = self.slave.start.val();
+        self.setup.entry_pc.next = self.lreg[0].q.val();
+        self.setup.code_len.next = self.lreg[1].q.val();
+        self.setup.grid_x.next = self.lreg[2].q.val();
+        self.setup.grid_y.next = self.lreg[3].q.val();
+        self.setup.grid_z.next = self.lreg[4].q.val();
+        self.setup.block_x.next = self.lreg[5].q.val();
+        self.setup.block_y.next = self.lreg[6].q.val();
+        self.setup.block_z.next = self.lreg[7].q.val();
+        self.setup.param_count.next = self.lreg[8].q.val();
+        self.setup.stack_bytes.next = self.lreg[9].q.val();
+        self.setup.shared_bytes.next = self.lreg[10].q.val();
+        self.setup.clear_regs_in.next = self.lreg[11].q.val();
+        self.setup.clear_shared.next = self.lreg[12].q.val();
+        // `LAUNCH` and `WINDOW`: the values of SETUP's last cycle (a refused
+        // launch shows its threads and warps, nothing resident).
+        self.l_threads.ld.next = false;
+        self.l_threads.lv.next = self.setup.threads.val();
+        self.l_threads.en.next = self.setup.done.val();
+        self.l_threads.d.next = self.setup.threads.val();
+        self.l_nwarps.ld.next = false;
+        self.l_nwarps.lv.next = self.setup.nwarps.val();
+        self.l_nwarps.en.next = self.setup.done.val();
+        self.l_nwarps.d.next = self.setup.nwarps.val();
+        self.l_resident.ld.next = false;
+        self.l_resident.lv.next = self.setup.resident.val();
+        self.l_resident.en.next = self.setup.done.val();
+        self.l_resident.d.next = self.setup.resident.val();
+        self.l_window.ld.next = false;
+        self.l_window.lv.next = self.zero32.val();
+        self.l_window.en.next = self.setup.done.val();
+        self.l_window.d.next = self.setup.window_rows.val() << self.row_shift.val();
+        if self.setup.refused.val() {
+            self.l_resident.d.next = self.zero5.val();
+            self.l_window.d.next = self.zero32.val();
+        }
+
+        // ---- the core state machine ----
+        self.next_st.next = self.st.q.val();
+        if (self.st.q.val() == self.s_setup.val()) & self.setup.done.val() {
+            self.next_st.next = self.s_run.val();
+            if self.setup.refused.val() {
+                self.next_st.next = self.s_idle.val();
+            }
+        }
+        self.is_running.next = (self.st.q.val() == self.s_setup.val())
+            | (self.st.q.val() == self.s_run.val())
+            | (self.st.q.val() == self.s_stopping.val());
+        // START (accepted by the slave only while not running) loads SETUP.
+        self.st.ld.next = self.slave.start.val();
+        self.st.lv.next = self.s_setup.val();
+        self.st.en.next = true;
+        self.st.d.next = self.next_st.val();
+        self.running_r.ld.next = self.slave.start.val();
+        self.running_r.lv.next = true;
+        self.running_r.en.next = true;
+        self.running_r.d.next = (self.next_st.val() == self.s_setup.val())
+            | (self.next_st.val() == self.s_run.val())
+            | (self.next_st.val() == self.s_stopping.val());
+        self.done_r.ld.next = self.slave.start.val();
+        self.done_r.lv.next = false;
+        self.done_r.en.next = true;
+        self.done_r.d.next = self.next_st.val() == self.s_done.val();
+        self.trapped_r.ld.next = self.slave.start.val();
+        self.trapped_r.lv.next = false;
+        self.trapped_r.en.next = true;
+        self.trapped_r.d.next = self.next_st.val() == self.s_trap.val();
+        self.irq_r.ld.next = self.slave.start.val();
+        self.irq_r.lv.next = false;
+        self.irq_r.en.next = true;
+        self.irq_r.d.next =
+            (self.next_st.val() == self.s_done.val()) | (self.next_st.val() == self.s_trap.val());
+        // Registered from the same next state, so all four are flip-flops.
+        self.running_o.next = self.running_r.q.val();
+        self.done_o.next = self.done_r.q.val();
+        self.trapped_o.next = self.trapped_r.q.val();
+        self.irq_o.next = self.irq_r.q.val();
+
+        // ---- counters (§15.1): cleared by START ----
+        self.cycles.ld.next = self.slave.start.val();
+        self.cycles.lv.next = self.zero64.val();
+        self.cycles.en.next = self.is_running.val();
+        self.cycles.d.next = self.cycles.q.val() + self.one64.val();
+        for i in 0..self._nlo {
+            self.slave.ctr_lo[i].next = self.zero32.val();
+        }
+        for i in 0..self._nhi {
+            self.slave.ctr_hi[i].next = self.zero32.val();
+        }
+        self.slave.ctr_lo[0].next = self.cycles.q.val().get_bits::<32>(0);
+        self.slave.ctr_hi[0].next = self.cycles.q.val().get_bits::<32>(32);
+
+        // ---- host-readable words ----
+        self.pk_ctrl.f[0].next = self.zero32.val();
+        self.pk_ctrl.f[1].next = self.zero32.val();
+        if self.halt.q.val() {
+            self.pk_ctrl.f[1].next = self.one32.val();
+        }
+        for i in 0..7 {
+            self.pk_status.f[i].next = self.zero32.val();
+        }
+        if self.running_r.q.val() {
+            self.pk_status.f[0].next = self.one32.val();
+        }
+        if self.done_r.q.val() {
+            self.pk_status.f[1].next = self.one32.val();
+        }
+        if self.trapped_r.q.val() {
+            self.pk_status.f[2].next = self.one32.val();
+        }
+        if self.write_ignored.q.val() {
+            self.pk_status.f[3].next = self.one32.val();
+        }
+        if self.refused.q.val() {
+            self.pk_status.f[4].next = self.one32.val();
+        }
+        // `halted`: HALT set and nothing in flight (M1: nothing ever is).
+        if self.halt.q.val() {
+            self.pk_status.f[5].next = self.one32.val();
+        }
+        self.x_state.i.next = self.st.q.val();
+        self.pk_status.f[6].next = self.x_state.o.val();
+        self.x_threads.i.next = self.l_threads.q.val();
+        self.x_nwarps.i.next = self.l_nwarps.q.val();
+        self.x_resident.i.next = self.l_resident.q.val();
+        self.pk_launch.f[0].next = self.x_threads.o.val();
+        self.pk_launch.f[1].next = self.x_nwarps.o.val();
+        self.pk_launch.f[2].next = self.x_resident.o.val();
+        for i in 0..self._nrd {
+            self.slave.rd[i].next = self.zero32.val();
+        }
+        self.slave.rd[0].next = self.pk_ctrl.o.val();
+        self.slave.rd[1].next = self.pk_status.o.val();
+        self.slave.rd[2].next = self.pk_launch.o.val();
+        self.slave.rd[3].next = self.l_window.q.val();
+        for i in self._dw..self._dw1 {
+            self.slave.rd[i].next = self.dbg_warp.q.val();
+        }
+        for i in self._dl..self._dl1 {
+            self.slave.rd[i].next = self.dbg_lane.q.val();
+        }
+
+        // ---- bus outputs (M4) ----
+        self.gm_cyc_o.next = false;
+        self.gm_stb_o.next = false;
+        self.gm_we_o.next = false;
+        self.gm_adr_o.next = self.zero32.val();
+        self.gm_tga_o.next = self.zero4.val();
+        for i in 0..self._nsel {
+            self.gm_sel_o[i].next = self.zero4.val();
+        }
+        self.unused_in.next = self.gm_ack_i.val() | self.gm_err_i.val() | self.gm_stall_i.val();
+        for i in 0..self._ndat {
+            self.gm_dat_o[i].next = self.zero32.val();
+            self.unused_in.next = self.unused_in.val() | self.gm_dat_i[i].val().any();
+        }
+
+        // ---- the trace record (§15.2): the record of cycle c during c+1 ----
+        self.r_state.d.next = self.st.q.val();
+        self.tr_state.next = self.r_state.q.val();
+        self.r_free.d.next = self.n_entries.val();
+        self.tr_free.next = self.r_free.q.val();
+        self.tr_s_kind.next = self.zero2.val();
+        self.tr_s_warp.next = self.zero4.val();
+        self.tr_s_replay.next = false;
+        self.tr_a_kind.next = self.s_idle.val();
+        self.tr_a_warp.next = self.zero4.val();
+        self.tr_a_pc.next = self.zero16.val();
+        self.tr_a_active.next = self.zero32.val();
+        self.tr_a_exec.next = self.zero32.val();
+        self.tr_a_served.next = self.zero32.val();
+        self.tr_a_gpc.next = self.zero16.val();
+        self.tr_a_gmask.next = self.zero32.val();
+        self.tr_a_pcw.next = self.zero32.val();
+        self.tr_tree.next = self.s_idle.val();
+        self.tr_rearb_warp.next = self.zero4.val();
+        self.tr_pred_we.next = self.zero32.val();
+        self.tr_pred_addr.next = self.zero7.val();
+        self.tr_pred_data.next = self.zero32.val();
+        self.tr_rf_we.next = self.zero32.val();
+        self.tr_rf_addr.next = self.zero16.val();
+        for i in 0..self._lanes {
+            self.tr_rf_data[i].next = self.zero32.val();
+        }
+        for i in 0..self._banks {
+            self.tr_sh_we[i].next = self.zero4.val();
+            self.tr_sh_data[i].next = self.zero32.val();
+        }
+        self.tr_sh_row.next = self.zero16.val();
+        self.tr_rsp.next = false;
+        self.tr_rsp_entry.next = self.zero4.val();
+        self.tr_alloc.next = false;
+        self.tr_start.next = false;
+        self.tr_retire.next = false;
+        self.tr_alloc_slot.next = self.zero4.val();
+        self.tr_start_slot.next = self.zero4.val();
+        self.tr_retire_slot.next = self.zero4.val();
+        self.tr_warp_state.next = self.zero48.val();
+        self.tr_trap.next = false;
+    }
+}
