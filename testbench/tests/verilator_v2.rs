@@ -58,18 +58,8 @@ fn env_u64(name: &str, default: u64) -> u64 {
 
 /// The Verilog of the v2 core of `config` with the trace port.
 fn core_verilog(config: &CoreConfig) -> String {
-    v2_core_not_merged::core_verilog(config, &GenOptions::sim())
+    concord_hdl::v2::core::core_verilog(config, &GenOptions::sim())
         .unwrap_or_else(|e| panic!("the v2 core of {config:?} does not generate: {e}"))
-}
-
-// TEMPORARY: `concord_hdl::v2::core` is on branch v2core, not merged yet.
-mod v2_core_not_merged {
-    pub fn core_verilog(
-        _: &concord_isa::config::CoreConfig,
-        _: &concord_uarch::GenOptions,
-    ) -> Result<String, String> {
-        Err("concord_hdl::v2::core::core_verilog is not merged yet (branch v2core)".into())
-    }
 }
 
 thread_local! {
