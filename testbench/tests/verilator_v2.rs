@@ -68,6 +68,13 @@ thread_local! {
     static RTLS: RefCell<HashMap<CoreConfig, RtlV2>> = Default::default();
 }
 
+/// `CONCORD_V2_VCD=<dir>`: the tiers build the cores with VCD support
+/// and each run writes `<dir>/<test>.vcd` (replaced by the next run, so a
+/// failing test leaves the failing run's waveforms).
+fn vcd_dir() -> Option<std::path::PathBuf> {
+    std::env::var_os("CONCORD_V2_VCD").map(Into::into)
+}
+
 /// Runs `f` on the Verilated v2 core of `config`.
 fn with_rtl<T>(config: &CoreConfig, f: impl FnOnce(&mut RtlV2) -> T) -> T {
     RTLS.with(|rtls| {
@@ -77,11 +84,25 @@ fn with_rtl<T>(config: &CoreConfig, f: impl FnOnce(&mut RtlV2) -> T) -> T {
                 &core_verilog(config),
                 config,
                 &GenOptions::sim(),
-                &BuildOptions::default(),
+                &BuildOptions {
+                    trace: vcd_dir().is_some(),
+                    ..BuildOptions::default()
+                },
             )
             .unwrap_or_else(|e| panic!("verilator build of the v2 core: {e}"))
         });
-        f(rtl)
+        if let Some(dir) = vcd_dir() {
+            let name = std::thread::current()
+                .name()
+                .unwrap_or("run")
+                .replace("::", "-");
+            let path = dir.join(format!("{name}.vcd"));
+            rtl.open_vcd(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+        let result = f(rtl);
+        rtl.close_vcd();
+        result
     })
 }
 
@@ -300,6 +321,49 @@ fn a_host_ack_without_a_request_is_reported_at_its_cycle() {
         }
         other => panic!("expected a protocol violation at cycle 0, got {other:?}"),
     }
+}
+
+/// A build with VCD support writes the waveforms of a run: the VCD names
+/// the v2 ports and has one time step per half cycle.
+#[test]
+fn a_traced_v2_build_writes_a_vcd() {
+    let config = toy_config();
+    let verilog = toy_verilog(&config, &idle_record(&config), false);
+    let build = BuildOptions {
+        trace: true,
+        ..BuildOptions::default()
+    };
+    let mut rtl = RtlV2::build(&verilog, &config, &GenOptions::sim(), &build)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("toy.vcd");
+    rtl.open_vcd(&path).unwrap();
+    let kernel = common::assemble("exit\n");
+    let e = lockstep::run(
+        &config,
+        &exit_launch(&kernel),
+        &vec![0; 4096],
+        &mut rtl,
+        options(1000),
+    )
+    .unwrap_err();
+    assert!(matches!(e, LockstepError::Mismatch(_)), "{e}");
+    let cycles = rtl.cycles();
+    rtl.close_vcd();
+    let vcd = std::fs::read_to_string(&path).unwrap();
+    for port in ["wbs_ack_o", "tr_record", "gm_cyc_o"] {
+        assert!(vcd.contains(port), "{port} not in the VCD");
+    }
+    // Clock cycle k since the model was created has its edge at 10 k + 5:
+    // the run's last is after the build's reset, the run's own reset and
+    // the run's cycles.
+    let resets = 2 * u64::from(concord_testbench::verilator::RESET_CYCLES);
+    let last_edge = 10 * (resets + cycles - 1) + 5;
+    assert!(
+        vcd.contains(&format!("\n#{last_edge}\n")),
+        "no #{last_edge}"
+    );
+    assert!(!vcd.contains(&format!("\n#{}\n", last_edge + 10)));
 }
 
 /// A core built for one configuration is refused for another.

@@ -168,6 +168,23 @@ fn load_checked(
     Ok((api, built.cache_hit, built.key))
 }
 
+/// Starts a VCD of model `sim` of library `api` (see [`Rtl::open_vcd`]).
+fn open_vcd(api: &Api, sim: NonNull<Sim>, path: &Path) -> Result<(), HarnessError> {
+    if !api.traced {
+        return Err(HarnessError::NotTraced);
+    }
+    let c = CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| HarnessError::Vcd(path.to_path_buf()))?;
+    // SAFETY: `sim` is a live model of `api`'s library, used by one thread
+    // (its owner holds `&mut`); `c` is a NUL-terminated string that lives
+    // across the call (the shim copies the name).
+    match unsafe { (api.vcd_open)(sim.as_ptr(), c.as_ptr()) } {
+        0 => Ok(()),
+        1 => Err(HarnessError::NotTraced),
+        _ => Err(HarnessError::Vcd(path.to_path_buf())),
+    }
+}
+
 /// The status pins (`running`, `done`, `trapped`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Status {
@@ -535,21 +552,9 @@ impl Rtl {
     /// VCD already open). Only in builds with [`BuildOptions::trace`]. Each
     /// cycle is 10 ns: inputs settle at `10c`, the rising edge at `10c + 5`.
     pub fn open_vcd(&mut self, path: &Path) -> Result<(), HarnessError> {
-        if !self.api.traced {
-            return Err(HarnessError::NotTraced);
-        }
-        let c = CString::new(path.as_os_str().as_encoded_bytes())
-            .map_err(|_| HarnessError::Vcd(path.to_path_buf()))?;
-        // SAFETY: as in `reset`; `c` is a NUL-terminated string that lives
-        // across the call (the shim copies the name).
-        match unsafe { (self.api.vcd_open)(self.sim.as_ptr(), c.as_ptr()) } {
-            0 => {
-                self.vcd = Some(path.to_path_buf());
-                Ok(())
-            }
-            1 => Err(HarnessError::NotTraced),
-            _ => Err(HarnessError::Vcd(path.to_path_buf())),
-        }
+        open_vcd(self.api, self.sim, path)?;
+        self.vcd = Some(path.to_path_buf());
+        Ok(())
     }
 
     /// Writes buffered VCD data to the file.

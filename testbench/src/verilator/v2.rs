@@ -394,6 +394,19 @@ impl RtlV2 {
         }
     }
 
+    /// Starts writing a VCD of every signal to `path`, in builds with
+    /// [`BuildOptions::trace`]; cycle *c* settles at `10c` and its rising
+    /// edge is at `10c + 5` (as [`super::Rtl::open_vcd`]).
+    pub fn open_vcd(&mut self, path: &Path) -> Result<(), HarnessError> {
+        super::open_vcd(self.api, self.sim, path)
+    }
+
+    /// Finishes and closes the VCD file (also done when the model drops).
+    pub fn close_vcd(&mut self) {
+        // SAFETY: as in `tick`.
+        unsafe { (self.api.vcd_close)(self.sim.as_ptr()) }
+    }
+
     /// One clock cycle with the global-memory port answered by `memory`
     /// (§10.4, §15.4 step 1): the memory sees the master's outputs of the
     /// cycle and answers; then [`RtlV2::step`].
