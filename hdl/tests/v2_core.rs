@@ -288,6 +288,10 @@ fn start_setup_run_status_and_counters() {
     // cycle sees that value.
     assert_eq!(s.read(COUNTER0_LO), 9);
     assert_eq!(s.read(COUNTER0_HI), 0);
+    // `idle_issue_cycles` (k = 11, address 0x10140 + 2k): RUN cycles in
+    // which S selects a bubble. Stage S selects nothing yet, so every RUN
+    // cycle counts: RUN began 3 cycles before this read's cycle.
+    assert_eq!(s.read(0x10140 + 2 * 11), 3);
     assert_eq!(s.read(STATUS), status(true, false, false, false, 2));
     assert_eq!(s.read(LAUNCH), 8 | 1 << 16 | 4 << 24);
     assert_eq!(s.read(WINDOW), 4096);
@@ -342,4 +346,58 @@ fn refused_launch_returns_to_idle() {
         s.idle();
     }
     assert_eq!(s.read(STATUS), status(true, false, false, false, 2));
+}
+
+/// The counters block against `concord_uarch::V2Counters` (the contract's
+/// wrapping record): random increments, 16-bit and 64-bit counters, a
+/// clear in the middle.
+#[test]
+fn counters_wrap_at_their_width_and_clear() {
+    use concord_hdl::v2::counters::Counters;
+    use concord_uarch::counters_v2::{V2Counter, COUNT};
+    const CP: common::Ports<Counters> = common::Ports {
+        clock: |b| &mut b.clock,
+        reset: |b| &mut b.reset,
+        rounds: 10,
+        name: "counters",
+    };
+    for bits in [16, 32, 64] {
+        let mut c = Counters::new(bits);
+        c.connect_all();
+        common::reset(&mut c, &CP);
+        let mut want = concord_uarch::V2Counters::new(bits);
+        let mut rng = common::Rng(0x5eed + bits as u64);
+        for cycle in 0..1500 {
+            let clear = cycle == 700;
+            c.clear.next = clear;
+            let incs: Vec<u64> = (0..COUNT).map(|_| rng.below(256)).collect();
+            for (p, v) in c.inc.iter_mut().zip(&incs) {
+                p.next = (*v).into();
+            }
+            common::edge(&mut c, &CP);
+            if clear {
+                want = concord_uarch::V2Counters::new(bits);
+            } else {
+                for (k, v) in incs.iter().enumerate() {
+                    want.add(V2Counter::ALL[k], *v);
+                }
+            }
+            for k in 0..COUNT {
+                let v = want.values[k];
+                assert_eq!(
+                    c.lo[k].val().index() as u64,
+                    v & 0xffff_ffff,
+                    "{bits}: counter {k}, cycle {cycle}"
+                );
+                if k < c.hi.len() {
+                    assert_eq!(
+                        c.hi[k].val().index() as u64,
+                        v >> 32,
+                        "{bits}: counter {k} high"
+                    );
+                }
+            }
+        }
+        assert_eq!(c.hi.len(), if bits > 32 { COUNT } else { 1 });
+    }
 }

@@ -32,11 +32,13 @@
 use std::collections::HashMap;
 
 use concord_isa::config::{ArbiterMode, CoreConfig, Scheduler};
+use concord_uarch::counters_v2::V2Counter;
 use concord_uarch::ports::{core_ports, Dir};
 use concord_uarch::regmap::{self, HwConfig, V2Values, CTRL_HALT, LAUNCH_FIELDS, STATUS_FIELDS};
 use concord_uarch::{trace, GenOptions, HwParams};
 use rust_hdl_core::prelude::*;
 
+use super::counters::{Counters, INC_BITS};
 use super::fieldpack::FieldPack;
 use super::gentry::LutRam;
 use super::setup::{Setup, COUNT_BITS, THREADS_BITS};
@@ -600,8 +602,12 @@ pub struct Body {
     done_r: RegE<bool>,
     trapped_r: RegE<bool>,
     irq_r: RegE<bool>,
-    /// `cycles` (§15.1, always 64 bits).
-    cycles: RegE<Bits<64>>,
+    /// The counters of §15.1.
+    ctr: Counters,
+    one8: Constant<Bits<INC_BITS>>,
+    zero8: Constant<Bits<INC_BITS>>,
+    /// S selects an item in this cycle (a return slot, init slot or warp).
+    s_item: Signal<Local, bool>,
     // ---- host words ----
     pk_ctrl: FieldPack,
     pk_status: FieldPack,
@@ -621,7 +627,6 @@ pub struct Body {
     s_stopping: Constant<Bits<3>>,
     s_done: Constant<Bits<3>>,
     s_trap: Constant<Bits<3>>,
-    one64: Constant<Bits<64>>,
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     zero2: Constant<Bits<2>>,
@@ -630,7 +635,6 @@ pub struct Body {
     zero7: Constant<Bits<7>>,
     zero16: Constant<Bits<16>>,
     zero48: Constant<Bits<48>>,
-    zero64: Constant<Bits<64>>,
     row_shift: Constant<Bits<32>>,
     next_st: Signal<Local, Bits<3>>,
     is_running: Signal<Local, bool>,
@@ -669,6 +673,9 @@ impl Body {
             assert_eq!(map.writes[i].name, *name, "write row {i}");
         }
         assert_eq!(CTRL_HALT.lsb, 1);
+        // Counter indices `update` uses as literals.
+        assert_eq!(V2Counter::Cycles.index(), 0);
+        assert_eq!(V2Counter::IdleIssueCycles.index(), 11);
         assert_eq!(STATUS_FIELDS.len(), 7);
         assert_eq!(LAUNCH_FIELDS.len(), 3);
         assert!(hw.imem_words <= 1 << 16);
@@ -684,7 +691,6 @@ impl Body {
             _ => ((0, 0), (0, 0)),
         };
         let bus_words = hw.global_bus_bytes as usize / 4;
-        let _ = gen;
         Body {
             clock: Default::default(),
             reset: Default::default(),
@@ -765,7 +771,10 @@ impl Body {
             done_r: Default::default(),
             trapped_r: Default::default(),
             irq_r: Default::default(),
-            cycles: Default::default(),
+            ctr: Counters::new(gen.counter_bits),
+            one8: k(1),
+            zero8: k(0),
+            s_item: Default::default(),
             pk_ctrl: FieldPack::new(regmap::register("CTRL").unwrap().fields),
             pk_status: FieldPack::new(STATUS_FIELDS),
             pk_launch: FieldPack::new(LAUNCH_FIELDS),
@@ -782,7 +791,6 @@ impl Body {
             s_stopping: k(state::STOPPING),
             s_done: k(state::DONE),
             s_trap: k(state::TRAP),
-            one64: k(1),
             zero32: k(0),
             one32: k(1),
             zero2: k(0),
@@ -791,7 +799,6 @@ impl Body {
             zero7: k(0),
             zero16: k(0),
             zero48: k(0),
-            zero64: k(0),
             row_shift: k(hw.shared_row_shift as u64),
             next_st: Default::default(),
             is_running: Default::default(),
@@ -858,8 +865,8 @@ impl Logic for Body {
         self.trapped_r.reset.next = self.reset.val();
         self.irq_r.clock.next = self.clock.val();
         self.irq_r.reset.next = self.reset.val();
-        self.cycles.clock.next = self.clock.val();
-        self.cycles.reset.next = self.reset.val();
+        self.ctr.clock.next = self.clock.val();
+        self.ctr.reset.next = self.reset.val();
         self.r_state.clock.next = self.clock.val();
         self.r_state.reset.next = self.reset.val();
         self.r_free.clock.next = self.clock.val();
@@ -1028,18 +1035,26 @@ impl Logic for Body {
         self.irq_o.next = self.irq_r.q.val();
 
         // ---- counters (§15.1): cleared by START ----
-        self.cycles.ld.next = self.slave.start.val();
-        self.cycles.lv.next = self.zero64.val();
-        self.cycles.en.next = self.is_running.val();
-        self.cycles.d.next = self.cycles.q.val() + self.one64.val();
+        // Stage S does not exist yet (M2): every RUN cycle is a bubble.
+        self.s_item.next = false;
+        self.ctr.clear.next = self.slave.start.val();
         for i in 0..self._nlo {
-            self.slave.ctr_lo[i].next = self.zero32.val();
+            self.ctr.inc[i].next = self.zero8.val();
+        }
+        if self.is_running.val() {
+            self.ctr.inc[0].next = self.one8.val();
+        }
+        if ((self.st.q.val() == self.s_run.val()) | (self.st.q.val() == self.s_stopping.val()))
+            & !self.s_item.val()
+        {
+            self.ctr.inc[11].next = self.one8.val();
+        }
+        for i in 0..self._nlo {
+            self.slave.ctr_lo[i].next = self.ctr.lo[i].val();
         }
         for i in 0..self._nhi {
-            self.slave.ctr_hi[i].next = self.zero32.val();
+            self.slave.ctr_hi[i].next = self.ctr.hi[i].val();
         }
-        self.slave.ctr_lo[0].next = self.cycles.q.val().get_bits::<32>(0);
-        self.slave.ctr_hi[0].next = self.cycles.q.val().get_bits::<32>(32);
 
         // ---- host-readable words ----
         self.pk_ctrl.f[0].next = self.zero32.val();

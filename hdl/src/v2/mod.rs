@@ -4,6 +4,7 @@
 //! | file | block |
 //! |---|---|
 //! | `core.rs` | [`core::core_verilog`]: the whole core, top module `concord_core` (§14.2): the rust-hdl body and the port wrapper, hygiene check |
+//! | `counters.rs` | [`counters::Counters`]: the 25 counters of §15.1 (`cycles` 64 bits, the others `counter_bits`), cleared by `START` |
 //! | `fieldpack.rs` | [`fieldpack::FieldPack`]: a host word from a `regmap` field table |
 //! | `alu.rs` | [`alu::Alu`]: the X-stage lane ALU from a one-hot function select ([`alu::AluFunc`]) |
 //! | `mul.rs` | [`mul::Mul`]: the 32×32 multiplier, four DSP products pipelined X→A→M; also the shifts (products with a power of two) |
@@ -24,6 +25,7 @@
 
 pub mod alu;
 pub mod core;
+pub mod counters;
 pub mod decode;
 pub mod fieldpack;
 pub mod gentry;
