@@ -68,9 +68,15 @@ impl fmt::Display for Mismatch {
 }
 
 fn write_diffs(f: &mut fmt::Formatter<'_>, diffs: &[FieldDiff]) -> fmt::Result {
-    writeln!(f, "  {:<16} {:<24} {:<24}", "field", "cycle model", "RTL")?;
+    let w = diffs
+        .iter()
+        .map(|d| d.field.len())
+        .max()
+        .unwrap_or(0)
+        .max(16);
+    writeln!(f, "  {:<w$} {:<24} {:<24}", "field", "cycle model", "RTL")?;
     for d in diffs {
-        writeln!(f, "  {:<16} {:<24} {:<24}", d.field, d.model, d.rtl)?;
+        writeln!(f, "  {:<w$} {:<24} {:<24}", d.field, d.model, d.rtl)?;
     }
     Ok(())
 }
@@ -159,9 +165,35 @@ struct Observer<'a> {
     failure: Option<LockstepError>,
     config: CoreConfig,
     debug_regs: bool,
+    /// The host port's inputs of the previous cycle (the request whose
+    /// answer this cycle shows).
+    last_host: Signals,
 }
 
-impl Observer<'_> {
+impl<'a> Observer<'a> {
+    fn new(
+        rtl: &'a mut RtlV2,
+        config: &CoreConfig,
+        hw: &HwParams,
+        debug_regs: bool,
+        global: &[u8],
+    ) -> Observer<'a> {
+        let max = (hw.global_outstanding * hw.global_beats) as u32;
+        Observer {
+            memory: WishboneMemory::new(global.to_vec(), hw),
+            rtl,
+            host_checker: Checker::host_slave("wbs"),
+            gm_checker: Checker::master("gm", max),
+            cycle: 0,
+            before: VecDeque::with_capacity(CONTEXT),
+            failure: None,
+            config: config.clone(),
+            debug_regs,
+            hw: hw.clone(),
+            last_host: Signals::idle(),
+        }
+    }
+
     fn before(&self) -> Vec<(u64, String)> {
         self.before
             .iter()
@@ -199,11 +231,26 @@ impl CycleObserver for Observer<'_> {
             .map(|v| v.to_string())
             .collect();
         violations.extend(self.gm_checker.step(&rtl.gm).iter().map(|v| v.to_string()));
-        let diffs = if model == rtl {
+        let mut diffs = if model == rtl {
             Vec::new()
         } else {
             diff(&self.hw, &model, &rtl)
         };
+        // Name the register whose read this cycle answers.
+        let asked = self.last_host;
+        self.last_host = *host;
+        if asked.cyc && asked.stb && !asked.we {
+            let opts =
+                regmap::MapOptions::new(&self.hw, self.config.max_resident_blocks, self.debug_regs);
+            let name = match regmap::decode(asked.adr, &opts) {
+                Some((reg, i)) if reg.words(&opts) > 1 => format!("{}[{i}]", reg.name),
+                Some((reg, _)) => reg.name.to_string(),
+                None => "unmapped".to_string(),
+            };
+            for d in diffs.iter_mut().filter(|d| d.field == "wbs.dat_r[0]") {
+                d.field = format!("wbs.dat_r[0] (read of {name} at {:#x})", asked.adr);
+            }
+        }
         if !violations.is_empty() {
             let before = self.before();
             return self.fail(LockstepError::Protocol(Box::new(ProtocolFailure {
@@ -262,6 +309,53 @@ impl CycleObserver for Observer<'_> {
     }
 }
 
+/// Runs the host script `script` (the host port's inputs, one per cycle)
+/// on an idle cycle model and on `rtl` in lock-step, from reset, with
+/// `global` as both testbench memories; then reads every register back as
+/// [`run`] does. No watchdog and no hang detector: for short scripts that
+/// exercise the host slave (register reads and writes, `START`, SETUP,
+/// refusals). Returns the cycles run.
+pub fn host_script(
+    config: &CoreConfig,
+    rtl: &mut RtlV2,
+    gen: concord_uarch::GenOptions,
+    script: &[Signals],
+    global: &[u8],
+) -> Result<u64, LockstepError> {
+    let hw = HwParams::new(config).map_err(|e| LockstepError::Setup(e.to_string()))?;
+    if rtl.hw() != &hw || rtl.gen() != &gen {
+        return Err(LockstepError::Setup(
+            "the RTL model was built for another configuration or other generator options".into(),
+        ));
+    }
+    let mut core = Pipeline::idle(config, gen).map_err(LockstepError::Setup)?;
+    core.set_global(global.to_vec());
+    rtl.reset();
+    let mut observer = Observer::new(rtl, config, &hw, gen.debug_regs, global);
+    let failed =
+        |o: &mut Observer<'_>, e: String| o.failure.take().unwrap_or(LockstepError::Model(e));
+    for host in script {
+        let port = core.cycle(host);
+        if let Err(e) = observer.cycle(&core, host, &port) {
+            return Err(failed(&mut observer, e));
+        }
+    }
+    if let Err(e) = observer.end(&mut core) {
+        return Err(failed(&mut observer, e));
+    }
+    if let Some(v) = core.violations().first() {
+        return Err(LockstepError::Model(v.clone()));
+    }
+    let model_global = std::mem::take(&mut core.memory_mut().bytes);
+    if observer.memory.bytes != model_global {
+        return Err(LockstepError::Final(first_byte_difference(
+            &model_global,
+            &observer.memory.bytes,
+        )));
+    }
+    Ok(observer.cycle)
+}
+
 /// Runs `launch` on the cycle model and on `rtl` in lock-step (see the
 /// module's documentation). `rtl` must be the core of `config` generated
 /// with `options.gen`; it is reset first. `global` is the initial global
@@ -280,19 +374,7 @@ pub fn run(
         ));
     }
     rtl.reset();
-    let max = (hw.global_outstanding * hw.global_beats) as u32;
-    let mut observer = Observer {
-        memory: WishboneMemory::new(global.to_vec(), &hw),
-        rtl,
-        host_checker: Checker::host_slave("wbs"),
-        gm_checker: Checker::master("gm", max),
-        cycle: 0,
-        before: VecDeque::with_capacity(CONTEXT),
-        failure: None,
-        config: config.clone(),
-        debug_regs: options.gen.debug_regs,
-        hw,
-    };
+    let mut observer = Observer::new(rtl, config, &hw, options.gen.debug_regs, global);
     let mut model_global = global.to_vec();
     let result = pipeline::run_observed(config, launch, &mut model_global, options, &mut observer);
     let outcome = match result {

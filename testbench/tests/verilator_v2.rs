@@ -458,6 +458,68 @@ fn check_cases(cases: &[Case]) {
     );
 }
 
+/// The host slave (§14.3, §14.4, §12.1) without a block ever running:
+/// every register read back in `IDLE`; writes to a read-only and an
+/// unmapped address, a read of a write-only one, `HALT` set and cleared;
+/// a launch that SETUP refuses (more threads than the core has), then
+/// every register read back again (`STATUS.refused`, counters).
+#[test]
+fn host_registers() {
+    use concord_testbench::pipeline::{host_read, host_write};
+    use concord_uarch::wishbone::Signals;
+    for config in case_configs() {
+        let kernel = common::assemble("exit\n");
+        let too_many = config.lanes * config.warps + 1;
+        let launch = func::Launch {
+            code: &kernel.code,
+            entry_pc: 0,
+            grid: [1, 1, 1],
+            block: [too_many, 1, 1],
+            params: &[5, 6],
+            stack_bytes: 0,
+        };
+        let extras = regmap::LaunchExtras {
+            shared_bytes: 0,
+            clear_regs: 0,
+            clear_shared: 0,
+        };
+        let wait = Signals {
+            cyc: true,
+            ..Signals::idle()
+        };
+        let mut script = vec![
+            host_read(regmap::ID),
+            host_write(regmap::ID, 7),
+            host_write(0x1_FFFF, 7),
+            host_read(regmap::ENTRY_PC),
+            host_write(regmap::CTRL, 2),
+            host_read(regmap::CTRL),
+            host_read(regmap::STATUS),
+            host_write(regmap::CTRL, 0),
+            wait,
+        ];
+        script.extend(
+            regmap::launch_writes(&launch, &extras)
+                .into_iter()
+                .chain([regmap::start_write()])
+                .map(|(adr, value)| host_write(adr, value)),
+        );
+        script.push(wait);
+        script.extend(std::iter::repeat_n(Signals::idle(), 12));
+        script.push(host_read(regmap::STATUS));
+        script.push(wait);
+        let with = |rtl: &mut RtlV2| {
+            lockstep::host_script(&config, rtl, GenOptions::sim(), &script, &vec![0; 4096])
+        };
+        if let Err(e) = with_rtl(&config, with) {
+            panic!(
+                "{} lanes × {} warps {:?} {:?}: {e}",
+                config.lanes, config.warps, config.scheduler, config.arbiter
+            );
+        }
+    }
+}
+
 /// The paper goldens (Collange Table 2 and Listing 1, consensual branches,
 /// spin locks, barriers, traps, stack overflows, partial warps and blocks).
 #[test]
