@@ -366,6 +366,47 @@ fn a_traced_v2_build_writes_a_vcd() {
     assert!(!vcd.contains(&format!("\n#{}\n", last_edge + 10)));
 }
 
+/// Cycles per second of the v2 harness alone (the RTL answered by the
+/// testbench memory, no model) on the default core, from `START` on
+/// (`-- --ignored --nocapture`; a figure, not a check).
+#[test]
+#[ignore]
+fn speed() {
+    use concord_testbench::pipeline::{host_write, WishboneMemory};
+    use concord_uarch::wishbone::Signals;
+    let config = CoreConfig::default();
+    let kernel = common::assemble("loop: bra loop\n");
+    let launch = common::launch_1d(&kernel, 64, 1);
+    with_rtl(&config, |rtl| {
+        let hw = rtl.hw().clone();
+        let mut memory = WishboneMemory::new(vec![0; 4096], &hw);
+        rtl.reset();
+        let extras = regmap::LaunchExtras {
+            shared_bytes: 0,
+            clear_regs: 0,
+            clear_shared: 0,
+        };
+        for (adr, value) in regmap::launch_writes(&launch.launch, &extras)
+            .into_iter()
+            .chain([regmap::start_write()])
+        {
+            rtl.cycle(&host_write(adr, value), &mut memory);
+        }
+        let n = 2_000_000u64;
+        let started = std::time::Instant::now();
+        let mut running = 0u64;
+        for _ in 0..n {
+            running += u64::from(rtl.cycle(&Signals::idle(), &mut memory).pins.running);
+        }
+        let s = started.elapsed().as_secs_f64();
+        eprintln!(
+            "v2 RTL, default core ({} trace bits): {n} cycles in {s:.2} s, {:.2} M cycles/s ({running} of them running)",
+            record_bits(&hw),
+            n as f64 / s / 1e6
+        );
+    });
+}
+
 /// A core built for one configuration is refused for another.
 #[test]
 fn a_core_of_another_configuration_is_refused() {
