@@ -169,6 +169,17 @@ fn lockstep_checked(
 /// `tr_record` is `record` packed. With `ack_stuck_at_1` the slave's `ACK`
 /// is 1 in every cycle.
 fn toy_verilog(config: &CoreConfig, record: &TraceRecord, ack_stuck_at_1: bool) -> String {
+    toy_verilog_with(config, record, ack_stuck_at_1, &[])
+}
+
+/// [`toy_verilog`] with some outputs driven by the given expressions
+/// instead of 0.
+fn toy_verilog_with(
+    config: &CoreConfig,
+    record: &TraceRecord,
+    ack_stuck_at_1: bool,
+    drive: &[(&str, &str)],
+) -> String {
     let hw = HwParams::new(config).unwrap();
     let ports = core_ports(&hw, &GenOptions::sim());
     let mut v =
@@ -212,9 +223,14 @@ fn toy_verilog(config: &CoreConfig, record: &TraceRecord, ack_stuck_at_1: bool) 
             "tr_record" => {
                 let _ = writeln!(v, "    assign tr_record = {width}'h{hex};");
             }
-            n => {
-                let _ = writeln!(v, "    assign {n} = {}'d0;", p.width);
-            }
+            n => match drive.iter().find(|(name, _)| *name == n) {
+                Some((_, e)) => {
+                    let _ = writeln!(v, "    assign {n} = {e};");
+                }
+                None => {
+                    let _ = writeln!(v, "    assign {n} = {}'d0;", p.width);
+                }
+            },
         }
     }
     v += "endmodule\n";
@@ -321,6 +337,86 @@ fn a_host_ack_without_a_request_is_reported_at_its_cycle() {
         }
         other => panic!("expected a protocol violation at cycle 0, got {other:?}"),
     }
+}
+
+/// A master that raises `STB` without `CYC` breaks §20's first rule from
+/// cycle 0 on: reported at cycle 0, on the `gm` port.
+#[test]
+fn a_strobe_without_cycle_on_the_memory_port_is_reported_at_its_cycle() {
+    let config = toy_config();
+    let verilog = toy_verilog_with(
+        &config,
+        &idle_record(&config),
+        false,
+        &[("gm_stb_o", "1'b1")],
+    );
+    let mut rtl = RtlV2::build(
+        &verilog,
+        &config,
+        &GenOptions::sim(),
+        &BuildOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let kernel = common::assemble("exit\n");
+    match lockstep::run(
+        &config,
+        &exit_launch(&kernel),
+        &vec![0; 4096],
+        &mut rtl,
+        options(1000),
+    ) {
+        Err(LockstepError::Protocol(p)) => {
+            assert_eq!(p.cycle, 0, "{p}");
+            assert!(p.violations.iter().all(|v| v.starts_with("gm port")), "{p}");
+            let fields: Vec<&str> = p.diffs.iter().map(|d| d.field.as_str()).collect();
+            assert_eq!(fields, ["gm.stb"], "{p}");
+        }
+        other => panic!("expected a protocol violation at cycle 0, got {other:?}"),
+    }
+}
+
+/// Multi-word ports cross the packed path whole: a 32-byte bus (`gm_sel_o`
+/// 32 bits, `gm_dat_o` 256 bits, `gm_adr_o` 27 bits) driven with constants
+/// reads back as those constants in the master's record.
+#[test]
+fn wide_master_outputs_read_back_whole() {
+    let config = CoreConfig {
+        global_bus_bytes: 32,
+        ..toy_config()
+    };
+    let data: String = (0..8u32)
+        .rev()
+        .map(|i| format!("{:08x}", 0x1111_1111u32.wrapping_mul(i + 1)))
+        .collect();
+    let dat = format!("256'h{data}");
+    let verilog = toy_verilog_with(
+        &config,
+        &idle_record(&config),
+        false,
+        &[
+            ("gm_cyc_o", "1'b1"),
+            ("gm_adr_o", "27'h5abcdef"),
+            ("gm_sel_o", "32'hf00ff00f"),
+            ("gm_dat_o", &dat),
+            ("gm_tga_o", "4'd9"),
+            ("gm_we_o", "1'b1"),
+        ],
+    );
+    let rtl = RtlV2::build(
+        &verilog,
+        &config,
+        &GenOptions::sim(),
+        &BuildOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let m = rtl.master();
+    assert!(m.cyc && m.we && !m.stb);
+    assert_eq!((m.adr, m.sel, m.tga), (0x5ab_cdef, 0xf00f_f00f, 9));
+    let want: Vec<u32> = (0..8u32)
+        .map(|i| 0x1111_1111u32.wrapping_mul(i + 1))
+        .collect();
+    assert_eq!(m.dat_w[..8], want[..]);
+    assert!(m.dat_w[8..].iter().all(|&w| w == 0));
 }
 
 /// A build with VCD support writes the waveforms of a run: the VCD names
