@@ -202,6 +202,9 @@ fn toy_verilog_with(
         .collect();
     v += &decls.join(",\n");
     v += "\n);\n";
+    // A register that alternates 0, 1, 0, ... from cycle 0 on, for outputs
+    // that change every cycle.
+    v += "    reg toggle;\n    always @(posedge clk) toggle <= rst ? 1'b0 : ~toggle;\n";
     let stuck = u8::from(ack_stuck_at_1);
     let _ = writeln!(
         v,
@@ -221,7 +224,10 @@ fn toy_verilog_with(
         match p.name {
             "wbs_ack_o" => {}
             "tr_record" => {
-                let _ = writeln!(v, "    assign tr_record = {width}'h{hex};");
+                let _ = match drive.iter().find(|(name, _)| *name == "tr_record") {
+                    Some((_, e)) => writeln!(v, "    assign tr_record = {e};"),
+                    None => writeln!(v, "    assign tr_record = {width}'h{hex};"),
+                };
             }
             n => match drive.iter().find(|(name, _)| *name == n) {
                 Some((_, e)) => {
@@ -417,6 +423,65 @@ fn wide_master_outputs_read_back_whole() {
         .collect();
     assert_eq!(m.dat_w[..8], want[..]);
     assert!(m.dat_w[8..].iter().all(|&w| w == 0));
+}
+
+/// The packed record in Verilog hex.
+fn record_hex(config: &CoreConfig, record: &TraceRecord) -> String {
+    let hw = HwParams::new(config).unwrap();
+    let bits = record.pack(&hw);
+    let width = record_bits(&hw) as usize;
+    let digits: String = (0..width.div_ceil(4))
+        .rev()
+        .map(|nibble| {
+            let at = 4 * nibble;
+            char::from_digit(((bits[at / 64] >> (at % 64)) & 0xf) as u32, 16).unwrap()
+        })
+        .collect();
+    format!("{width}'h{digits}")
+}
+
+/// A trace port that changes every cycle is unpacked every cycle, and one
+/// that holds is the same record: the toy alternates two records.
+#[test]
+fn every_cycle_gets_the_record_on_the_port() {
+    let config = toy_config();
+    let a = TraceRecord {
+        state: 2,
+        a_pc: 17,
+        rf_data: [0x0bad_cafe; 32],
+        ..idle_record(&config)
+    };
+    let mut b = TraceRecord {
+        s_kind: 1,
+        s_warp: 1,
+        ..idle_record(&config)
+    };
+    b.set_warp_code(1, 5);
+    // Lanes 0..3 of rf_data are the port's; the rest are not.
+    let mut a_on_port = a.clone();
+    a_on_port.rf_data[4..].fill(0);
+    let expr = format!(
+        "toggle ? {} : {}",
+        record_hex(&config, &b),
+        record_hex(&config, &a_on_port)
+    );
+    let verilog = toy_verilog_with(&config, &a_on_port, false, &[("tr_record", &expr)]);
+    let mut rtl = RtlV2::build(
+        &verilog,
+        &config,
+        &GenOptions::sim(),
+        &BuildOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut memory = concord_testbench::pipeline::WishboneMemory::new(vec![0; 64], rtl.hw());
+    let idle = concord_uarch::wishbone::Signals::idle();
+    // `toggle` is 0 during cycle 0 and 1 after its edge: the record read
+    // after cycle c's edge is b for even c, a for odd c.
+    for c in 0..6 {
+        let got = rtl.cycle(&idle, &mut memory).trace.unwrap();
+        let want = if c % 2 == 0 { &b } else { &a_on_port };
+        assert_eq!(&got, want, "cycle {c}");
+    }
 }
 
 /// A build with VCD support writes the waveforms of a run: the VCD names

@@ -46,7 +46,10 @@
 //! (`regmap::launch_writes`, then `CTRL.START`); [`run_direct`] loads the
 //! registers directly. The global-memory port is a
 //! `concord_uarch::wishbone::Signals` record per cycle, answered by the
-//! testbench memory ([`WishboneMemory`]). With `PipelineOptions::check_bus`
+//! testbench memory ([`WishboneMemory`]); [`Pipeline::gm_port`] is that
+//! record of the last cycle. [`run_observed`] is [`run`] with a
+//! [`CycleObserver`] told about every cycle (the Core v2 lock-step,
+//! `crate::lockstep`, drives the RTL from it). With `PipelineOptions::check_bus`
 //! both ports are checked every cycle by the protocol checkers of §20
 //! (`concord_uarch::wishbone::Checker`); a violation fails the run.
 //!
