@@ -26,6 +26,9 @@
 //!   schedulers.
 //!
 //! A failure names the case or seed, the cycle and the differing fields.
+//! `CONCORD_V2_CASE=<text>` narrows the case tiers to the cases whose name
+//! contains the text; `CONCORD_V2_VCD=<dir>` leaves each test's last run as
+//! a VCD in `<dir>`.
 
 mod common;
 
@@ -621,10 +624,17 @@ fn case_configs() -> [CoreConfig; 2] {
 }
 
 /// Every case on each core it fits (and whose policy it asks for).
+/// `CONCORD_V2_CASE=<text>` runs only the cases whose name contains it.
 fn check_cases(cases: &[Case]) {
+    let only = std::env::var("CONCORD_V2_CASE").ok();
+    let cases: Vec<&Case> = cases
+        .iter()
+        .filter(|c| only.as_ref().is_none_or(|o| c.name.contains(o.as_str())))
+        .collect();
+    assert!(!cases.is_empty(), "no case's name contains {only:?}");
     let mut ran = 0;
     for config in case_configs() {
-        for case in cases {
+        for &case in &cases {
             if case.threads() > config.lanes * config.warps
                 || case.policy.is_some_and(|p| p != config.arbitration)
             {
