@@ -117,37 +117,93 @@ fn options(watchdog: u64) -> PipelineOptions {
     }
 }
 
+/// What the functional model checks besides the trap: global memory
+/// below `memory_below` (all of it when `None`) and, with `last_block`, the
+/// last block's registers below `regs_used`, its predicates and its shared
+/// bytes below `shared_bytes` (§20; the RTL's register file equals the
+/// model's, since every register write is on the compared trace port).
+#[derive(Clone, Copy)]
+struct Oracle {
+    memory_below: Option<usize>,
+    last_block: bool,
+}
+
+const FULL: Oracle = Oracle {
+    memory_below: None,
+    last_block: true,
+};
+const MEMORY: Oracle = Oracle {
+    memory_below: None,
+    last_block: false,
+};
+
 /// `launch` in lock-step on `config`'s core, then against the functional
 /// model (run with the occupancy's shared window): the same trap, or the
-/// same global memory (below `compared`, all of it when `None`).
+/// same final state (`oracle`).
 fn lockstep_checked(
     config: &CoreConfig,
     launch: &PipelineLaunch<'_>,
     global: &[u8],
     watchdog: u64,
-    compared: Option<usize>,
+    oracle: Oracle,
 ) -> Result<LockstepOutcome, String> {
     let o = with_rtl(config, |rtl| {
         lockstep::run(config, launch, global, rtl, options(watchdog))
     })
     .map_err(|e| e.to_string())?;
     let mut expect = global.to_vec();
+    let l = &launch.launch;
+    let mut last = common::LastBlock {
+        threads: (l.block[0] * l.block[1] * l.block[2]) as usize,
+        state: None,
+    };
     let func = func_reference(
         config,
         launch,
         &mut expect,
         func::Options { watchdog },
-        None,
+        Some(&mut last),
     )
     .map_err(RunError::unwrap_trap);
     match (&func, &o.outcome.result) {
         (Ok(_), Ok(())) => {
-            let n = compared.unwrap_or(expect.len()).min(expect.len());
+            let n = oracle
+                .memory_below
+                .unwrap_or(expect.len())
+                .min(expect.len());
             if let Some(i) = (0..n).find(|&i| expect[i] != o.global[i]) {
                 return Err(format!(
                     "global byte {i:#x}: functional {:#04x}, RTL and model {:#04x}",
                     expect[i], o.global[i]
                 ));
+            }
+            if oracle.last_block {
+                let (want, got) = match (&last.state, &o.outcome.last_block) {
+                    (Some(w), Some(g)) => (w, g),
+                    _ => return Err("no last block state".into()),
+                };
+                for (t, (w, g)) in want.regs.iter().zip(&got.regs).enumerate() {
+                    if let Some(r) = (0..launch.regs_used as usize).find(|&r| w[r] != g[r]) {
+                        return Err(format!(
+                            "last block, thread {t}, r{r}: functional {:#x}, RTL and model {:#x}",
+                            w[r], g[r]
+                        ));
+                    }
+                }
+                for (t, (w, g)) in want.preds.iter().zip(&got.preds).enumerate() {
+                    if let Some(q) = (0..config.predicates as usize).find(|&q| w[q] != g[q]) {
+                        return Err(format!(
+                            "last block, thread {t}, p{q}: functional {}, RTL and model {}",
+                            w[q], g[q]
+                        ));
+                    }
+                }
+                let n = launch.shared_bytes as usize;
+                if want.shared.get(..n) != got.shared.get(..n) {
+                    return Err(
+                        "last block's shared memory differs from the functional model's".into(),
+                    );
+                }
             }
         }
         (Err(f), Err(t)) => {
@@ -654,7 +710,9 @@ fn check_cases(cases: &[Case]) {
                 shared_bytes: kernel.shared_bytes,
                 regs_used: kernel.regs_used,
             };
-            if let Err(e) = lockstep_checked(&config, &launch, &case.global, case.watchdog, None) {
+            let oracle = if case.deterministic { FULL } else { MEMORY };
+            if let Err(e) = lockstep_checked(&config, &launch, &case.global, case.watchdog, oracle)
+            {
                 panic!(
                     "`{}` on {} lanes × {} warps {:?} {:?}: {e}",
                     case.name, config.lanes, config.warps, config.scheduler, config.arbiter
@@ -785,7 +843,7 @@ fn random_tier(lanes: u32, warps: u32, base: CoreConfig, count: u64, first_seed:
         let kernel = p.kernel();
         let launch = common::random_pipeline_launch(p, &kernel);
         let global = common::random_global(p, &config);
-        let o = lockstep_checked(&config, &launch, &global, 5_000_000, None).unwrap_or_else(|e| {
+        let o = lockstep_checked(&config, &launch, &global, 5_000_000, FULL).unwrap_or_else(|e| {
             panic!(
                 "seed {} on {lanes}x{warps} {:?} {:?} lat {}: {e}\n{}",
                 p.seed, config.scheduler, config.arbiter, config.global_latency, p.source
@@ -877,7 +935,7 @@ fn stress_configs() {
                 let kernel = p.kernel();
                 let launch = common::random_pipeline_launch(&p, &kernel);
                 let global = common::random_global(&p, &config);
-                lockstep_checked(&config, &launch, &global, 5_000_000, None).unwrap_or_else(|e| {
+                lockstep_checked(&config, &launch, &global, 5_000_000, FULL).unwrap_or_else(|e| {
                     panic!("{file} {scheduler:?} {arbiter:?} seed {seed}: {e}")
                 });
             }
@@ -908,7 +966,7 @@ fn compiled_suite() {
                 shared_bytes: kernel.shared_bytes,
                 regs_used: kernel.regs_used,
             };
-            let o = lockstep_checked(&l.config, &pl, &prepared.global, 50_000_000, None)
+            let o = lockstep_checked(&l.config, &pl, &prepared.global, 50_000_000, MEMORY)
                 .unwrap_or_else(|e| panic!("{launch}: {e}"));
             if let Err(t) = &o.outcome.result {
                 panic!("{launch}: trapped: {t}");
@@ -968,7 +1026,10 @@ fn compiled_random_kernels() {
             &pl,
             &prepared.global,
             prepared.watchdog,
-            Some(buffers_end),
+            Oracle {
+                memory_below: Some(buffers_end),
+                last_block: false,
+            },
         )
         .unwrap_or_else(|e| panic!("seed {seed} ({point}): {e}"));
         if let Err(t) = &o.outcome.result {
