@@ -151,6 +151,23 @@ fn lockstep_checked(
         lockstep::run(config, launch, global, rtl, options(watchdog))
     })
     .map_err(|e| e.to_string())?;
+    check_against_func(
+        config, launch, global, watchdog, oracle, &o.outcome, &o.global,
+    )?;
+    Ok(o)
+}
+
+/// The final state `outcome`, `final_global` of a run of `launch` against
+/// the functional model's (see [`lockstep_checked`]).
+fn check_against_func(
+    config: &CoreConfig,
+    launch: &PipelineLaunch<'_>,
+    global: &[u8],
+    watchdog: u64,
+    oracle: Oracle,
+    outcome: &concord_testbench::pipeline::Outcome,
+    final_global: &[u8],
+) -> Result<(), String> {
     let mut expect = global.to_vec();
     let l = &launch.launch;
     let mut last = common::LastBlock {
@@ -165,20 +182,20 @@ fn lockstep_checked(
         Some(&mut last),
     )
     .map_err(RunError::unwrap_trap);
-    match (&func, &o.outcome.result) {
+    match (&func, &outcome.result) {
         (Ok(_), Ok(())) => {
             let n = oracle
                 .memory_below
                 .unwrap_or(expect.len())
                 .min(expect.len());
-            if let Some(i) = (0..n).find(|&i| expect[i] != o.global[i]) {
+            if let Some(i) = (0..n).find(|&i| expect[i] != final_global[i]) {
                 return Err(format!(
                     "global byte {i:#x}: functional {:#04x}, RTL and model {:#04x}",
-                    expect[i], o.global[i]
+                    expect[i], final_global[i]
                 ));
             }
             if oracle.last_block {
-                let (want, got) = match (&last.state, &o.outcome.last_block) {
+                let (want, got) = match (&last.state, &outcome.last_block) {
                     (Some(w), Some(g)) => (w, g),
                     _ => return Err("no last block state".into()),
                 };
@@ -216,7 +233,7 @@ fn lockstep_checked(
         (Ok(_), Err(t)) => return Err(format!("RTL and model trapped (`{t}`), functional not")),
         (Err(f), Ok(())) => return Err(format!("functional trapped (`{f}`), RTL and model not")),
     }
-    Ok(o)
+    Ok(())
 }
 
 // ---------------------------------------------------------------------
@@ -679,9 +696,13 @@ fn case_configs() -> [CoreConfig; 2] {
     ]
 }
 
-/// Every case on each core it fits (and whose policy it asks for).
+/// Runs `f` on every case on each core it fits (and whose policy it asks
+/// for); panics with the case and core on the first error.
 /// `CONCORD_V2_CASE=<text>` runs only the cases whose name contains it.
-fn check_cases(cases: &[Case]) {
+fn for_each_case(
+    cases: &[Case],
+    mut f: impl FnMut(&CoreConfig, &PipelineLaunch<'_>, &Case, Oracle) -> Result<(), String>,
+) {
     let only = std::env::var("CONCORD_V2_CASE").ok();
     let cases: Vec<&Case> = cases
         .iter()
@@ -711,8 +732,7 @@ fn check_cases(cases: &[Case]) {
                 regs_used: kernel.regs_used,
             };
             let oracle = if case.deterministic { FULL } else { MEMORY };
-            if let Err(e) = lockstep_checked(&config, &launch, &case.global, case.watchdog, oracle)
-            {
+            if let Err(e) = f(&config, &launch, case, oracle) {
                 panic!(
                     "`{}` on {} lanes × {} warps {:?} {:?}: {e}",
                     case.name, config.lanes, config.warps, config.scheduler, config.arbiter
@@ -726,6 +746,41 @@ fn check_cases(cases: &[Case]) {
         "only {ran} runs for {} cases",
         cases.len()
     );
+}
+
+/// Every case in lock-step (see [`for_each_case`]).
+fn check_cases(cases: &[Case]) {
+    for_each_case(cases, |config, launch, case, oracle| {
+        lockstep_checked(config, launch, &case.global, case.watchdog, oracle).map(|_| ())
+    });
+}
+
+/// The oracle of the case tiers holds on the cycle model alone (so a case
+/// tier's failure is the RTL's): every case on both cores, run by
+/// `pipeline::run`, ends in the functional model's state.
+#[test]
+fn the_case_tiers_hold_on_the_cycle_model() {
+    let mut all = Vec::new();
+    all.extend(cases::golden_divergence_and_reconvergence());
+    all.extend(cases::golden_consensual_branches());
+    all.extend(cases::golden_spin_locks());
+    all.extend(cases::golden_barriers());
+    all.extend(cases::golden_traps());
+    all.extend(cases::next_pc_outside_the_program());
+    all.extend(cases::stack_overflow());
+    all.extend(cases::golden_partial_warp_and_multiple_blocks());
+    all.extend(cases::instructions_alu());
+    all.extend(cases::instructions_predicates());
+    all.extend(cases::instructions_special_registers());
+    all.extend(cases::instructions_loads_and_stores());
+    all.extend(cases::instructions_atomics());
+    all.extend(cases::instructions_votes());
+    all.extend(cases::instructions_control());
+    for_each_case(&all, |config, launch, case, oracle| {
+        let mut g = case.global.clone();
+        let o = concord_testbench::pipeline::run(config, launch, &mut g, options(case.watchdog))?;
+        check_against_func(config, launch, &case.global, case.watchdog, oracle, &o, &g)
+    });
 }
 
 /// The host slave (§14.3, §14.4, §12.1) without a block ever running:
