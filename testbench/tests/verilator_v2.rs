@@ -875,46 +875,76 @@ fn every_instruction_under_three_guards() {
     check_cases(&all);
 }
 
-/// `count` random programs of `(lanes, warps)` from `first_seed`, on one
-/// core: `base` fitted to all of them.
-fn random_tier(lanes: u32, warps: u32, base: CoreConfig, count: u64, first_seed: u64) {
-    let programs: Vec<Program> = (first_seed..first_seed + count)
+/// Where a tier runs: in lock-step on the RTL, or on the cycle model
+/// alone (to show that the tier's oracle holds there).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum On {
+    Rtl,
+    ModelOnly,
+}
+
+/// `programs` on one core (`base` fitted to all of them), each against the
+/// functional model; a generated program must not trap.
+fn run_programs(what: &str, programs: &[Program], base: CoreConfig, on: On) {
+    let config = programs.iter().fold(base, |c, p| p.fit(&c));
+    let started = std::time::Instant::now();
+    let mut cycles = 0;
+    for p in programs {
+        let kernel = p.kernel();
+        let launch = common::random_pipeline_launch(p, &kernel);
+        let global = common::random_global(p, &config);
+        let result = match on {
+            On::Rtl => lockstep_checked(&config, &launch, &global, 5_000_000, FULL)
+                .map(|o| (o.outcome, o.cycles)),
+            On::ModelOnly => {
+                let mut g = global.clone();
+                concord_testbench::pipeline::run(&config, &launch, &mut g, options(5_000_000))
+                    .and_then(|o| {
+                        check_against_func(&config, &launch, &global, 5_000_000, FULL, &o, &g)?;
+                        let c = o
+                            .counters
+                            .get(concord_testbench::pipeline::V2Counter::Cycles);
+                        Ok((o, c))
+                    })
+            }
+        };
+        let (outcome, c) = result.unwrap_or_else(|e| {
+            panic!(
+                "{what}: seed {} on {}x{} {:?} {:?} lat {}: {e}\n{}",
+                p.seed,
+                config.lanes,
+                config.warps,
+                config.scheduler,
+                config.arbiter,
+                config.global_latency,
+                p.source
+            )
+        });
+        if let Err(t) = &outcome.result {
+            panic!("{what}: seed {}: a generated program trapped: {t}", p.seed);
+        }
+        cycles += c;
+    }
+    eprintln!(
+        "{what} ({on:?}), {}x{} {:?} {:?}: {} programs, {cycles} cycles in {:.1} s",
+        config.lanes,
+        config.warps,
+        config.scheduler,
+        config.arbiter,
+        programs.len(),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// `count` random programs of `(lanes, warps)` from `first_seed`: up to
+/// `lanes · warps` threads per block, 1 to 3 blocks.
+fn random_programs_of(lanes: u32, warps: u32, count: u64, first_seed: u64) -> Vec<Program> {
+    (first_seed..first_seed + count)
         .map(|seed| {
             let threads = common::random_threads(seed, lanes, warps);
             common::random_program(seed, lanes, warps, threads, 1 + (seed % 3) as u32)
         })
-        .collect();
-    let config = programs.iter().fold(
-        CoreConfig {
-            lanes,
-            warps,
-            ..base
-        },
-        |c, p| p.fit(&c),
-    );
-    let started = std::time::Instant::now();
-    let mut cycles = 0;
-    for p in &programs {
-        let kernel = p.kernel();
-        let launch = common::random_pipeline_launch(p, &kernel);
-        let global = common::random_global(p, &config);
-        let o = lockstep_checked(&config, &launch, &global, 5_000_000, FULL).unwrap_or_else(|e| {
-            panic!(
-                "seed {} on {lanes}x{warps} {:?} {:?} lat {}: {e}\n{}",
-                p.seed, config.scheduler, config.arbiter, config.global_latency, p.source
-            )
-        });
-        if let Err(t) = &o.outcome.result {
-            panic!("seed {}: a generated program trapped: {t}", p.seed);
-        }
-        cycles += o.cycles;
-    }
-    eprintln!(
-        "{lanes}x{warps} {:?} {:?}: {count} programs, {cycles} cycles in lock-step in {:.1} s, 0 mismatches",
-        config.scheduler,
-        config.arbiter,
-        started.elapsed().as_secs_f64()
-    );
+        .collect()
 }
 
 /// The four shapes of the random tiers, each with its own scheduler and
@@ -934,30 +964,36 @@ fn random_shapes() -> [(u32, u32, CoreConfig); 4] {
     ]
 }
 
+fn random_tier(count: u64, first_seed: u64, on: On) {
+    for (i, (lanes, warps, base)) in random_shapes().into_iter().enumerate() {
+        let programs = random_programs_of(lanes, warps, count, first_seed * (i as u64 + 1));
+        let base = CoreConfig {
+            lanes,
+            warps,
+            ..base
+        };
+        run_programs("random programs", &programs, base, on);
+    }
+}
+
 /// 500 random programs in CI (`CONCORD_V2_RTL_PROGRAMS` per shape).
 #[test]
 fn random_programs() {
-    let count = env_u64("CONCORD_V2_RTL_PROGRAMS", 125);
-    for (i, (lanes, warps, base)) in random_shapes().into_iter().enumerate() {
-        random_tier(lanes, warps, base, count, 70_000 * (i as u64 + 1));
-    }
+    random_tier(env_u64("CONCORD_V2_RTL_PROGRAMS", 125), 70_000, On::Rtl);
 }
 
 /// The large tier: 20,000 random programs (`-- --ignored`).
 #[test]
 #[ignore]
 fn twenty_thousand_random_programs() {
-    for (i, (lanes, warps, base)) in random_shapes().into_iter().enumerate() {
-        random_tier(lanes, warps, base, 5000, 1_000_000 * (i as u64 + 1));
-    }
+    random_tier(5000, 1_000_000, On::Rtl);
 }
 
 /// The stress configurations of §20, each under both arbiters and both
 /// schedulers (two combinations each, every combination once in all),
-/// with random programs of their shape.
-#[test]
-fn stress_configs() {
-    let count = env_u64("CONCORD_V2_RTL_STRESS_PROGRAMS", 25);
+/// with random programs of their shape; on `stress-blocks` many small
+/// blocks (1 to 8 threads, 6 to 10 blocks).
+fn stress_tier(count: u64, on: On) {
     let load = |file: &str| {
         let path = format!("{}/../configs/{file}.yaml", env!("CARGO_MANIFEST_DIR"));
         CoreConfig::load(std::path::Path::new(&path)).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -975,29 +1011,37 @@ fn stress_configs() {
             ..load(file)
         };
         let (lanes, warps) = (base.lanes, base.warps);
-        if file == "stress-blocks" {
-            // Small blocks, many of them: one or two warps each.
-            for s in 0..count {
-                let seed = 800_000 + 1000 * i as u64 + s;
-                let p = common::random_program(
-                    seed,
-                    lanes,
-                    warps,
-                    1 + (s % 8) as u32,
-                    6 + (s % 5) as u32,
-                );
-                let config = p.fit(&base);
-                let kernel = p.kernel();
-                let launch = common::random_pipeline_launch(&p, &kernel);
-                let global = common::random_global(&p, &config);
-                lockstep_checked(&config, &launch, &global, 5_000_000, FULL).unwrap_or_else(|e| {
-                    panic!("{file} {scheduler:?} {arbiter:?} seed {seed}: {e}")
-                });
-            }
+        let first = 800_000 + 1000 * i as u64;
+        let programs = if file == "stress-blocks" {
+            (0..count)
+                .map(|s| {
+                    let threads = 1 + (s % 8) as u32;
+                    let blocks = 6 + (s % 5) as u32;
+                    common::random_program(first + s, lanes, warps, threads, blocks)
+                })
+                .collect()
         } else {
-            random_tier(lanes, warps, base, count, 800_000 + 1000 * i as u64);
-        }
+            random_programs_of(lanes, warps, count, first)
+        };
+        run_programs(file, &programs, base, on);
     }
+}
+
+/// The stress tier (`CONCORD_V2_RTL_STRESS_PROGRAMS` per run, default 25).
+#[test]
+fn stress_configs() {
+    stress_tier(env_u64("CONCORD_V2_RTL_STRESS_PROGRAMS", 25), On::Rtl);
+}
+
+/// The random and stress tiers' oracle holds on the cycle model alone.
+#[test]
+fn the_random_and_stress_tiers_hold_on_the_cycle_model() {
+    random_tier(
+        env_u64("CONCORD_V2_RTL_PROGRAMS", 125),
+        70_000,
+        On::ModelOnly,
+    );
+    stress_tier(env_u64("CONCORD_V2_RTL_STRESS_PROGRAMS", 25), On::ModelOnly);
 }
 
 /// Every `-small` launch of the compiled suite (default compile options)
