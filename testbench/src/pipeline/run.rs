@@ -100,6 +100,42 @@ pub fn run(
     global: &mut Vec<u8>,
     options: PipelineOptions,
 ) -> Result<Outcome, String> {
+    run_observed(config, launch, global, options, &mut ())
+}
+
+/// Watches a [`run_observed`] run cycle by cycle (the lock-step harness
+/// drives the RTL from it: `crate::verilator::v2`).
+pub trait CycleObserver {
+    /// After every cycle, loading included: the host port's inputs of the
+    /// cycle and its record (`Pipeline::cycle`); the core as it is after
+    /// the cycle (`trace`, `gm_port`, `state`). An error ends the run with
+    /// it.
+    fn cycle(&mut self, core: &Pipeline, host: &Signals, port: &Signals) -> Result<(), String>;
+
+    /// Once, when the run has ended (`DONE`, `TRAP` or the watchdog),
+    /// before the final state is taken: the observer may run further host
+    /// cycles (`Pipeline::cycle`), e.g. to read the registers back.
+    fn end(&mut self, core: &mut Pipeline) -> Result<(), String>;
+}
+
+/// No observer.
+impl CycleObserver for () {
+    fn cycle(&mut self, _: &Pipeline, _: &Signals, _: &Signals) -> Result<(), String> {
+        Ok(())
+    }
+    fn end(&mut self, _: &mut Pipeline) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// [`run`], with `observer` told about every cycle.
+pub fn run_observed(
+    config: &CoreConfig,
+    launch: &PipelineLaunch<'_>,
+    global: &mut Vec<u8>,
+    options: PipelineOptions,
+    observer: &mut dyn CycleObserver,
+) -> Result<Outcome, String> {
     // The same refusals as a direct load, before any bus cycle.
     let _ = Pipeline::new(config, launch, options.gen)?;
     let mut core = Pipeline::idle(config, options.gen)?;
@@ -114,7 +150,9 @@ pub fn run(
     let mut writes = regmap::launch_writes(&launch.launch, &extras);
     writes.push(regmap::start_write());
     for (adr, value) in writes {
-        core.cycle(&super::host_write(adr, value));
+        let host = super::host_write(adr, value);
+        let port = core.cycle(&host);
+        observer.cycle(&core, &host, &port)?;
     }
     if let Some(v) = core.bus_violations.first() {
         return Err(v.clone());
@@ -122,7 +160,7 @@ pub fn run(
     if core.state != CoreState::Setup {
         return Err(format!("the core did not start: {:?}", core.status()));
     }
-    finish(core, config, global, options, true)
+    finish(core, config, global, options, Some(observer))
 }
 
 /// Runs `launch` to its end with the launch registers loaded directly (as
@@ -135,17 +173,17 @@ pub fn run_direct(
     options: PipelineOptions,
 ) -> Result<Outcome, String> {
     let core = Pipeline::new(config, launch, options.gen)?;
-    finish(core, config, global, options, false)
+    finish(core, config, global, options, None)
 }
 
 /// Runs a started core to `DONE`, `TRAP`, the watchdog or a pipeline hang;
-/// `host`: each cycle goes through the (idle) host port.
+/// with `host` (an observer), each cycle goes through the (idle) host port.
 fn finish(
     mut core: Pipeline,
     config: &CoreConfig,
     global: &mut Vec<u8>,
     options: PipelineOptions,
-    host: bool,
+    mut host: Option<&mut dyn CycleObserver>,
 ) -> Result<Outcome, String> {
     core.memory = WishboneMemory::new(std::mem::take(global), &core.hw);
     if options.check_bus {
@@ -178,12 +216,17 @@ fn finish(
         if core.issued_instructions > options.watchdog {
             break Err(core.watchdog_trap(options.watchdog));
         }
-        if host {
+        if let Some(observer) = host.as_deref_mut() {
             // The host keeps `CYC` until its last `ACK` (§14.3's example).
-            core.cycle(&Signals {
+            let input = Signals {
                 cyc: core.host_pending(),
                 ..idle
-            });
+            };
+            let port = core.cycle(&input);
+            if let Err(e) = observer.cycle(&core, &input, &port) {
+                *global = std::mem::take(&mut core.memory.bytes);
+                return Err(e);
+            }
         } else {
             core.step();
         }
@@ -206,6 +249,12 @@ fn finish(
             (progress, since) = (now, 0);
         }
     };
+    if let Some(observer) = host {
+        if let Err(e) = observer.end(&mut core) {
+            *global = std::mem::take(&mut core.memory.bytes);
+            return Err(e);
+        }
+    }
     *global = std::mem::take(&mut core.memory.bytes);
     Ok(Outcome {
         counters: core.counters,
