@@ -733,6 +733,14 @@ pub struct Body<const L: usize, const W: usize, const K: usize, const RB: usize>
     p_reg: Vec<Reg<Bits<5>>>,
     p_has_row: Vec<Reg<bool>>,
     p_row: Vec<Reg<Bits<RB>>>,
+    /// A warp pass's pc and active lanes (its group when S picked it:
+    /// the group cannot change before the pass's own commit, §4.2), up
+    /// to A.
+    p_pc: Vec<Reg<Bits<16>>>,
+    p_active: Vec<Reg<Bits<L>>>,
+    z_active: Resize<L, 32>,
+    r_a_pc: Reg<Bits<16>>,
+    r_a_active: Reg<Bits<32>>,
     /// The warp index of S's pick (an OR chain over the one-hot).
     s_idx: Vec<Signal<Local, Bits<4>>>,
     s_kind: Signal<Local, Bits<2>>,
@@ -987,6 +995,11 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Body<L, W,
             p_reg: sig(7),
             p_has_row: sig(7),
             p_row: sig(7),
+            p_pc: sig(5),
+            p_active: sig(5),
+            z_active: Default::default(),
+            r_a_pc: Default::default(),
+            r_a_active: Default::default(),
             s_idx: sig(hw.warps + 1),
             s_kind: Default::default(),
             s_warp: Default::default(),
@@ -1131,6 +1144,16 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Logic for 
             self.p_row[i].clock.next = self.clock.val();
             self.p_row[i].reset.next = self.reset.val();
         }
+        for i in 0..5 {
+            self.p_pc[i].clock.next = self.clock.val();
+            self.p_pc[i].reset.next = self.reset.val();
+            self.p_active[i].clock.next = self.clock.val();
+            self.p_active[i].reset.next = self.reset.val();
+        }
+        self.r_a_pc.clock.next = self.clock.val();
+        self.r_a_pc.reset.next = self.reset.val();
+        self.r_a_active.clock.next = self.clock.val();
+        self.r_a_active.reset.next = self.reset.val();
         self.r_s_kind.clock.next = self.clock.val();
         self.r_s_kind.reset.next = self.reset.val();
         self.r_s_warp.clock.next = self.clock.val();
@@ -1361,6 +1384,12 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Logic for 
         self.p_reg[0].d.next = self.launch.init_reg.val();
         self.p_has_row[0].d.next = self.sched.init.val() & self.launch.init_has_row.val();
         self.p_row[0].d.next = self.launch.init_row.val();
+        self.p_pc[0].d.next = self.warps.f_gpc.val();
+        self.p_active[0].d.next = self.warps.f_gmask.val();
+        for i in 0..4 {
+            self.p_pc[i + 1].d.next = self.p_pc[i].q.val();
+            self.p_active[i + 1].d.next = self.p_active[i].q.val();
+        }
         for i in 0..6 {
             self.p_kind[i + 1].d.next = self.p_kind[i].q.val();
             self.p_warp[i + 1].d.next = self.p_warp[i].q.val();
@@ -1393,8 +1422,6 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Logic for 
         self.unused_pending.next = self.p_has_row[6].q.val()
             | self.p_row[6].q.val().any()
             | self.warps.rearb.val().any()
-            | self.warps.f_gpc.val().any()
-            | self.warps.f_gmask.val().any()
             | self.warps.f_gdepth.val().any()
             | self.warps.a_outstanding.val().any()
             | self.sched.ret.val()
@@ -1646,8 +1673,15 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Logic for 
         }
         self.tr_a_kind.next = self.r_a_kind.q.val();
         self.tr_a_warp.next = self.r_a_warp.q.val();
-        self.tr_a_pc.next = self.zero16.val();
-        self.tr_a_active.next = self.zero32.val();
+        self.r_a_pc.d.next = self.zero16.val();
+        self.r_a_active.d.next = self.zero32.val();
+        self.z_active.i.next = self.p_active[4].q.val();
+        if self.p_kind[4].q.val() == self.k_warp.val() {
+            self.r_a_pc.d.next = self.p_pc[4].q.val();
+            self.r_a_active.d.next = self.z_active.o.val();
+        }
+        self.tr_a_pc.next = self.r_a_pc.q.val();
+        self.tr_a_active.next = self.r_a_active.q.val();
         self.tr_a_exec.next = self.zero32.val();
         self.tr_a_served.next = self.zero32.val();
         self.tr_a_gpc.next = self.zero16.val();
