@@ -151,6 +151,24 @@ impl From<concord_testbench::cosim::CosimError> for CliError {
     }
 }
 
+/// Core v2 lock-step: the RTL disagreeing with the pipeline model (a cycle,
+/// a protocol rule, the final state) is a mismatch; the model's own
+/// failure (a refused launch, a pipeline deadlock) is reported as the
+/// pipeline model's run is, and a core built for another configuration is
+/// an input error.
+impl From<concord_testbench::lockstep::LockstepError> for CliError {
+    fn from(e: concord_testbench::lockstep::LockstepError) -> Self {
+        use concord_testbench::lockstep::LockstepError;
+        let class = match &e {
+            LockstepError::Mismatch(_) | LockstepError::Protocol(_) | LockstepError::Final(_) => {
+                ErrorClass::Mismatch
+            }
+            LockstepError::Model(_) | LockstepError::Setup(_) => ErrorClass::Input,
+        };
+        CliError::new(class, e.to_string().trim_end())
+    }
+}
+
 /// The Verilator harness: building or loading the model is the tool's
 /// failure; a VCD that cannot be opened is an unwritable output; a state
 /// code the RTL should never drive is the RTL disagreeing with the spec.
@@ -193,6 +211,15 @@ mod tests {
         .map(ErrorClass::exit_code)
         .into();
         assert_eq!(codes, [1, 2, 3, 4, 5, 141]);
+    }
+
+    #[test]
+    fn lockstep_failures_are_classified_by_their_type() {
+        use concord_testbench::lockstep::LockstepError;
+        let final_state = CliError::from(LockstepError::Final("global memory".into()));
+        assert_eq!(final_state.class, ErrorClass::Mismatch);
+        let setup = CliError::from(LockstepError::Setup("another configuration".into()));
+        assert_eq!(setup.class, ErrorClass::Input);
     }
 
     #[test]

@@ -120,6 +120,10 @@ pub enum Model {
     /// The Core v2 pipeline model (docs/microarchitecture-v2.md): 8 stages,
     /// several warps in flight, non-blocking global memory.
     Pipeline,
+    /// The Core v2 RTL under Verilator, in lock-step with the Core v2
+    /// pipeline model: every cycle's ports and trace record compared
+    /// (docs/microarchitecture-v2.md §15.4).
+    Rtl2,
 }
 
 impl Model {
@@ -129,6 +133,7 @@ impl Model {
             Model::Cycle => "cycle model",
             Model::Rtl => "RTL",
             Model::Pipeline => "Core v2 pipeline model",
+            Model::Rtl2 => "Core v2 RTL (in lock-step with the pipeline model)",
         }
     }
 }
@@ -388,7 +393,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     if args.model != Model::Rtl && (args.vcd.is_some() || args.no_lockstep) {
         return Err(CliError::usage("--vcd and --no-lockstep need --model rtl"));
     }
-    if args.model == Model::Pipeline && args.trace.is_some() {
+    if matches!(args.model, Model::Pipeline | Model::Rtl2) && args.trace.is_some() {
         return Err(CliError::usage(
             "--trace needs --model functional, cycle or rtl (the pipeline model has no trace port yet)",
         ));
@@ -440,6 +445,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         Model::Functional => run_functional(&config, &launch, &prepared, outputs)?,
         Model::Cycle | Model::Rtl => run_timed(&args, &config, &launch, &prepared, outputs)?,
         Model::Pipeline => run_pipeline(&config, &kernel, launch, &prepared)?,
+        Model::Rtl2 => run_rtl2(&config, &kernel, launch, &prepared)?,
     };
     report(&args, &desc, &config, &prepared, &global, &stats)
 }
@@ -474,6 +480,53 @@ fn run_pipeline(
         global,
         RunStats::Pipeline {
             counters: outcome.counters,
+            lanes: config.lanes,
+        },
+    ))
+}
+
+/// The Core v2 RTL in lock-step with the pipeline model
+/// (`concord_testbench::lockstep`): the launch loaded by host writes, run
+/// to `DONE` or a trap, every cycle compared.
+fn run_rtl2(
+    config: &CoreConfig,
+    kernel: &concord_isa::container::Kernel,
+    launch: func::Launch<'_>,
+    prepared: &PreparedLaunch,
+) -> Result<(Vec<u8>, RunStats), CliError> {
+    use concord_testbench::{lockstep, pipeline, verilator};
+    let gen = concord_uarch::GenOptions::sim();
+    let verilog = concord_hdl::v2::core::core_verilog(config, &gen).map_err(|e| e.to_string())?;
+    let mut rtl = verilator::RtlV2::build(
+        &verilog,
+        config,
+        &gen,
+        &verilator::BuildOptions {
+            label: Some(format!("v2 {}", crate::rtl::label(config))),
+            ..verilator::BuildOptions::default()
+        },
+    )?;
+    let launch = pipeline::PipelineLaunch {
+        launch,
+        shared_bytes: kernel.shared_bytes,
+        regs_used: kernel.regs_used,
+    };
+    let outcome = lockstep::run(
+        config,
+        &launch,
+        &prepared.global,
+        &mut rtl,
+        pipeline::PipelineOptions {
+            watchdog: prepared.watchdog,
+            check_bus: true,
+            gen,
+        },
+    )?;
+    outcome.outcome.result?;
+    Ok((
+        outcome.global,
+        RunStats::Pipeline {
+            counters: outcome.outcome.counters,
             lanes: config.lanes,
         },
     ))
@@ -729,6 +782,7 @@ fn json_report(
         Model::Cycle => "cycle",
         Model::Rtl => "rtl",
         Model::Pipeline => "pipeline",
+        Model::Rtl2 => "rtl2",
     };
     let mut out = io::BufWriter::new(io::stdout().lock());
     let mut write = || -> io::Result<()> {

@@ -12,16 +12,11 @@
 
 mod common;
 
-use std::ops::ControlFlow;
-
 use concord_isa::config::{ArbiterMode, Arbitration, CoreConfig, Scheduler};
-use concord_isa::func::{self, BlockView, Issue, Observer, Options};
-use concord_isa::{Pred, Reg};
-use concord_testbench::pipeline::{
-    self, func_reference, BlockState, Outcome, PipelineLaunch, V2Counter,
-};
+use concord_isa::func::{self, Options};
+use concord_testbench::pipeline::{self, func_reference, Outcome, PipelineLaunch, V2Counter};
 
-use common::assemble;
+use common::{assemble, LastBlock};
 
 /// Runs `src` with `threads` threads per block, `blocks` blocks, no init
 /// slots (`regs_used` 0) unless given.
@@ -219,40 +214,6 @@ fn init_slots_delay_the_block_start() {
             "{threads} threads, {regs} registers"
         );
         assert_eq!(o.counters.get(V2Counter::InitSlots), regs as u64 * nwarps);
-    }
-}
-
-/// The last block's state in the functional model.
-#[derive(Default)]
-struct LastBlock {
-    threads: usize,
-    state: Option<BlockState>,
-}
-
-impl Observer for LastBlock {
-    fn issue(&mut self, _: &Issue) -> ControlFlow<()> {
-        ControlFlow::Continue(())
-    }
-    fn block_end(&mut self, _block: [u32; 3], v: &BlockView<'_>) {
-        let mut regs = Vec::new();
-        let mut preds = Vec::new();
-        for t in 0..self.threads {
-            let mut r = [0u32; 32];
-            for (i, x) in r.iter_mut().enumerate() {
-                *x = v.reg(t, Reg::new(i as u8).unwrap());
-            }
-            let mut p = [false; 8];
-            for (i, x) in p.iter_mut().enumerate() {
-                *x = v.pred(t, Pred::new(i as u8).unwrap());
-            }
-            regs.push(r);
-            preds.push(p);
-        }
-        self.state = Some(BlockState {
-            regs,
-            preds,
-            shared: v.shared().to_vec(),
-        });
     }
 }
 

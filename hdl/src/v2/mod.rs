@@ -18,6 +18,8 @@
 //! | `setup.rs` | [`setup::Setup`]: the SETUP computation and refusal rules (§12.1, §12.2) |
 //! | `launch.rs` | [`launch::LaunchUnit`]: the launch unit (§12.2–§12.5): block slots, lowest-free allocation in grid order, init slots with requeue, start, retire, done |
 //! | `tidwalk.rs` | [`tidwalk::TidWalk`]: the thread-id walk of a block launch (§12.3, §12.4) |
+//! | `warpstate.rs` | [`warpstate::WarpState`]: per-warp state (§5.1), readiness (§5.4), state codes (§5.5) |
+//! | `resize.rs` | [`resize::Resize`]: zero extension or truncation between const-generic widths |
 //! | `shmem.rs` | [`shmem::Shmem`]: the shared memory (§10.1): byte-enable banks, store and load crossbars, the one atomic ALU, row clear, port rule (M–W) |
 //!
 //! Every selection is a one-hot AND-OR, never an `if x == K` chain
@@ -36,10 +38,12 @@ pub mod lane;
 pub mod launch;
 pub mod mul;
 pub mod regfile;
+pub mod resize;
 pub mod scheduler;
 pub mod setup;
 pub mod shmem;
 pub mod tidwalk;
+pub mod warpstate;
 
 use rust_hdl_core::prelude::*;
 

@@ -346,6 +346,7 @@ impl Pipeline {
         if port.stb && port.stall {
             self.counters.inc(V2Counter::GlobalStallCycles);
         }
+        self.gm_port = port;
         if let Some(checker) = self.bus_checker.as_mut() {
             for v in checker.step(&port) {
                 self.bus_violations.push(format!("global-memory port: {v}"));

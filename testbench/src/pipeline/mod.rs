@@ -47,7 +47,10 @@
 //! (`regmap::launch_writes`, then `CTRL.START`); [`run_direct`] loads the
 //! registers directly. The global-memory port is a
 //! `concord_uarch::wishbone::Signals` record per cycle, answered by the
-//! testbench memory ([`WishboneMemory`]). With `PipelineOptions::check_bus`
+//! testbench memory ([`WishboneMemory`]); [`Pipeline::gm_port`] is that
+//! record of the last cycle. [`run_observed`] is [`run`] with a
+//! [`CycleObserver`] told about every cycle (the Core v2 lock-step,
+//! `crate::lockstep`, drives the RTL from it). With `PipelineOptions::check_bus`
 //! both ports are checked every cycle by the protocol checkers of §20
 //! (`concord_uarch::wishbone::Checker`); a violation fails the run.
 //!
@@ -102,8 +105,8 @@ pub use concord_uarch::counters_v2::{V2Counter, V2Counters};
 pub use concord_uarch::GenOptions;
 pub use host::{host_read, host_write};
 pub use run::{
-    func_reference, occupancy, run, run_direct, BlockState, Outcome, PipelineLaunch,
-    PipelineOptions,
+    func_reference, occupancy, run, run_direct, run_observed, BlockState, CycleObserver, Outcome,
+    PipelineLaunch, PipelineOptions,
 };
 pub use warp::WarpCode;
 pub use wishbone::WishboneMemory;
@@ -183,6 +186,9 @@ pub struct Pipeline {
     tr: TraceRecord,
     /// The record of the last cycle: what the port shows now.
     last_trace: Option<TraceRecord>,
+    /// The global-memory port's record of the last cycle (idle in a cycle
+    /// without a global unit cycle), for lock-step co-simulation.
+    gm_port: concord_uarch::wishbone::Signals,
 }
 
 impl Pipeline {
@@ -218,6 +224,12 @@ impl Pipeline {
         self.last_trace.as_ref()
     }
 
+    /// The global-memory port's record of the last cycle: the master's
+    /// outputs and the testbench memory's answer (§14.5, §15.4).
+    pub fn gm_port(&self) -> &concord_uarch::wishbone::Signals {
+        &self.gm_port
+    }
+
     /// One clock cycle.
     pub fn step(&mut self) {
         // §13.3: the report registers are loaded at the end of the cycle
@@ -233,6 +245,7 @@ impl Pipeline {
     }
 
     fn step_traced(&mut self) {
+        self.gm_port = concord_uarch::wishbone::Signals::idle();
         if !self.gen.trace {
             self.step_core();
             return;
@@ -524,6 +537,7 @@ impl Pipeline {
             bus_violations: Vec::new(),
             tr: TraceRecord::default(),
             last_trace: None,
+            gm_port: concord_uarch::wishbone::Signals::idle(),
             hw,
         })
     }

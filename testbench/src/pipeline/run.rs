@@ -101,6 +101,42 @@ pub fn run(
     global: &mut Vec<u8>,
     options: PipelineOptions,
 ) -> Result<Outcome, String> {
+    run_observed(config, launch, global, options, &mut ())
+}
+
+/// Watches a [`run_observed`] run cycle by cycle (the lock-step harness
+/// drives the RTL from it: `crate::verilator::v2`).
+pub trait CycleObserver {
+    /// After every cycle, loading included: the host port's inputs of the
+    /// cycle and its record (`Pipeline::cycle`); the core as it is after
+    /// the cycle (`trace`, `gm_port`, `state`). An error ends the run with
+    /// it.
+    fn cycle(&mut self, core: &Pipeline, host: &Signals, port: &Signals) -> Result<(), String>;
+
+    /// Once, when the run has ended (`DONE`, `TRAP` or the watchdog),
+    /// before the final state is taken: the observer may run further host
+    /// cycles (`Pipeline::cycle`), e.g. to read the registers back.
+    fn end(&mut self, core: &mut Pipeline) -> Result<(), String>;
+}
+
+/// No observer.
+impl CycleObserver for () {
+    fn cycle(&mut self, _: &Pipeline, _: &Signals, _: &Signals) -> Result<(), String> {
+        Ok(())
+    }
+    fn end(&mut self, _: &mut Pipeline) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// [`run`], with `observer` told about every cycle.
+pub fn run_observed(
+    config: &CoreConfig,
+    launch: &PipelineLaunch<'_>,
+    global: &mut Vec<u8>,
+    options: PipelineOptions,
+    observer: &mut dyn CycleObserver,
+) -> Result<Outcome, String> {
     // The same refusals as a direct load, before any bus cycle.
     let _ = Pipeline::new(config, launch, options.gen)?;
     let mut core = Pipeline::idle(config, options.gen)?;
@@ -115,7 +151,9 @@ pub fn run(
     let mut writes = regmap::launch_writes(&launch.launch, &extras);
     writes.push(regmap::start_write());
     for (adr, value) in writes {
-        core.cycle(&super::host_write(adr, value));
+        let host = super::host_write(adr, value);
+        let port = core.cycle(&host);
+        observer.cycle(&core, &host, &port)?;
     }
     if let Some(v) = core.bus_violations.first() {
         return Err(v.clone());
@@ -123,7 +161,7 @@ pub fn run(
     if core.state != CoreState::Setup {
         return Err(format!("the core did not start: {:?}", core.status()));
     }
-    finish(core, config, global, options, true)
+    finish(core, config, global, options, Some(observer))
 }
 
 /// Runs `launch` to its end with the launch registers loaded directly (as
@@ -136,17 +174,17 @@ pub fn run_direct(
     options: PipelineOptions,
 ) -> Result<Outcome, String> {
     let core = Pipeline::new(config, launch, options.gen)?;
-    finish(core, config, global, options, false)
+    finish(core, config, global, options, None)
 }
 
 /// Runs a started core to `DONE`, `TRAP`, the watchdog or a pipeline hang;
-/// `host`: each cycle goes through the (idle) host port.
+/// with `host` (an observer), each cycle goes through the (idle) host port.
 fn finish(
     mut core: Pipeline,
     config: &CoreConfig,
     global: &mut Vec<u8>,
     options: PipelineOptions,
-    host: bool,
+    mut host: Option<&mut dyn CycleObserver>,
 ) -> Result<Outcome, String> {
     core.memory = WishboneMemory::new(std::mem::take(global), &core.hw);
     if options.check_bus {
@@ -176,11 +214,23 @@ fn finish(
             _ => {}
         }
         if core.issued_instructions > options.watchdog {
-            let trap = if host {
-                core.diagnose(options.watchdog, Pipeline::host_idle_cycle)
-            } else {
-                core.diagnose(options.watchdog, Pipeline::step)
+            // An observer (the lock-step RTL) sees the window's cycles too,
+            // so that both cores end the run in the same cycle.
+            let mut observer_failed = None;
+            let trap = match host.as_deref_mut() {
+                Some(observer) => core.diagnose(options.watchdog, |core| {
+                    if observer_failed.is_none() {
+                        observer_failed = core.observed_idle_cycle(observer).err();
+                    } else {
+                        core.host_idle_cycle();
+                    }
+                }),
+                None => core.diagnose(options.watchdog, Pipeline::step),
             };
+            if let Some(e) = observer_failed {
+                *global = std::mem::take(&mut core.memory.bytes);
+                return Err(e);
+            }
             if let Some(v) = core.bus_violations.first() {
                 *global = std::mem::take(&mut core.memory.bytes);
                 return Err(v.clone());
@@ -193,8 +243,11 @@ fn finish(
                 }
             }
         }
-        if host {
-            core.host_idle_cycle();
+        if let Some(observer) = host.as_deref_mut() {
+            if let Err(e) = core.observed_idle_cycle(observer) {
+                *global = std::mem::take(&mut core.memory.bytes);
+                return Err(e);
+            }
         } else {
             core.step();
         }
@@ -217,6 +270,12 @@ fn finish(
             (progress, since) = (now, 0);
         }
     };
+    if let Some(observer) = host {
+        if let Err(e) = observer.end(&mut core) {
+            *global = std::mem::take(&mut core.memory.bytes);
+            return Err(e);
+        }
+    }
     *global = std::mem::take(&mut core.memory.bytes);
     Ok(Outcome {
         counters: core.counters,
@@ -238,6 +297,17 @@ impl Pipeline {
             cyc: self.host_pending(),
             ..Signals::idle()
         });
+    }
+
+    /// [`Pipeline::host_idle_cycle`] shown to `observer` (the host keeps
+    /// `CYC` until its last `ACK`, §14.3's example).
+    fn observed_idle_cycle(&mut self, observer: &mut dyn CycleObserver) -> Result<(), String> {
+        let input = Signals {
+            cyc: self.host_pending(),
+            ..Signals::idle()
+        };
+        let port = self.cycle(&input);
+        observer.cycle(self, &input, &port)
     }
 
     /// A value that changes whenever the core makes progress (§13.5):

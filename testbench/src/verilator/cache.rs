@@ -48,7 +48,7 @@ use super::process::{interrupted, BuildProcess};
 use super::progress::{LogFollower, Progress};
 use super::shim::{self, SHIM_VERSION};
 use super::HarnessError;
-use concord_uarch::ports::PORTS;
+use concord_uarch::ports::{Port, PORTS};
 
 /// Environment variable that overrides the default cache directory.
 pub const CACHE_ENV: &str = "CONCORD_RTL_CACHE";
@@ -420,11 +420,13 @@ fn lock_path(root: &Path, key: &str) -> PathBuf {
     root.join(format!("{key}.lock"))
 }
 
-/// Builds (or finds in the cache) the shared library of `verilog`.
-pub fn build(verilog: &str, options: &BuildOptions) -> Result<Built, HarnessError> {
+/// Builds (or finds in the cache) the shared library of `verilog`, whose
+/// top `concord_core` has the ports `ports` (the shim is generated from
+/// them, and is part of the key).
+pub fn build(verilog: &str, ports: &[Port], options: &BuildOptions) -> Result<Built, HarnessError> {
     let location = cache_location(options.cache_dir.as_deref())?;
     let tools = tool_versions()?;
-    let shim_source = shim::source();
+    let shim_source = shim::source(ports);
     let key = cache_key(verilog, &shim_source, &tools, options.trace);
     let root = &location.dir;
     let entry = root.join(&key);
@@ -492,16 +494,24 @@ pub fn build(verilog: &str, options: &BuildOptions) -> Result<Built, HarnessErro
         .prefix(&format!(".tmp-{key}-"))
         .tempdir_in(root)
         .map_err(|e| location.error("write in", e))?;
-    let result =
-        build_in(tmp.path(), verilog, &shim_source, &key, options, &progress).and_then(|()| {
-            write_manifest(
-                tmp.path(),
-                &key,
-                &tools,
-                options,
-                started.elapsed().as_secs_f64(),
-            )
-        });
+    let result = build_in(
+        tmp.path(),
+        verilog,
+        ports,
+        &shim_source,
+        &key,
+        options,
+        &progress,
+    )
+    .and_then(|()| {
+        write_manifest(
+            tmp.path(),
+            &key,
+            &tools,
+            options,
+            started.elapsed().as_secs_f64(),
+        )
+    });
     if let Err(e) = result {
         progress.finish(None);
         if matches!(e, HarnessError::Interrupted) {
@@ -635,6 +645,7 @@ fn write_manifest(
 fn build_in(
     dir: &Path,
     verilog: &str,
+    ports: &[Port],
     shim_source: &str,
     key: &str,
     options: &BuildOptions,
@@ -694,7 +705,7 @@ fn build_in(
             tail: format!(
                 "{}{}{}",
                 tool_hint(&output),
-                port_hint(&output),
+                port_hint(&output, ports),
                 tail_of(&output)
             ),
         });
@@ -945,11 +956,16 @@ pub fn tool_hint(output: &str) -> String {
 }
 
 /// A summary line when the C++ compiler says the Verilog's ports are not
-/// the ones of docs/microarchitecture.md (the shim names every port).
-pub fn port_hint(output: &str) -> String {
+/// `ports` (the shim names every port).
+pub fn port_hint(output: &str, ports: &[Port]) -> String {
     let mut missing = Vec::new();
     let mut wrong_width = Vec::new();
-    for p in PORTS.iter() {
+    let list = if ports == PORTS.as_slice() {
+        "docs/microarchitecture.md §8-§10"
+    } else {
+        "docs/microarchitecture-v2.md §14.2"
+    };
+    for p in ports {
         let n = p.name;
         let quoted = [format!("‘{n}’"), format!("'{n}'")];
         let named = |l: &str| quoted.iter().any(|q| l.contains(q.as_str()));
@@ -967,7 +983,7 @@ pub fn port_hint(output: &str) -> String {
     let mut hint = String::new();
     if !missing.is_empty() {
         hint += &format!(
-            "concord_core lacks the port(s) {} (port list: docs/microarchitecture.md §8-§10)\n",
+            "concord_core lacks the port(s) {} (port list: {list})\n",
             missing.join(", ")
         );
     }
@@ -1292,13 +1308,13 @@ mod tests {
     fn port_mismatches_are_summarised() {
         let out = "../shim.cpp:205:25: error: ‘class Vconcord_core’ has no member named ‘trace_pc’; did you mean ‘trace_pcx’?\n\
                    ../shim.cpp:290:1: error: static assertion failed: port trace_warp of concord_core must be 4 bit(s) wide\n";
-        let h = port_hint(out);
+        let h = port_hint(out, &PORTS);
         assert!(h.contains("lacks the port(s) trace_pc "), "{h}");
         assert!(
             h.contains("other widths for the port(s) trace_warp (4 bits)"),
             "{h}"
         );
-        assert_eq!(port_hint("make: *** Error 1"), "");
+        assert_eq!(port_hint("make: *** Error 1", &PORTS), "");
     }
 
     #[test]

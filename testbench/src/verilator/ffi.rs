@@ -11,7 +11,7 @@ use std::sync::{Mutex, OnceLock};
 
 use super::shim::{RawRequest, RawTrace, SHIM_VERSION};
 use super::HarnessError;
-use concord_uarch::ports::{Dir, PORTS};
+use concord_uarch::ports::{Dir, Port};
 
 /// The C++ `ConcordSim`, opaque.
 #[repr(C)]
@@ -22,7 +22,7 @@ pub struct Sim {
 pub type GetFn = unsafe extern "C" fn(*mut Sim, *mut u32);
 pub type SetFn = unsafe extern "C" fn(*mut Sim, *const u32);
 
-/// A port accessor, by the port's index in [`PORTS`].
+/// A port accessor, by the port's index in [`Api::port_list`].
 #[derive(Clone, Copy)]
 pub enum Access {
     Get(GetFn),
@@ -38,22 +38,38 @@ pub struct Api {
     pub new: unsafe extern "C" fn() -> *mut Sim,
     pub free: unsafe extern "C" fn(*mut Sim),
     pub eval: unsafe extern "C" fn(*mut Sim),
+    pub tick: unsafe extern "C" fn(*mut Sim),
+    pub set_inputs: unsafe extern "C" fn(*mut Sim, *const u32),
+    pub get_outputs: unsafe extern "C" fn(*mut Sim, *mut u32),
+    /// Words of `set_inputs`' and `get_outputs`' vectors (checked against
+    /// the port list at load).
+    pub input_words: usize,
+    pub output_words: usize,
+    pub vcd_open: unsafe extern "C" fn(*mut Sim, *const c_char) -> u32,
+    pub vcd_flush: unsafe extern "C" fn(*mut Sim),
+    pub vcd_close: unsafe extern "C" fn(*mut Sim),
+    /// The port list the library was generated from, and its accessors.
+    pub port_list: Vec<Port>,
+    pub ports: Vec<Access>,
+    /// v1's fast path, in libraries of v1's port list.
+    pub v1: Option<V1Fns>,
+    /// Keeps the code mapped; never dropped (the `Api` is leaked).
+    _library: libloading::Library,
+}
+
+/// v1's per-cycle fast path (`shim::V1_FAST_PATH`).
+pub struct V1Fns {
     pub reset: unsafe extern "C" fn(*mut Sim, u32),
     pub host_write: unsafe extern "C" fn(*mut Sim, u32, u32),
     pub host_read: unsafe extern "C" fn(*mut Sim, u32) -> u32,
     pub status: unsafe extern "C" fn(*mut Sim) -> u32,
     pub request: unsafe extern "C" fn(*mut Sim, *mut RawRequest) -> u32,
     pub step: unsafe extern "C" fn(*mut Sim, u32, *const u32, *mut RawTrace),
-    pub vcd_open: unsafe extern "C" fn(*mut Sim, *const c_char) -> u32,
-    pub vcd_flush: unsafe extern "C" fn(*mut Sim),
-    pub vcd_close: unsafe extern "C" fn(*mut Sim),
-    pub ports: Vec<Access>,
-    /// Keeps the code mapped; never dropped (the `Api` is leaked).
-    _library: libloading::Library,
 }
 
-/// The `Api` of the library at `path`, loading it on first use.
-pub fn load(path: &Path) -> Result<&'static Api, HarnessError> {
+/// The `Api` of the library at `path`, generated from `ports`, loading it
+/// on first use.
+pub fn load(path: &Path, ports: &[Port]) -> Result<&'static Api, HarnessError> {
     static LOADED: OnceLock<Mutex<HashMap<PathBuf, &'static Api>>> = OnceLock::new();
     let mut map = LOADED
         .get_or_init(Default::default)
@@ -62,12 +78,12 @@ pub fn load(path: &Path) -> Result<&'static Api, HarnessError> {
     if let Some(api) = map.get(path) {
         return Ok(api);
     }
-    let api: &'static Api = Box::leak(Box::new(open(path)?));
+    let api: &'static Api = Box::leak(Box::new(open(path, ports)?));
     map.insert(path.to_path_buf(), api);
     Ok(api)
 }
 
-fn open(path: &Path) -> Result<Api, HarnessError> {
+fn open(path: &Path, port_list: &[Port]) -> Result<Api, HarnessError> {
     let err = |message: String| HarnessError::Load {
         path: path.to_path_buf(),
         message,
@@ -116,8 +132,8 @@ fn open(path: &Path) -> Result<Api, HarnessError> {
         CStr::from_ptr(p).to_string_lossy().into_owned()
     };
 
-    let mut ports = Vec::with_capacity(PORTS.len());
-    for p in PORTS.iter() {
+    let mut ports = Vec::with_capacity(port_list.len());
+    for p in port_list {
         let access = match p.dir {
             Dir::Out => {
                 let name = format!("concord_get_{}\0", p.name);
@@ -137,6 +153,48 @@ fn open(path: &Path) -> Result<Api, HarnessError> {
         ports.push(access);
     }
 
+    let words = |list: Vec<Port>| list.iter().map(Port::words).sum::<usize>();
+    let (input_words, output_words) = (
+        words(super::shim::packed_inputs(port_list)),
+        words(super::shim::packed_outputs(port_list)),
+    );
+    let lib_words = (
+        sym!("concord_input_words", unsafe extern "C" fn() -> u32),
+        sym!("concord_output_words", unsafe extern "C" fn() -> u32),
+    );
+    // SAFETY: no arguments, no preconditions.
+    let lib_words = unsafe { (lib_words.0() as usize, lib_words.1() as usize) };
+    if lib_words != (input_words, output_words) {
+        return Err(err(format!(
+            "the library packs {} input and {} output words, its port list {input_words} and {output_words}",
+            lib_words.0, lib_words.1
+        )));
+    }
+    let v1 = if super::shim::is_v1(port_list) {
+        Some(V1Fns {
+            reset: sym!("concord_reset", unsafe extern "C" fn(*mut Sim, u32)),
+            host_write: sym!(
+                "concord_host_write",
+                unsafe extern "C" fn(*mut Sim, u32, u32)
+            ),
+            host_read: sym!(
+                "concord_host_read",
+                unsafe extern "C" fn(*mut Sim, u32) -> u32
+            ),
+            status: sym!("concord_status", unsafe extern "C" fn(*mut Sim) -> u32),
+            request: sym!(
+                "concord_request",
+                unsafe extern "C" fn(*mut Sim, *mut RawRequest) -> u32
+            ),
+            step: sym!(
+                "concord_step",
+                unsafe extern "C" fn(*mut Sim, u32, *const u32, *mut RawTrace)
+            ),
+        })
+    } else {
+        None
+    };
+
     Ok(Api {
         path: path.to_path_buf(),
         traced,
@@ -144,31 +202,26 @@ fn open(path: &Path) -> Result<Api, HarnessError> {
         new: sym!("concord_new", unsafe extern "C" fn() -> *mut Sim),
         free: sym!("concord_free", unsafe extern "C" fn(*mut Sim)),
         eval: sym!("concord_eval", unsafe extern "C" fn(*mut Sim)),
-        reset: sym!("concord_reset", unsafe extern "C" fn(*mut Sim, u32)),
-        host_write: sym!(
-            "concord_host_write",
-            unsafe extern "C" fn(*mut Sim, u32, u32)
+        tick: sym!("concord_tick", unsafe extern "C" fn(*mut Sim)),
+        set_inputs: sym!(
+            "concord_set_inputs",
+            unsafe extern "C" fn(*mut Sim, *const u32)
         ),
-        host_read: sym!(
-            "concord_host_read",
-            unsafe extern "C" fn(*mut Sim, u32) -> u32
+        get_outputs: sym!(
+            "concord_get_outputs",
+            unsafe extern "C" fn(*mut Sim, *mut u32)
         ),
-        status: sym!("concord_status", unsafe extern "C" fn(*mut Sim) -> u32),
-        request: sym!(
-            "concord_request",
-            unsafe extern "C" fn(*mut Sim, *mut RawRequest) -> u32
-        ),
-        step: sym!(
-            "concord_step",
-            unsafe extern "C" fn(*mut Sim, u32, *const u32, *mut RawTrace)
-        ),
+        input_words,
+        output_words,
         vcd_open: sym!(
             "concord_vcd_open",
             unsafe extern "C" fn(*mut Sim, *const c_char) -> u32
         ),
         vcd_flush: sym!("concord_vcd_flush", unsafe extern "C" fn(*mut Sim)),
         vcd_close: sym!("concord_vcd_close", unsafe extern "C" fn(*mut Sim)),
+        port_list: port_list.to_vec(),
         ports,
+        v1,
         _library: library,
     })
 }

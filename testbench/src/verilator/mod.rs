@@ -49,6 +49,7 @@ mod process;
 mod progress;
 mod run;
 pub mod shim;
+pub mod v2;
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
@@ -58,7 +59,7 @@ use concord_isa::checks::Stacks;
 use concord_isa::config::CoreConfig;
 use concord_isa::func::{Launch, Trap, TrapCause};
 use concord_isa::{decode, Op, Space};
-use concord_uarch::ports::{Dir, PORTS};
+use concord_uarch::ports::{Dir, Port, PORTS};
 use concord_uarch::{Counter, TrapCode};
 
 use crate::trace::{Counters, State, TracePort};
@@ -67,8 +68,9 @@ pub use crate::cycle::{GlobalMemory, GlobalRequest};
 pub use cache::BuildOptions;
 pub use process::kill_builds;
 pub use run::{run, CycleHook};
+pub use v2::{Pins, RtlV2, V2Cycle};
 
-use ffi::{Access, Api, Sim};
+use ffi::{Access, Api, Sim, V1Fns};
 use shim::{RawRequest, RawTrace};
 
 pub use crate::host;
@@ -127,6 +129,8 @@ pub enum HarnessError {
     Vcd(PathBuf),
     #[error("the RTL drove trace_state = {code} in cycle {cycle}, which is no state code (docs/microarchitecture.md §10)")]
     BadState { code: u32, cycle: u64 },
+    #[error("the configuration cannot be built: {0}")]
+    Config(String),
     #[error("concord_core has no {what} port `{name}`")]
     NoSuchPort { what: &'static str, name: String },
 }
@@ -135,6 +139,50 @@ fn log_note(log: &Option<PathBuf>) -> String {
     log.as_ref()
         .map(|p| format!(" (full log: {})", p.display()))
         .unwrap_or_default()
+}
+
+/// Builds `verilog` (top `concord_core` with the ports `ports`) or finds
+/// it in the cache, and loads it: its shim's entry points, whether it was a
+/// cache hit, its key.
+fn load_checked(
+    verilog: &str,
+    ports: &[Port],
+    options: &BuildOptions,
+) -> Result<(&'static Api, bool, String), HarnessError> {
+    let built = cache::build(verilog, ports, options)?;
+    let api = ffi::load(&built.library, ports)?;
+    if api.key != built.key {
+        // Verified by hash, yet another build: the manifest was made to
+        // match. The library stays mapped (it cannot be unloaded) but no
+        // model of it is created; the entry goes, so the next run
+        // rebuilds it.
+        if let Some(root) = built.library.parent().and_then(Path::parent) {
+            let _ = cache::discard(root, &built.key);
+        }
+        return Err(HarnessError::Identity {
+            path: built.library,
+            found: api.key.clone(),
+            expected: built.key,
+        });
+    }
+    Ok((api, built.cache_hit, built.key))
+}
+
+/// Starts a VCD of model `sim` of library `api` (see [`Rtl::open_vcd`]).
+fn open_vcd(api: &Api, sim: NonNull<Sim>, path: &Path) -> Result<(), HarnessError> {
+    if !api.traced {
+        return Err(HarnessError::NotTraced);
+    }
+    let c = CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| HarnessError::Vcd(path.to_path_buf()))?;
+    // SAFETY: `sim` is a live model of `api`'s library, used by one thread
+    // (its owner holds `&mut`); `c` is a NUL-terminated string that lives
+    // across the call (the shim copies the name).
+    match unsafe { (api.vcd_open)(sim.as_ptr(), c.as_ptr()) } {
+        0 => Ok(()),
+        1 => Err(HarnessError::NotTraced),
+        _ => Err(HarnessError::Vcd(path.to_path_buf())),
+    }
 }
 
 /// The status pins (`running`, `done`, `trapped`).
@@ -163,6 +211,8 @@ impl Status {
 /// A Verilated `concord_core`.
 pub struct Rtl {
     api: &'static Api,
+    /// v1's fast path (a library of v1's port list has it).
+    v1: &'static V1Fns,
     sim: NonNull<Sim>,
     cache_hit: bool,
     key: String,
@@ -207,23 +257,8 @@ impl Rtl {
     /// Builds the Verilog (or finds it in the cache) and creates a model,
     /// reset (see [`Rtl::reset`]).
     pub fn build(verilog: &str, options: &BuildOptions) -> Result<Rtl, HarnessError> {
-        let built = cache::build(verilog, options)?;
-        let api = ffi::load(&built.library)?;
-        if api.key != built.key {
-            // Verified by hash, yet another build: the manifest was made to
-            // match. The library stays mapped (it cannot be unloaded) but no
-            // model of it is created; the entry goes, so the next run
-            // rebuilds it.
-            if let Some(root) = built.library.parent().and_then(Path::parent) {
-                let _ = cache::discard(root, &built.key);
-            }
-            return Err(HarnessError::Identity {
-                path: built.library,
-                found: api.key.clone(),
-                expected: built.key,
-            });
-        }
-        Rtl::create(api, built.cache_hit, built.key)
+        let (api, cache_hit, key) = load_checked(verilog, &PORTS, options)?;
+        Rtl::create(api, cache_hit, key)
     }
 
     /// Another, independent model of the same library (no build, no lookup).
@@ -232,10 +267,15 @@ impl Rtl {
     }
 
     fn create(api: &'static Api, cache_hit: bool, key: String) -> Result<Rtl, HarnessError> {
+        let v1 = api.v1.as_ref().ok_or_else(|| HarnessError::Load {
+            path: api.path.clone(),
+            message: "the library was not built for the v1 port list".into(),
+        })?;
         // SAFETY: no preconditions; a null return is handled.
         let sim = NonNull::new(unsafe { (api.new)() }).ok_or(HarnessError::Create)?;
         let mut rtl = Rtl {
             api,
+            v1,
             sim,
             cache_hit,
             key,
@@ -280,7 +320,7 @@ impl Rtl {
     /// Holds `reset` for [`RESET_CYCLES`] clock cycles with the other inputs idle.
     pub fn reset(&mut self) {
         // SAFETY: `sim` is live (see `Drop`); `&mut self` excludes other users.
-        unsafe { (self.api.reset)(self.sim.as_ptr(), RESET_CYCLES) }
+        unsafe { (self.v1.reset)(self.sim.as_ptr(), RESET_CYCLES) }
     }
 
     /// One clock cycle with `host_we = 1`, `host_addr = addr`, `host_wdata = data`.
@@ -292,20 +332,20 @@ impl Rtl {
             _ => {}
         }
         // SAFETY: as in `reset`.
-        unsafe { (self.api.host_write)(self.sim.as_ptr(), addr, data) }
+        unsafe { (self.v1.host_write)(self.sim.as_ptr(), addr, data) }
     }
 
     /// `host_rdata` for `host_raddr = raddr` (8 bits; higher bits are
     /// ignored). Combinational: no clock edge.
     pub fn host_read(&mut self, raddr: u32) -> u32 {
         // SAFETY: as in `reset`.
-        unsafe { (self.api.host_read)(self.sim.as_ptr(), raddr & host::RADDR_MASK) }
+        unsafe { (self.v1.host_read)(self.sim.as_ptr(), raddr & host::RADDR_MASK) }
     }
 
     /// The status pins.
     pub fn status(&self) -> Status {
         // SAFETY: as in `reset`; reading outputs does not change the model.
-        Status::from_bits(unsafe { (self.api.status)(self.sim.as_ptr()) })
+        Status::from_bits(unsafe { (self.v1.status)(self.sim.as_ptr()) })
     }
 
     /// Every counter, read through the host interface
@@ -360,7 +400,7 @@ impl Rtl {
     pub fn try_cycle(&mut self, memory: &mut GlobalMemory) -> Result<TracePort, HarnessError> {
         let sim = self.sim.as_ptr();
         // SAFETY: as in `reset`; `raw_req` is a `ConcordReq`-layout struct.
-        let valid = unsafe { (self.api.request)(sim, &mut self.raw_req) } != 0;
+        let valid = unsafe { (self.v1.request)(sim, &mut self.raw_req) } != 0;
         let request = if valid {
             let r = &self.raw_req;
             self.req.kind = r.kind;
@@ -381,7 +421,7 @@ impl Rtl {
         // SAFETY: as in `reset`; `resp_data` points to 32 words when
         // `resp_valid` is 1 (the shim reads it only then); `raw_trace` is a
         // `ConcordTrace`-layout struct.
-        unsafe { (self.api.step)(sim, resp_valid, resp_data, &mut self.raw_trace) };
+        unsafe { (self.v1.step)(sim, resp_valid, resp_data, &mut self.raw_trace) };
         let cycle = self.cycles;
         self.cycles += 1;
         let t = &self.raw_trace;
@@ -513,21 +553,9 @@ impl Rtl {
     /// VCD already open). Only in builds with [`BuildOptions::trace`]. Each
     /// cycle is 10 ns: inputs settle at `10c`, the rising edge at `10c + 5`.
     pub fn open_vcd(&mut self, path: &Path) -> Result<(), HarnessError> {
-        if !self.api.traced {
-            return Err(HarnessError::NotTraced);
-        }
-        let c = CString::new(path.as_os_str().as_encoded_bytes())
-            .map_err(|_| HarnessError::Vcd(path.to_path_buf()))?;
-        // SAFETY: as in `reset`; `c` is a NUL-terminated string that lives
-        // across the call (the shim copies the name).
-        match unsafe { (self.api.vcd_open)(self.sim.as_ptr(), c.as_ptr()) } {
-            0 => {
-                self.vcd = Some(path.to_path_buf());
-                Ok(())
-            }
-            1 => Err(HarnessError::NotTraced),
-            _ => Err(HarnessError::Vcd(path.to_path_buf())),
-        }
+        open_vcd(self.api, self.sim, path)?;
+        self.vcd = Some(path.to_path_buf());
+        Ok(())
     }
 
     /// Writes buffered VCD data to the file.
@@ -552,7 +580,9 @@ impl Rtl {
     /// past the port's width are ignored). Takes effect at the next
     /// evaluation ([`Rtl::eval`], a cycle, a host access).
     pub fn poke(&mut self, name: &str, value: &[u32]) -> Result<(), HarnessError> {
-        let (i, p) = PORTS
+        let (i, p) = self
+            .api
+            .port_list
             .iter()
             .enumerate()
             .find(|(_, p)| p.name == name && p.dir == Dir::In)
@@ -573,7 +603,9 @@ impl Rtl {
 
     /// The current value of output port `name` (32-bit words, lowest first).
     pub fn peek(&self, name: &str) -> Result<Vec<u32>, HarnessError> {
-        let (i, p) = PORTS
+        let (i, p) = self
+            .api
+            .port_list
             .iter()
             .enumerate()
             .find(|(_, p)| p.name == name && p.dir == Dir::Out)

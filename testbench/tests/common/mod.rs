@@ -4,11 +4,13 @@
 
 #![allow(dead_code)]
 
+pub mod cases;
+
 use concord_isa::config::CoreConfig;
 use concord_isa::container::Kernel;
 use concord_isa::func;
 use concord_testbench::gen::{generate, GenConfig, Program};
-use concord_testbench::pipeline::{self, Outcome, PipelineLaunch, PipelineOptions};
+use concord_testbench::pipeline::{self, BlockState, Outcome, PipelineLaunch, PipelineOptions};
 use concord_uarch::GenOptions;
 
 pub fn assemble(src: &str) -> Kernel {
@@ -115,4 +117,38 @@ pub fn random_global(p: &Program, config: &CoreConfig) -> Vec<u8> {
     let mut g = p.global_init.clone();
     g.resize(config.global_memory_bytes as usize, 0);
     g
+}
+
+/// The last block's state in the functional model.
+#[derive(Default)]
+pub struct LastBlock {
+    pub threads: usize,
+    pub state: Option<BlockState>,
+}
+
+impl func::Observer for LastBlock {
+    fn issue(&mut self, _: &func::Issue) -> std::ops::ControlFlow<()> {
+        std::ops::ControlFlow::Continue(())
+    }
+    fn block_end(&mut self, _block: [u32; 3], v: &func::BlockView<'_>) {
+        let mut regs = Vec::new();
+        let mut preds = Vec::new();
+        for t in 0..self.threads {
+            let mut r = [0u32; 32];
+            for (i, x) in r.iter_mut().enumerate() {
+                *x = v.reg(t, concord_isa::Reg::new(i as u8).unwrap());
+            }
+            let mut p = [false; 8];
+            for (i, x) in p.iter_mut().enumerate() {
+                *x = v.pred(t, concord_isa::Pred::new(i as u8).unwrap());
+            }
+            regs.push(r);
+            preds.push(p);
+        }
+        self.state = Some(BlockState {
+            regs,
+            preds,
+            shared: v.shared().to_vec(),
+        });
+    }
 }
