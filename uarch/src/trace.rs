@@ -242,44 +242,95 @@ impl TraceRecord {
     /// The record as the port's bit vector (64-bit words, bit 0 first).
     /// Panics if a field has a bit set above its width.
     pub fn pack(&self, hw: &HwParams) -> Vec<u64> {
-        let layout = fields(hw);
-        let total = layout.iter().map(|f| f.width as usize).sum::<usize>();
-        let mut out = vec![0u64; total.div_ceil(64)];
-        let mut at = 0usize;
-        for (f, words) in layout.iter().zip(self.words()) {
-            for (i, word) in words.iter().enumerate() {
-                for bit in 0..32 {
-                    if word >> bit & 1 == 0 {
-                        continue;
-                    }
-                    let j = i * 32 + bit;
-                    assert!(
-                        j < f.width as usize,
-                        "tr_{} has bit {j} set, wider than its {} bits",
-                        f.name,
-                        f.width
-                    );
-                    out[(at + j) / 64] |= 1 << ((at + j) % 64);
-                }
-            }
-            at += f.width as usize;
-        }
-        out
+        TraceLayout::new(hw).pack(self)
     }
 
     /// The record a bit vector holds (the inverse of [`TraceRecord::pack`]).
     pub fn unpack(bits: &[u64], hw: &HwParams) -> TraceRecord {
-        let layout = fields(hw);
-        let mut r = TraceRecord::default();
+        TraceLayout::new(hw).unpack(bits)
+    }
+}
+
+/// The port's layout for one core, computed once: what a harness that
+/// unpacks a record every cycle keeps (the per-cycle work is then a shift
+/// and a mask per 32-bit chunk of each field, not a loop over bits).
+#[derive(Clone, Debug)]
+pub struct TraceLayout {
+    fields: Vec<TraceField>,
+    bits: usize,
+}
+
+impl TraceLayout {
+    pub fn new(hw: &HwParams) -> TraceLayout {
+        let fields = fields(hw);
+        let bits = fields.iter().map(|f| f.width as usize).sum();
+        TraceLayout { fields, bits }
+    }
+
+    /// 64-bit words of the packed record.
+    pub fn words(&self) -> usize {
+        self.bits.div_ceil(64)
+    }
+
+    /// [`TraceRecord::pack`].
+    pub fn pack(&self, record: &TraceRecord) -> Vec<u64> {
+        let mut out = vec![0u64; self.words()];
         let mut at = 0usize;
-        for (f, words) in layout.iter().zip(r.words_mut()) {
-            for j in 0..f.width as usize {
-                if bits[(at + j) / 64] >> ((at + j) % 64) & 1 == 1 {
-                    words[j / 32] |= 1 << (j % 32);
+        for (f, words) in self.fields.iter().zip(record.words()) {
+            let width = f.width as usize;
+            for (i, &word) in words.iter().enumerate() {
+                let n = width.saturating_sub(32 * i).min(32);
+                assert!(
+                    u64::from(word) >> n == 0,
+                    "tr_{} has bit {} set, wider than its {} bits",
+                    f.name,
+                    32 * i + (31 - word.leading_zeros() as usize),
+                    f.width
+                );
+                if n > 0 {
+                    deposit(&mut out, at + 32 * i, u64::from(word));
                 }
             }
-            at += f.width as usize;
+            at += width;
+        }
+        out
+    }
+
+    /// [`TraceRecord::unpack`].
+    pub fn unpack(&self, bits: &[u64]) -> TraceRecord {
+        let mut r = TraceRecord::default();
+        let mut at = 0usize;
+        for (f, words) in self.fields.iter().zip(r.words_mut()) {
+            let width = f.width as usize;
+            for (i, word) in words.iter_mut().enumerate().take(width.div_ceil(32)) {
+                let n = (width - 32 * i).min(32);
+                *word = extract(bits, at + 32 * i, n);
+            }
+            at += width;
         }
         r
+    }
+}
+
+/// Bits `pos .. pos + n` (`n ≤ 32`) of the vector `bits`.
+fn extract(bits: &[u64], pos: usize, n: usize) -> u32 {
+    let (w, o) = (pos / 64, pos % 64);
+    let mut v = bits[w] >> o;
+    if o + n > 64 {
+        v |= bits[w + 1] << (64 - o);
+    }
+    (v & ((1u64 << n) - 1)) as u32
+}
+
+/// ORs `value` (at most 32 bits, already within its field) into `bits` at
+/// bit `pos`.
+fn deposit(bits: &mut [u64], pos: usize, value: u64) {
+    let (w, o) = (pos / 64, pos % 64);
+    bits[w] |= value << o;
+    if o + 32 > 64 && o > 0 {
+        let high = value >> (64 - o);
+        if high != 0 {
+            bits[w + 1] |= high;
+        }
     }
 }

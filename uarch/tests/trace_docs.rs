@@ -114,3 +114,69 @@ fn a_value_wider_than_its_field_is_refused() {
     }
     .pack(&hw);
 }
+
+/// Any bit vector of a record's width unpacks and packs back to itself,
+/// on cores whose fields fall at every alignment (4×1, the default 8×8,
+/// 32×16 with four entries); the fields checked bit by bit here (from
+/// their offsets in `fields`) are those whose chunks cross 64-bit words.
+#[test]
+fn random_vectors_unpack_and_pack_back_bit_for_bit() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let configs = [
+        CoreConfig {
+            lanes: 4,
+            warps: 1,
+            ..CoreConfig::default()
+        },
+        CoreConfig::default(),
+        CoreConfig {
+            lanes: 32,
+            warps: 16,
+            global_outstanding: 4,
+            ..CoreConfig::default()
+        },
+    ];
+    for config in configs {
+        let hw = HwParams::new(&config).unwrap();
+        let layout = fields(&hw);
+        let total = record_bits(&hw) as usize;
+        let offset = |name: &str| -> (usize, usize) {
+            let mut at = 0;
+            for f in &layout {
+                if f.name == name {
+                    return (at, f.width as usize);
+                }
+                at += f.width as usize;
+            }
+            panic!("no field {name}");
+        };
+        let bit = |v: &[u64], i: usize| v[i / 64] >> (i % 64) & 1;
+        for _ in 0..200 {
+            let mut v: Vec<u64> = (0..total.div_ceil(64)).map(|_| next()).collect();
+            if total % 64 != 0 {
+                *v.last_mut().unwrap() &= (1u64 << (total % 64)) - 1;
+            }
+            let r = TraceRecord::unpack(&v, &hw);
+            assert_eq!(r.pack(&hw), v);
+            let (at, width) = offset("rf_data");
+            for j in 0..width {
+                assert_eq!(
+                    u64::from(r.rf_data[j / 32] >> (j % 32) & 1),
+                    bit(&v, at + j)
+                );
+            }
+            let (at, _) = offset("warp_state");
+            for w in 0..hw.warps {
+                let code = (0..3).map(|k| bit(&v, at + 3 * w + k) << k).sum::<u64>();
+                assert_eq!(u64::from(r.warp_code(w)), code);
+            }
+            assert_eq!(u64::from(r.trap), bit(&v, total - 1));
+        }
+    }
+}

@@ -22,7 +22,7 @@ use std::ptr::NonNull;
 
 use concord_isa::config::CoreConfig;
 use concord_uarch::ports::{core_ports, Dir, Port};
-use concord_uarch::trace::TraceRecord;
+use concord_uarch::trace::{TraceLayout, TraceRecord};
 use concord_uarch::wishbone::{Signals, MAX_BUS_WORDS};
 use concord_uarch::{GenOptions, HwParams};
 
@@ -165,8 +165,10 @@ pub struct RtlV2 {
     outputs: Vec<u32>,
     trace_bits: Vec<u64>,
     /// The last record unpacked, reused while the port does not change
-    /// (unpacking is most of a cycle's cost; long waits repeat records).
+    /// (long waits repeat records).
     last_trace: Option<TraceRecord>,
+    /// The trace port's field layout, computed once.
+    trace_layout: TraceLayout,
 }
 
 // SAFETY: as for `Rtl`: the Verilated instance has its own context and no
@@ -209,6 +211,7 @@ impl RtlV2 {
         // SAFETY: no preconditions; a null return is handled.
         let sim = NonNull::new(unsafe { (api.new)() }).ok_or(HarnessError::Create)?;
         let trace_words = layout.tr_record.map_or(0, |s| s.words);
+        let trace_layout = TraceLayout::new(&hw);
         let mut rtl = RtlV2 {
             api,
             sim,
@@ -222,6 +225,7 @@ impl RtlV2 {
             outputs: vec![0; api.output_words],
             trace_bits: vec![0; trace_words.div_ceil(2)],
             last_trace: None,
+            trace_layout,
         };
         rtl.reset();
         Ok(rtl)
@@ -393,7 +397,7 @@ impl RtlV2 {
                 *b = word;
             }
             if !same {
-                self.last_trace = Some(TraceRecord::unpack(&self.trace_bits, &self.hw));
+                self.last_trace = Some(self.trace_layout.unpack(&self.trace_bits));
             }
             self.last_trace.clone().expect("unpacked above")
         });
