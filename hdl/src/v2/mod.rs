@@ -17,6 +17,7 @@
 //! | `scheduler.rs` | [`scheduler::Scheduler`]: stage S, item priority, `lrr`/`gto` (§6) |
 //! | `setup.rs` | [`setup::Setup`]: the SETUP computation and refusal rules (§12.1, §12.2) |
 //! | `tidwalk.rs` | [`tidwalk::TidWalk`]: the thread-id walk of a block launch (§12.3, §12.4) |
+//! | `xctl.rs` | [`xctl::XLane`]: the per-lane part of stage X: next PC and depth, control checks, arbiter key (branch or memory mode), join, access checks, aligned store data (§8), registered into A |
 //! | `shmem.rs` | [`shmem::Shmem`]: the shared memory (§10.1): byte-enable banks, store and load crossbars, the one atomic ALU, row clear, port rule (M–W) |
 //!
 //! Every selection is a one-hot AND-OR, never an `if x == K` chain
@@ -38,6 +39,7 @@ pub mod scheduler;
 pub mod setup;
 pub mod shmem;
 pub mod tidwalk;
+pub mod xctl;
 
 use rust_hdl_core::prelude::*;
 
@@ -67,6 +69,10 @@ pub enum Standalone {
     Lane {
         words: usize,
     },
+    /// One lane of stage X ([`xctl::XLane`]) of the default core: 12-bit
+    /// PCs, 4-bit depths, 16-bit keys, `depth_pc`, 32-byte lines, 8 banks,
+    /// 1 MiB of global memory.
+    XLane,
 }
 
 /// Verilog of a [`Standalone`] block (top module `top`), connected.
@@ -82,6 +88,7 @@ pub fn standalone_verilog(block: Standalone) -> String {
         Standalone::RegFile { words: 512 } => conn(regfile::RegFile::<9>::new(512)),
         Standalone::Lane { words: 256 } => conn(lane::LaneDp::<8>::new(256)),
         Standalone::Lane { words: 512 } => conn(lane::LaneDp::<9>::new(512)),
+        Standalone::XLane => conn(xctl::XLane::<12, 4, 16>::new(true, 5, 5, 1 << 20)),
         other => panic!("{other:?}: 256 or 512 words"),
     }
 }
