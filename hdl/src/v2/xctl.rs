@@ -185,6 +185,9 @@ pub struct XLane<const PCB: usize, const DB: usize, const K: usize> {
     be_b: [Constant<Bits<4>>; 4],
     byte_mask: Constant<Bits<32>>,
     half_mask: Constant<Bits<32>>,
+    byte1_mask: Constant<Bits<32>>,
+    byte2_mask: Constant<Bits<32>>,
+    byte3_mask: Constant<Bits<32>>,
 
     // locals
     fall: Signal<Local, Bits<32>>,
@@ -213,6 +216,9 @@ pub struct XLane<const PCB: usize, const DB: usize, const K: usize> {
     b8: Signal<Local, Bits<32>>,
     h16: Signal<Local, Bits<32>>,
     sdv: Signal<Local, Bits<32>>,
+    own: Signal<Local, Bits<32>>,
+    rep: Signal<Local, Bits<32>>,
+    hi8: Signal<Local, Bits<32>>,
     bev: Signal<Local, Bits<4>>,
     w4: Signal<Local, bool>,
     /// The key bits above `K` (zero for a branch key and for an address
@@ -303,6 +309,9 @@ impl<const PCB: usize, const DB: usize, const K: usize> XLane<PCB, DB, K> {
             be_b: std::array::from_fn(|j| Constant::new((1u64 << j).into())),
             byte_mask: c32(0xff),
             half_mask: c32(0xffff),
+            byte1_mask: c32(0xff00),
+            byte2_mask: c32(0xff_0000),
+            byte3_mask: c32(0xff00_0000),
             fall: Default::default(),
             m_target: Default::default(),
             m_reg: Default::default(),
@@ -329,6 +338,9 @@ impl<const PCB: usize, const DB: usize, const K: usize> XLane<PCB, DB, K> {
             b8: Default::default(),
             h16: Default::default(),
             sdv: Default::default(),
+            own: Default::default(),
+            rep: Default::default(),
+            hi8: Default::default(),
             bev: Default::default(),
             w4: Default::default(),
             unused_key_bits: Default::default(),
@@ -480,23 +492,35 @@ impl<const PCB: usize, const DB: usize, const K: usize> Logic for XLane<PCB, DB,
             & !self.mis.val()
             & ((self.size.val() < self.nbytes.val()) | (self.limit.val() < self.addr.val()));
 
-        // Store data in every byte lane of its width; byte enables at the
-        // address's offset.
+        // Store data in every byte lane its width can reach (byte enables
+        // pick them): byte 0 is always the data's byte 0; byte 1 is byte 0
+        // for a byte store, else the data's byte 1; byte 2 is the data's
+        // byte 2 for a word, else byte 0; byte 3 is the data's byte 3, 1
+        // or 0 for a word, halfword, byte. Each byte a 2- or 3-way AND-OR
+        // instead of a 3-way select of all 32 bits (measured at 4 -> 8
+        // lanes: 188 LUT4 per lane against 195).
         self.b8.next = self.sdata.val() & self.byte_mask.val();
         self.h16.next = self.sdata.val() & self.half_mask.val();
-        self.sdv.next = self.zero32.val();
+        self.own.next = self.byte_mask.val();
+        self.rep.next = self.zero32.val();
         if self.mw.val().get_bit(0) {
-            self.sdv.next = self.b8.val()
-                | (self.b8.val() << 8)
-                | (self.b8.val() << 16)
-                | (self.b8.val() << 24);
-        }
-        if self.mw.val().get_bit(1) {
-            self.sdv.next = self.sdv.val() | self.h16.val() | (self.h16.val() << 16);
+            self.rep.next = self.byte1_mask.val() | self.byte3_mask.val();
+        } else {
+            self.own.next = self.own.val() | self.byte1_mask.val();
         }
         if self.mw.val().get_bit(2) {
-            self.sdv.next = self.sdv.val() | self.sdata.val();
+            self.own.next = self.own.val() | self.byte2_mask.val() | self.byte3_mask.val();
+        } else {
+            self.rep.next = self.rep.val() | self.byte2_mask.val();
         }
+        self.hi8.next = self.zero32.val();
+        if self.mw.val().get_bit(1) {
+            self.hi8.next = self.byte3_mask.val();
+        }
+        self.sdv.next = (self.sdata.val() & self.own.val())
+            | (((self.b8.val() << 8) | (self.b8.val() << 16) | (self.b8.val() << 24))
+                & self.rep.val())
+            | ((self.h16.val() << 16) & self.hi8.val());
         self.w4.next = self.mw.val().get_bit(2);
         self.hi.next = self.mw.val().get_bit(1) & self.addr.val().get_bit(1);
         self.lo.next = self.mw.val().get_bit(1) & !self.addr.val().get_bit(1);
