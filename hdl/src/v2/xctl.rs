@@ -173,6 +173,8 @@ pub struct XLane<const PCB: usize, const DB: usize, const K: usize> {
     line_shift: Constant<Bits<32>>,
     row_shift: Constant<Bits<32>>,
     pc_shift: Constant<Bits<32>>,
+    pc1_shift: Constant<Bits<32>>,
+    pc1_mask: Constant<Bits<32>>,
     global_bytes: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     two32: Constant<Bits<32>>,
@@ -297,6 +299,8 @@ impl<const PCB: usize, const DB: usize, const K: usize> XLane<PCB, DB, K> {
             line_shift: c32(line_shift as u64),
             row_shift: c32(row_shift as u64),
             pc_shift: c32(PCB as u64),
+            pc1_shift: c32(PCB as u64 + 1),
+            pc1_mask: c32((1u64 << (PCB + 1)) - 1),
             global_bytes: c32(global_bytes as u64),
             one32: c32(1),
             two32: c32(2),
@@ -420,8 +424,15 @@ impl<const PCB: usize, const DB: usize, const K: usize> Logic for XLane<PCB, DB,
         self.r_ovf.d.next = self.d_inc.val() & !(!self.depth.val()).any();
         self.r_ret0.d.next = self.d_dec.val() & !self.depth.val().any();
         self.exits.next = self.exec.val() & self.ctl.val().get_bit(7);
-        self.r_npc_bad.d.next =
-            self.active.val() & !self.exits.val() & (self.nxt.val() >= self.code_len.val());
+        // `code_len ≤ imem_words = 2^PCB` (SETUP refuses a longer
+        // program), so `nxt ≥ code_len` is "a bit above PCB is set, or the
+        // low PCB + 1 bits compare ≥": a (PCB + 1)-bit carry chain instead
+        // of a 32-bit one.
+        self.r_npc_bad.d.next = self.active.val()
+            & !self.exits.val()
+            & ((self.nxt.val() >> self.pc1_shift.val()).any()
+                | ((self.nxt.val() & self.pc1_mask.val())
+                    >= (self.code_len.val() & self.pc1_mask.val())));
 
         // Branch-mode key: `MAXD − depth` is the depth's complement.
         self.x_ndepth.i.next = !self.nd.val();
