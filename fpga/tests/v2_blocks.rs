@@ -80,6 +80,11 @@ fn v2_xlane_area_and_fmax() {
         "LUT4 per lane (4 -> 8): {:.0}",
         (luts[1] - luts[0]) as f64 / 4.0
     );
+    let d = area(
+        "divergence compare, 8 lanes",
+        &standalone_verilog(Standalone::XDiverge),
+    );
+    assert!(d.luts > 0);
     let f: Vec<f64> = (1..=3)
         .map(|seed| pnr("xlane", &x, Some("clock"), seed, PNR_TIMEOUT))
         .collect();

@@ -213,6 +213,8 @@ struct Want {
     npc_bad: u32,
     mis: u32,
     oob: u32,
+    /// `bra`, `jmp`, `call`, `callr`, `ret` passing every check.
+    divergent: Option<bool>,
 }
 
 fn reference(cfg: &Cfg, pcb: usize, db: usize, k: usize, w: &Warp) -> Want {
@@ -296,7 +298,13 @@ fn reference(cfg: &Cfg, pcb: usize, db: usize, k: usize, w: &Warp) -> Want {
                 })
             });
             let kvalid = w.alive & !moves.exits & !(w.waiting | moves.waits);
+            let per_lane = [CTL_BRA, CTL_JMP, CTL_CALL, CTL_CALLR, CTL_RET].contains(&c);
+            let divergent = match simt::control_effects(&issue) {
+                Ok(e) if per_lane => Some(e.divergent),
+                _ => None,
+            };
             Want {
+                divergent,
                 npc: pcs,
                 ndepth,
                 key,
@@ -353,6 +361,7 @@ fn reference(cfg: &Cfg, pcb: usize, db: usize, k: usize, w: &Warp) -> Want {
                 npc_bad,
                 mis,
                 oob,
+                divergent: None,
             }
         }
     }
@@ -386,10 +395,12 @@ fn check_warp<const PCB: usize, const DB: usize, const K: usize>(
     cfg: &Cfg,
     w: &Warp,
     tag: &str,
-) {
+) -> Option<bool> {
     let want = reference(cfg, PCB, DB, K, w);
+    let mut outs = [Out::default(); LANES];
     for l in 0..LANES {
         let got = drive(x, w, l);
+        outs[l] = got;
         let bit = |m: u32| m >> l & 1 == 1;
         let ctx = || format!("{tag}: lane {l}, {w:x?}");
         assert_eq!(got.npc, want.npc[l], "npc, {}", ctx());
@@ -418,6 +429,19 @@ fn check_warp<const PCB: usize, const DB: usize, const K: usize>(
             }
         }
     }
+    if let Some(divergent) = want.divergent {
+        // The warp-level compare, fed with what the lanes registered.
+        let mut d = XDiverge::<LANES, PCB, DB>::default();
+        d.connect_all();
+        d.active.next = (w.active as u64).into();
+        for (l, o) in outs.iter().enumerate() {
+            d.npc[l].next = (o.npc as u64 & ((1 << PCB) - 1)).into();
+            d.ndepth[l].next = (o.ndepth as u64).into();
+        }
+        settle(&mut d);
+        assert_eq!(d.divergent.val(), divergent, "divergent, {tag}: {w:x?}");
+    }
+    want.divergent
 }
 
 /// A random warp whose values hit the edges often: depths at 0 and `MAXD`,
@@ -551,6 +575,7 @@ fn random_run<const PCB: usize, const DB: usize, const K: usize>(
     x.connect_all();
     let mut rng = Rng(seed);
     let mut classes = [0usize; 3];
+    let mut divergent = [0usize; 2];
     for i in 0..warps {
         let w = random_warp(&mut rng, &cfg, PCB, DB);
         classes[match w.class {
@@ -558,9 +583,15 @@ fn random_run<const PCB: usize, const DB: usize, const K: usize>(
             Class::Alu => 1,
             Class::Mem(..) => 2,
         }] += 1;
-        check_warp(&mut x, &cfg, &w, &format!("{cfg:?} warp {i}"));
+        if let Some(d) = check_warp(&mut x, &cfg, &w, &format!("{cfg:?} warp {i}")) {
+            divergent[d as usize] += 1;
+        }
     }
     assert!(classes.iter().all(|&c| c > warps / 10), "{classes:?}");
+    assert!(
+        divergent.iter().all(|&c| c > 20),
+        "divergent no/yes {divergent:?}"
+    );
 }
 
 const DEFAULT: Cfg = Cfg {
@@ -762,4 +793,9 @@ fn xlane_verilog_lints_clean() {
             &format!("XLane {tag}"),
         );
     }
+    let mut d = XDiverge::<8, 12, 4>::default();
+    d.connect_all();
+    let v = named_verilog(&d, "concord_xdiverge");
+    common::assert_module_names(&v, "concord_xdiverge");
+    common::verilator_lint(&v, "v2-xdiverge", "concord_xdiverge.v", "XDiverge");
 }

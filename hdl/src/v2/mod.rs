@@ -17,7 +17,7 @@
 //! | `scheduler.rs` | [`scheduler::Scheduler`]: stage S, item priority, `lrr`/`gto` (§6) |
 //! | `setup.rs` | [`setup::Setup`]: the SETUP computation and refusal rules (§12.1, §12.2) |
 //! | `tidwalk.rs` | [`tidwalk::TidWalk`]: the thread-id walk of a block launch (§12.3, §12.4) |
-//! | `xctl.rs` | [`xctl::XLane`]: the per-lane part of stage X: next PC and depth, control checks, arbiter key (branch or memory mode), join, access checks, aligned store data (§8), registered into A |
+//! | `xctl.rs` | [`xctl::XLane`]: the per-lane part of stage X: next PC and depth, control checks, arbiter key (branch or memory mode), join, access checks, aligned store data (§8), registered into A; [`xctl::XDiverge`]: the divergence compare at A |
 //! | `shmem.rs` | [`shmem::Shmem`]: the shared memory (§10.1): byte-enable banks, store and load crossbars, the one atomic ALU, row clear, port rule (M–W) |
 //!
 //! Every selection is a one-hot AND-OR, never an `if x == K` chain
@@ -73,6 +73,9 @@ pub enum Standalone {
     /// PCs, 4-bit depths, 16-bit keys, `depth_pc`, 32-byte lines, 8 banks,
     /// 1 MiB of global memory.
     XLane,
+    /// The divergence compare of 8 lanes ([`xctl::XDiverge`]), 12-bit
+    /// PCs, 4-bit depths.
+    XDiverge,
 }
 
 /// Verilog of a [`Standalone`] block (top module `top`), connected.
@@ -88,6 +91,7 @@ pub fn standalone_verilog(block: Standalone) -> String {
         Standalone::RegFile { words: 512 } => conn(regfile::RegFile::<9>::new(512)),
         Standalone::Lane { words: 256 } => conn(lane::LaneDp::<8>::new(256)),
         Standalone::Lane { words: 512 } => conn(lane::LaneDp::<9>::new(512)),
+        Standalone::XDiverge => conn(xctl::XDiverge::<8, 12, 4>::default()),
         Standalone::XLane => conn(xctl::XLane::<12, 4, 16>::new(true, 5, 5, 1 << 20)),
         other => panic!("{other:?}: 256 or 512 words"),
     }
