@@ -20,6 +20,7 @@
 //! | `tidwalk.rs` | [`tidwalk::TidWalk`]: the thread-id walk of a block launch (§12.3, §12.4) |
 //! | `warpstate.rs` | [`warpstate::WarpState`]: per-warp state (§5.1), readiness (§5.4), state codes (§5.5) |
 //! | `resize.rs` | [`resize::Resize`]: zero extension or truncation between const-generic widths |
+//! | `xctl.rs` | [`xctl::XLane`]: the per-lane part of stage X: next PC and depth, control checks, arbiter key (branch or memory mode), join, access checks, aligned store data (§8), registered into A; [`xctl::XDiverge`]: the divergence compare at A |
 //! | `shmem.rs` | [`shmem::Shmem`]: the shared memory (§10.1): byte-enable banks, store and load crossbars, the one atomic ALU, row clear, port rule (M–W) |
 //!
 //! Every selection is a one-hot AND-OR, never an `if x == K` chain
@@ -44,6 +45,7 @@ pub mod setup;
 pub mod shmem;
 pub mod tidwalk;
 pub mod warpstate;
+pub mod xctl;
 
 use rust_hdl_core::prelude::*;
 
@@ -73,6 +75,13 @@ pub enum Standalone {
     Lane {
         words: usize,
     },
+    /// One lane of stage X ([`xctl::XLane`]) of the default core: 12-bit
+    /// PCs, 4-bit depths, 16-bit keys, `depth_pc`, 32-byte lines, 8 banks,
+    /// 1 MiB of global memory.
+    XLane,
+    /// The divergence compare of 8 lanes ([`xctl::XDiverge`]), 12-bit
+    /// PCs, 4-bit depths.
+    XDiverge,
 }
 
 /// Verilog of a [`Standalone`] block (top module `top`), connected.
@@ -88,6 +97,8 @@ pub fn standalone_verilog(block: Standalone) -> String {
         Standalone::RegFile { words: 512 } => conn(regfile::RegFile::<9>::new(512)),
         Standalone::Lane { words: 256 } => conn(lane::LaneDp::<8>::new(256)),
         Standalone::Lane { words: 512 } => conn(lane::LaneDp::<9>::new(512)),
+        Standalone::XDiverge => conn(xctl::XDiverge::<8, 12, 4>::default()),
+        Standalone::XLane => conn(xctl::XLane::<12, 4, 16>::new(true, 5, 5, 1 << 20)),
         other => panic!("{other:?}: 256 or 512 words"),
     }
 }
