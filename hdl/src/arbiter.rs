@@ -42,9 +42,11 @@ pub struct KeyTree<const K: usize, const M: usize> {
     nv: Vec<Signal<Local, bool>>,
     nk: Vec<Signal<Local, Bits<K>>>,
     nm: Vec<Signal<Local, Bits<M>>>,
-    // Per node: the left / right child's mask as kept (ANDed) by the node.
+    // Per inner node: the left / right child's mask as kept (ANDed) by the node.
     keep_l: Vec<Signal<Local, Bits<M>>>,
     keep_r: Vec<Signal<Local, Bits<M>>>,
+    rl: Vec<Signal<Local, bool>>,
+    lr: Vec<Signal<Local, bool>>,
     lane_bit: Vec<Constant<Bits<M>>>,
     zero_mask: Constant<Bits<M>>,
     zero_key: Constant<Bits<K>>,
@@ -68,8 +70,10 @@ impl<const K: usize, const M: usize> KeyTree<K, M> {
             nv: signals(n),
             nk: signals(n),
             nm: signals(n),
-            keep_l: signals(n),
-            keep_r: signals(n),
+            keep_l: signals(lanes - 1),
+            keep_r: signals(lanes - 1),
+            rl: signals(lanes - 1),
+            lr: signals(lanes - 1),
             lane_bit: (0..lanes)
                 .map(|l| Constant::new((1u64 << l).into()))
                 .collect(),
@@ -89,8 +93,12 @@ impl<const K: usize, const M: usize> Logic for KeyTree<K, M> {
             self.nv[h].next = false;
             self.nk[h].next = self.zero_key.val();
             self.nm[h].next = self.zero_mask.val();
+        }
+        for h in 0..self._lm1 {
             self.keep_l[h].next = self.zero_mask.val();
             self.keep_r[h].next = self.zero_mask.val();
+            self.rl[h].next = false;
+            self.lr[h].next = false;
         }
         if self.en.val() {
             // `lm1` = L - 1, bound by a one-iteration loop so that it can appear
@@ -109,23 +117,23 @@ impl<const K: usize, const M: usize> Logic for KeyTree<K, M> {
                 for n in 0..self._lm1 {
                     self.nv[lm1 - n - 1].next =
                         self.nv[2 * (lm1 - n) - 1].val() || self.nv[2 * (lm1 - n)].val();
+                    // The node's two comparators (right < left, left < right).
+                    self.rl[lm1 - n - 1].next =
+                        self.nk[2 * (lm1 - n)].val() < self.nk[2 * (lm1 - n) - 1].val();
+                    self.lr[lm1 - n - 1].next =
+                        self.nk[2 * (lm1 - n) - 1].val() < self.nk[2 * (lm1 - n)].val();
                     self.nk[lm1 - n - 1].next = self.nk[2 * (lm1 - n) - 1].val();
                     if self.nv[2 * (lm1 - n)].val()
-                        && (!self.nv[2 * (lm1 - n) - 1].val()
-                            || (self.nk[2 * (lm1 - n)].val() < self.nk[2 * (lm1 - n) - 1].val()))
+                        && (!self.nv[2 * (lm1 - n) - 1].val() || self.rl[lm1 - n - 1].val())
                     {
                         self.nk[lm1 - n - 1].next = self.nk[2 * (lm1 - n)].val();
                     }
                     // An invalid child's mask is 0, so each keep needs only
                     // the other child's validity and one comparator.
-                    if !self.nv[2 * (lm1 - n)].val()
-                        || !(self.nk[2 * (lm1 - n)].val() < self.nk[2 * (lm1 - n) - 1].val())
-                    {
+                    if !self.nv[2 * (lm1 - n)].val() || !self.rl[lm1 - n - 1].val() {
                         self.keep_l[lm1 - n - 1].next = self.nm[2 * (lm1 - n) - 1].val();
                     }
-                    if !self.nv[2 * (lm1 - n) - 1].val()
-                        || !(self.nk[2 * (lm1 - n) - 1].val() < self.nk[2 * (lm1 - n)].val())
-                    {
+                    if !self.nv[2 * (lm1 - n) - 1].val() || !self.lr[lm1 - n - 1].val() {
                         self.keep_r[lm1 - n - 1].next = self.nm[2 * (lm1 - n)].val();
                     }
                     self.nm[lm1 - n - 1].next =

@@ -24,7 +24,7 @@
 //! | `is_bar`, `is_exit` | 1 each | `bar.sync`, `exit` (control passes) |
 //! | `refused` | 1 | the memory pass is refused (§10.1 port busy, §10.2 no free entry) |
 //! | `active`, `exec` | `L` | the group and its guard-true lanes |
-//! | `join` | `L` | X's join lanes (§8): schedulable, stored pc `gpc + 1`, depth `gdepth` |
+//! | `joins` | `L` | X's join lanes (§8): schedulable, stored pc `gpc + 1`, depth `gdepth` |
 //! | `gpc`, `gdepth` | 16, 8 | the warp's group pc and depth |
 //! | `alive`, `waiting` | `L` | the warp's registers before the commit |
 //! | `npc[l]` | 16 | control passes: lane `l`'s next pc (the pc field of its key) |
@@ -67,7 +67,7 @@
 
 use rust_hdl_core::prelude::*;
 
-use crate::util::{Ext, Popcount, Reg};
+use crate::util::Reg;
 
 /// Width of a group pc as the warp state stores it.
 pub const PC_W: usize = 16;
@@ -94,7 +94,7 @@ pub struct ACommit<const L: usize> {
     pub refused: Signal<In, bool>,
     pub active: Signal<In, Bits<L>>,
     pub exec: Signal<In, Bits<L>>,
-    pub join: Signal<In, Bits<L>>,
+    pub joins: Signal<In, Bits<L>>,
     pub gpc: Signal<In, Bits<PC_W>>,
     pub gdepth: Signal<In, Bits<DEPTH_W>>,
     pub alive: Signal<In, Bits<L>>,
@@ -152,12 +152,18 @@ pub struct ACommit<const L: usize> {
 
     // The engine's key register holds this warp's keys (one-hot, 0: none).
     eng_q: Reg<Bits<16>>,
-    // popcount(exec) for the barrier counts.
-    exec_ext: Ext<L, 32>,
-    exec_pop: Popcount,
+    // popcount(exec) for the barrier counts: an adder tree in heap order
+    // (leaves L-1..2L-2 = lanes), as the arbiter's.
+    pop_n: Vec<Signal<Local, Bits<CNT_W>>>,
+    one_c: Constant<Bits<CNT_W>>,
+    // The depth field of a key starts at bit `pc_bits`: one constant-true
+    // flag per possible start, so that the field is an AND-OR of constant
+    // selections (folded away) and every key bit is read.
+    dp_at: Vec<Constant<bool>>,
+    dp_part: Vec<Signal<Local, Bits<DEPTH_W>>>,
+    dp_or: Vec<Signal<Local, Bits<DEPTH_W>>>,
     // The branch tree's result as a group: pc and depth fields of `min`.
-    key_pc: Signal<Local, Bits<KM>>,
-    key_dp: Signal<Local, Bits<KM>>,
+    key_dp: Signal<Local, Bits<DEPTH_W>>,
     tree_gpc: Signal<Local, Bits<PC_W>>,
     tree_gdepth: Signal<Local, Bits<DEPTH_W>>,
     tree_gmask: Signal<Local, Bits<L>>,
@@ -171,7 +177,7 @@ pub struct ACommit<const L: usize> {
     npop: Signal<Local, Bits<CNT_W>>,
     arr1: Signal<Local, Bits<CNT_W>>,
     exi1: Signal<Local, Bits<CNT_W>>,
-    release: Signal<Local, bool>,
+    releases: Signal<Local, bool>,
     ctl_c: Signal<Local, bool>,
     mem_c: Signal<Local, bool>,
     cand: Signal<Local, Bits<16>>,
@@ -189,8 +195,7 @@ pub struct ACommit<const L: usize> {
     tree_a: Signal<Local, Bits<3>>,
     tree_m: Signal<Local, Bits<3>>,
     tree_e: Signal<Local, Bits<3>>,
-    pc_mask: Constant<Bits<KM>>,
-    pc_shift: Constant<Bits<KM>>,
+    pc_mask: Constant<Bits<PC_W>>,
     max_depth: Constant<Bits<DEPTH_W>>,
     depth_mask: Constant<Bits<DEPTH_W>>,
     split: Constant<bool>,
@@ -205,6 +210,9 @@ pub struct ACommit<const L: usize> {
     t_eng: Constant<Bits<3>>,
     t_none: Constant<Bits<3>>,
     _lanes: usize,
+    _lm1: usize,
+    _dp_starts: usize,
+    _dp_end: usize,
 }
 
 impl<const L: usize> ACommit<L> {
@@ -225,7 +233,7 @@ impl<const L: usize> ACommit<L> {
             refused: Default::default(),
             active: Default::default(),
             exec: Default::default(),
-            join: Default::default(),
+            joins: Default::default(),
             gpc: Default::default(),
             gdepth: Default::default(),
             alive: Default::default(),
@@ -280,9 +288,13 @@ impl<const L: usize> ACommit<L> {
             tr_tree: Default::default(),
             tr_rearb: Default::default(),
             eng_q: Default::default(),
-            exec_ext: Default::default(),
-            exec_pop: Default::default(),
-            key_pc: Default::default(),
+            pop_n: signals(2 * L - 1),
+            one_c: Constant::new(1u64.into()),
+            dp_at: (0..=KM - DEPTH_W)
+                .map(|s| Constant::new(s == pc_bits))
+                .collect(),
+            dp_part: signals(KM - DEPTH_W + 1),
+            dp_or: signals(KM - DEPTH_W + 2),
             key_dp: Default::default(),
             tree_gpc: Default::default(),
             tree_gdepth: Default::default(),
@@ -295,7 +307,7 @@ impl<const L: usize> ACommit<L> {
             npop: Default::default(),
             arr1: Default::default(),
             exi1: Default::default(),
-            release: Default::default(),
+            releases: Default::default(),
             ctl_c: Default::default(),
             mem_c: Default::default(),
             cand: Default::default(),
@@ -314,7 +326,6 @@ impl<const L: usize> ACommit<L> {
             tree_m: Default::default(),
             tree_e: Default::default(),
             pc_mask: Constant::new(((1u64 << pc_bits) - 1).into()),
-            pc_shift: Constant::new((pc_bits as u64).into()),
             max_depth: Constant::new(u64::from(max_depth).into()),
             depth_mask: Constant::new((if depth_pc { 0xffu64 } else { 0 }).into()),
             split: Constant::new(split),
@@ -329,6 +340,9 @@ impl<const L: usize> ACommit<L> {
             t_eng: Constant::new(4u64.into()),
             t_none: Constant::new(0u64.into()),
             _lanes: L,
+            _lm1: L - 1,
+            _dp_starts: KM - DEPTH_W + 1,
+            _dp_end: KM - DEPTH_W + 2,
         }
     }
 }
@@ -340,11 +354,21 @@ impl<const L: usize> Logic for ACommit<L> {
         self.eng_q.reset.next = self.reset.val();
 
         // The branch tree's minimum as a group (§9.3 control row, §9.5).
-        self.key_pc.next = self.tb_min.val() & self.pc_mask.val();
-        self.key_dp.next = self.tb_min.val() >> self.pc_shift.val();
-        self.tree_gpc.next = self.key_pc.val().get_bits::<PC_W>(0);
-        self.tree_gdepth.next = (self.max_depth.val() - self.key_dp.val().get_bits::<DEPTH_W>(0))
-            & self.depth_mask.val();
+        self.tree_gpc.next = self.tb_min.val().get_bits::<PC_W>(0) & self.pc_mask.val();
+        for s in 0..self._dp_starts {
+            self.dp_part[s].next = self.zd.val();
+            if self.dp_at[s].val() {
+                self.dp_part[s].next = self.tb_min.val().get_bits::<DEPTH_W>(s);
+            }
+        }
+        self.dp_or[0].next = self.zd.val();
+        for s in 0..self._dp_starts {
+            self.dp_or[s + 1].next = self.dp_or[s].val() | self.dp_part[s].val();
+        }
+        for s in self._dp_starts..self._dp_end {
+            self.key_dp.next = self.dp_or[s].val();
+        }
+        self.tree_gdepth.next = (self.max_depth.val() - self.key_dp.val()) & self.depth_mask.val();
         self.tree_gmask.next = self.zl.val();
         if self.tb_any.val() {
             self.tree_gmask.next = self.tb_sel.val();
@@ -397,7 +421,7 @@ impl<const L: usize> Logic for ACommit<L> {
         self.g_adv_m.next = self.zl.val();
         self.g_adv_pc.next = self.zpc.val();
         if self.adv.val() {
-            self.g_adv_m.next = self.active.val() | self.join.val();
+            self.g_adv_m.next = self.active.val() | self.joins.val();
             self.g_adv_pc.next = self.gpc1.val();
         }
         self.c_gmask.next = self.g_ctl_m.val() | self.g_rep_m.val() | self.g_adv_m.val();
@@ -436,9 +460,19 @@ impl<const L: usize> Logic for ACommit<L> {
         }
 
         // Barrier and exit accounting (§9.4), values after step 1.
-        self.exec_ext.i.next = self.exec.val();
-        self.exec_pop.i.next = self.exec_ext.o.val();
-        self.npop.next = self.exec_pop.o.val().get_bits::<CNT_W>(0);
+        for lm1 in self._lm1..self._lanes {
+            for l in 0..self._lanes {
+                self.pop_n[lm1 + l].next = self.zc.val();
+                if self.exec.val().get_bit(l) {
+                    self.pop_n[lm1 + l].next = self.one_c.val();
+                }
+            }
+            for n in 0..self._lm1 {
+                self.pop_n[lm1 - n - 1].next =
+                    self.pop_n[2 * (lm1 - n) - 1].val() + self.pop_n[2 * (lm1 - n)].val();
+            }
+        }
+        self.npop.next = self.pop_n[0].val();
         self.arr1.next = self.arrived.val();
         self.exi1.next = self.exited.val();
         if self.is_bar.val() {
@@ -447,22 +481,23 @@ impl<const L: usize> Logic for ACommit<L> {
         if self.is_exit.val() {
             self.exi1.next = self.exited.val() + self.npop.val();
         }
-        self.release.next = self.ctl_c.val()
-            && self.is_bar.val()
+        self.slot_we.next = self.ctl_c.val() && (self.is_bar.val() || self.is_exit.val());
+        // §9.4 step 2 tests `arrived` after either event (an `exit` cannot
+        // complete a barrier from a consistent state, but the rule says so).
+        self.releases.next = self.slot_we.val()
             && (self.arr1.val() == self.threads.val())
             && self.threads.val().any();
-        self.slot_we.next = self.ctl_c.val() && (self.is_bar.val() || self.is_exit.val());
         self.arrived_n.next = self.arr1.val();
-        if self.release.val() {
+        if self.releases.val() {
             self.arrived_n.next = self.zc.val();
         }
         self.exited_n.next = self.exi1.val();
         self.rel.next = self.zw.val();
-        if self.release.val() {
+        if self.releases.val() {
             self.rel.next = self.slot_warps.val();
         }
         self.trap7.next = self.slot_we.val()
-            && !self.release.val()
+            && !self.releases.val()
             && self.arr1.val().any()
             && self.exi1.val().any()
             && ((self.arr1.val() + self.exi1.val()) == self.threads.val());
@@ -488,7 +523,7 @@ impl<const L: usize> Logic for ACommit<L> {
         // Counter events and trace.
         self.ev_issued.next = self.commit.val();
         self.ev_replays.next = self.commit.val() && self.again.val();
-        self.ev_barriers.next = self.release.val();
+        self.ev_barriers.next = self.releases.val();
         self.ev_rearbs.next = self.computing.val().any();
         self.ev_rearb_wait.next = self.cand.val().any() && !self.free.val();
         self.ev_arrivals.next = self.zc.val();
