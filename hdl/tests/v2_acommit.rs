@@ -882,14 +882,16 @@ fn ecp5_measure(v: &str, name: &str, seed: u32) -> (String, f64) {
         Duration::from_secs(1200),
     );
     assert!(ok, "nextpnr:\n{log}");
+    // The post-route figure is the last one nextpnr prints.
     let fmax = log
         .lines()
+        .rev()
         .filter(|l| l.contains("Max frequency for clock"))
         .filter_map(|l| {
             let mhz = l.split(':').nth(2)?.split_whitespace().next()?;
             mhz.parse::<f64>().ok()
         })
-        .last()
+        .next()
         .expect("a Max frequency line");
     (cells, fmax)
 }
