@@ -783,11 +783,10 @@ fn verilog_lints_clean() {
 
 // ---- ECP5 area and Fmax (ignored: minutes of WebAssembly tools) ----
 
-/// A wrapper `top(clock, din, dout)` around module `name` of `v`: every
-/// input of the block from a serial shift register, every output into a
-/// register and then XOR-reduced into `dout`, so that the routed critical
-/// path is the block's own (register to register) with three pins.
-fn ecp5_wrapper(v: &str, name: &str) -> String {
+/// The ports of module `name` in `v` (rust-hdl's non-ANSI declarations),
+/// inputs and outputs, each `(name, width)`, without `clock`.
+type Ports = Vec<(String, usize)>;
+fn ports(v: &str, name: &str) -> (Ports, Ports) {
     let body = &v[v.find(&format!("module {name}(")).unwrap()..];
     let body = &body[..body.find("endmodule").unwrap()];
     let mut ins = Vec::new();
@@ -818,6 +817,68 @@ fn ecp5_wrapper(v: &str, name: &str) -> String {
             }
         }
     }
+    (ins, outs)
+}
+
+/// Stage A's path as the core will have it: the tree's outputs straight
+/// into the commit (`tb_*` and, unified, `tm_sel`), module `stage_a`.
+fn stage_a_verilog() -> String {
+    let (tv, cv) = (tree_verilog(), commit_verilog());
+    let (tin, _) = ports(&tv, "concord_arbiter");
+    let (cin, cout) = ports(&cv, "concord_acommit");
+    let from_tree = ["tb_min", "tb_sel", "tb_any", "tm_sel"];
+    let plain = |p: &str| p.replace('$', "_");
+    let mut decl = vec!["input wire clock;".to_string()];
+    let mut names = vec!["clock".to_string()];
+    let mut wire = |dir: &str, p: &str, w: usize| {
+        names.push(plain(p));
+        decl.push(format!("{dir} wire [{}:0] {};", w - 1, plain(p)));
+    };
+    for (p, w) in &tin {
+        wire("input", p, *w);
+    }
+    for (p, w) in cin.iter().filter(|(p, _)| !from_tree.contains(&p.as_str())) {
+        wire("input", p, *w);
+    }
+    for (p, w) in &cout {
+        wire("output", p, *w);
+    }
+    let conn = |ps: &[(String, usize)]| {
+        ps.iter()
+            .filter(|(p, _)| !from_tree.contains(&p.as_str()))
+            .map(|(p, _)| format!(".\\{p} ({})", plain(p)))
+            .collect::<Vec<_>>()
+    };
+    let mut tc = conn(&tin);
+    tc.extend([".min(t_min)", ".sel(t_sel)", ".any(t_any)"].map(String::from));
+    let mut cc = conn(&cin);
+    cc.extend(conn(&cout));
+    cc.extend(
+        [
+            ".clock(clock)",
+            ".tb_min({8'd0, t_min})",
+            ".tb_sel(t_sel)",
+            ".tb_any(t_any)",
+            ".tm_sel(t_sel)",
+        ]
+        .map(String::from),
+    );
+    format!(
+        "{tv}\n{cv}\nmodule stage_a({});\n{}\nwire [15:0] t_min; wire [7:0] t_sel; wire t_any;\n\
+         concord_arbiter u_tree({});\nconcord_acommit u_commit({});\nendmodule\n",
+        names.join(", "),
+        decl.join("\n"),
+        tc.join(", "),
+        cc.join(", ")
+    )
+}
+
+/// A wrapper `top(clock, din, dout)` around module `name` of `v`: every
+/// input of the block from a serial shift register, every output into a
+/// register and then XOR-reduced into `dout`, so that the routed critical
+/// path is the block's own (register to register) with three pins.
+fn ecp5_wrapper(v: &str, name: &str) -> String {
+    let (ins, outs) = ports(v, name);
     let nin: usize = ins.iter().map(|p| p.1).sum();
     let nout: usize = outs.iter().map(|p| p.1).sum();
     let mut w = format!(
@@ -840,7 +901,8 @@ fn ecp5_wrapper(v: &str, name: &str) -> String {
         conns.push(format!(".{}(ow[{}:{}])", esc(p), o + width - 1, o));
         o += width;
     }
-    if body.contains("input wire clock;") {
+    let body = &v[v.find(&format!("module {name}(")).unwrap()..];
+    if body[..body.find("endmodule").unwrap()].contains("input wire clock;") {
         conns.push(".clock(clock)".to_string());
     }
     w += &format!(" {name} dut({});\nendmodule\n", conns.join(", "));
@@ -905,6 +967,7 @@ fn ecp5_area_and_fmax() {
     for (name, v) in [
         ("concord_arbiter", tree_verilog()),
         ("concord_acommit", commit_verilog()),
+        ("stage_a", stage_a_verilog()),
     ] {
         for seed in 1..=3 {
             let (cells, fmax) = ecp5_measure(&v, name, seed);
