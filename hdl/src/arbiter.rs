@@ -1,55 +1,79 @@
-//! The unified arbiter (docs/microarchitecture.md §3): one min-key reduction
-//! tree over the `L` lanes of the current warp, used in branch mode (`ARB`)
-//! and in memory mode (`MEM_ARB`); the core muxes the keys.
+//! The min-key reduction tree shared by both cores: v1's unified arbiter
+//! (docs/microarchitecture.md §3, 40-bit keys, 32-bit masks: [`Arbiter`])
+//! and Core v2's arbiter of stage A (docs/microarchitecture-v2.md §9.1,
+//! `K`-bit keys from the generator, `L`-bit masks: [`KeyTree`] with the v2
+//! widths, instantiated by `v2::acommit`'s users under the module names of
+//! §9.1).
 //!
-//! Outputs: `min`, the smallest key among valid lanes; `sel`, the mask of
-//! valid lanes whose key equals `min`; `any`, whether some lane is valid.
+//! Ports: `en` (the outputs are 0 otherwise, so that a simulator evaluates
+//! the tree only when it is used), per lane `valid[l]` and `key[l]`
+//! (`K` bits); outputs `min`, the smallest key among valid lanes; `sel`,
+//! the mask of valid lanes whose key equals `min` (`M` bits, lane `l` at
+//! bit `l`); `any`, whether some lane is valid. With no valid lane `min`
+//! is a don't-care (lane 0's key) and `sel` is 0.
+//!
 //! The tree compares pairwise with the lower lane on the left; equal keys
-//! keep both masks.
+//! keep both masks. Each node has two comparators (`right < left`, `left <
+//! right`) whose outputs drive the selections directly (§19.4's first
+//! mitigation): the key takes the right child when the right is valid and
+//! the left is not or is larger; each child's mask is kept by an AND with
+//! "the other child is not strictly smaller" and the two are ORed, so a
+//! node is one compare level plus an AND-OR, with no priority chain.
 
 use rust_hdl_core::prelude::*;
 
-/// Key width (§3), from the contract (`concord_uarch::widths`).
+/// Key width of v1 (§3), from the contract (`concord_uarch::widths`).
 pub use concord_uarch::widths::KEY_BITS;
 
+/// v1's arbiter: 40-bit keys, 32-bit lane masks.
+pub type Arbiter = KeyTree<KEY_BITS, 32>;
+
+/// A min-key tree with `K`-bit keys and `M`-bit lane masks (`M` ≥ lanes).
 #[derive(LogicBlock)]
-pub struct Arbiter {
-    /// The cycles that use the tree (`ARB`, `MEM_ARB`); the outputs are 0
-    /// otherwise (so that a simulator evaluates the tree only then).
+pub struct KeyTree<const K: usize, const M: usize> {
     pub en: Signal<In, bool>,
     pub valid: Vec<Signal<In, bool>>,
-    pub key: Vec<Signal<In, Bits<KEY_BITS>>>,
-    pub min: Signal<Out, Bits<KEY_BITS>>,
-    pub sel: Signal<Out, Bits<32>>,
+    pub key: Vec<Signal<In, Bits<K>>>,
+    pub min: Signal<Out, Bits<K>>,
+    pub sel: Signal<Out, Bits<M>>,
     pub any: Signal<Out, bool>,
     // Tree nodes in heap order: node h (1 = root, children 2h and 2h+1,
     // leaves L..2L-1 = lanes) is stored at index h-1.
     nv: Vec<Signal<Local, bool>>,
-    nk: Vec<Signal<Local, Bits<KEY_BITS>>>,
-    nm: Vec<Signal<Local, Bits<32>>>,
-    lane_bit: Vec<Constant<Bits<32>>>,
-    zero_mask: Constant<Bits<32>>,
-    zero_key: Constant<Bits<KEY_BITS>>,
+    nk: Vec<Signal<Local, Bits<K>>>,
+    nm: Vec<Signal<Local, Bits<M>>>,
+    // Per inner node: the left / right child's mask as kept (ANDed) by the node.
+    keep_l: Vec<Signal<Local, Bits<M>>>,
+    keep_r: Vec<Signal<Local, Bits<M>>>,
+    rl: Vec<Signal<Local, bool>>,
+    lr: Vec<Signal<Local, bool>>,
+    lane_bit: Vec<Constant<Bits<M>>>,
+    zero_mask: Constant<Bits<M>>,
+    zero_key: Constant<Bits<K>>,
     _n: usize,
     _lanes: usize,
     _lm1: usize,
 }
 
-impl Arbiter {
-    /// A tree over `lanes` leaves (a power of two, at least 2).
+impl<const K: usize, const M: usize> KeyTree<K, M> {
+    /// A tree over `lanes` leaves (a power of two, 2..=`M`).
     pub fn new(lanes: usize) -> Self {
-        assert!(lanes.is_power_of_two() && (2..=32).contains(&lanes));
+        assert!(lanes.is_power_of_two() && lanes >= 2 && lanes <= M && M <= 64);
         let n = 2 * lanes - 1;
-        Arbiter {
+        KeyTree {
             en: Default::default(),
-            valid: (0..lanes).map(|_| Default::default()).collect(),
-            key: (0..lanes).map(|_| Default::default()).collect(),
+            valid: signals(lanes),
+            key: signals(lanes),
             min: Default::default(),
             sel: Default::default(),
             any: Default::default(),
-            nv: (0..n).map(|_| Default::default()).collect(),
-            nk: (0..n).map(|_| Default::default()).collect(),
-            nm: (0..n).map(|_| Default::default()).collect(),
+            nv: signals(n),
+            nk: signals(n),
+            nm: signals(n),
+            keep_l: signals(lanes - 1),
+            keep_r: signals(lanes - 1),
+            rl: signals(lanes - 1),
+            lr: signals(lanes - 1),
             lane_bit: (0..lanes)
                 .map(|l| Constant::new((1u64 << l).into()))
                 .collect(),
@@ -62,13 +86,19 @@ impl Arbiter {
     }
 }
 
-impl Logic for Arbiter {
+impl<const K: usize, const M: usize> Logic for KeyTree<K, M> {
     #[hdl_gen]
     fn update(&mut self) {
         for h in 0..self._n {
             self.nv[h].next = false;
             self.nk[h].next = self.zero_key.val();
             self.nm[h].next = self.zero_mask.val();
+        }
+        for h in 0..self._lm1 {
+            self.keep_l[h].next = self.zero_mask.val();
+            self.keep_r[h].next = self.zero_mask.val();
+            self.rl[h].next = false;
+            self.lr[h].next = false;
         }
         if self.en.val() {
             // `lm1` = L - 1, bound by a one-iteration loop so that it can appear
@@ -78,7 +108,6 @@ impl Logic for Arbiter {
                 for l in 0..self._lanes {
                     self.nv[lm1 + l].next = self.valid[l].val();
                     self.nk[lm1 + l].next = self.key[l].val();
-                    self.nm[lm1 + l].next = self.zero_mask.val();
                     if self.valid[l].val() {
                         self.nm[lm1 + l].next = self.lane_bit[l].val();
                     }
@@ -88,22 +117,27 @@ impl Logic for Arbiter {
                 for n in 0..self._lm1 {
                     self.nv[lm1 - n - 1].next =
                         self.nv[2 * (lm1 - n) - 1].val() || self.nv[2 * (lm1 - n)].val();
-                    if !self.nv[2 * (lm1 - n)].val()
-                        || (self.nv[2 * (lm1 - n) - 1].val()
-                            && (self.nk[2 * (lm1 - n) - 1].val() < self.nk[2 * (lm1 - n)].val()))
-                    {
-                        self.nk[lm1 - n - 1].next = self.nk[2 * (lm1 - n) - 1].val();
-                        self.nm[lm1 - n - 1].next = self.nm[2 * (lm1 - n) - 1].val();
-                    } else if !self.nv[2 * (lm1 - n) - 1].val()
-                        || (self.nk[2 * (lm1 - n)].val() < self.nk[2 * (lm1 - n) - 1].val())
+                    // The node's two comparators (right < left, left < right).
+                    self.rl[lm1 - n - 1].next =
+                        self.nk[2 * (lm1 - n)].val() < self.nk[2 * (lm1 - n) - 1].val();
+                    self.lr[lm1 - n - 1].next =
+                        self.nk[2 * (lm1 - n) - 1].val() < self.nk[2 * (lm1 - n)].val();
+                    self.nk[lm1 - n - 1].next = self.nk[2 * (lm1 - n) - 1].val();
+                    if self.nv[2 * (lm1 - n)].val()
+                        && (!self.nv[2 * (lm1 - n) - 1].val() || self.rl[lm1 - n - 1].val())
                     {
                         self.nk[lm1 - n - 1].next = self.nk[2 * (lm1 - n)].val();
-                        self.nm[lm1 - n - 1].next = self.nm[2 * (lm1 - n)].val();
-                    } else {
-                        self.nk[lm1 - n - 1].next = self.nk[2 * (lm1 - n) - 1].val();
-                        self.nm[lm1 - n - 1].next =
-                            self.nm[2 * (lm1 - n) - 1].val() | self.nm[2 * (lm1 - n)].val();
                     }
+                    // An invalid child's mask is 0, so each keep needs only
+                    // the other child's validity and one comparator.
+                    if !self.nv[2 * (lm1 - n)].val() || !self.rl[lm1 - n - 1].val() {
+                        self.keep_l[lm1 - n - 1].next = self.nm[2 * (lm1 - n) - 1].val();
+                    }
+                    if !self.nv[2 * (lm1 - n) - 1].val() || !self.lr[lm1 - n - 1].val() {
+                        self.keep_r[lm1 - n - 1].next = self.nm[2 * (lm1 - n)].val();
+                    }
+                    self.nm[lm1 - n - 1].next =
+                        self.keep_l[lm1 - n - 1].val() | self.keep_r[lm1 - n - 1].val();
                 }
             }
         }
@@ -111,4 +145,9 @@ impl Logic for Arbiter {
         self.sel.next = self.nm[0].val();
         self.any.next = self.nv[0].val();
     }
+}
+
+/// `count` default signals (for the per-lane and per-node vectors).
+fn signals<T: Default>(count: usize) -> Vec<T> {
+    (0..count).map(|_| T::default()).collect()
 }
