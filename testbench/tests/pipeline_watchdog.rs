@@ -10,24 +10,14 @@
 
 mod common;
 
-use concord_compiler::driver::{self, CompileOptions};
 use concord_isa::config::{CoreConfig, Scheduler};
 use concord_isa::container::Kernel;
 use concord_isa::func::{Launch, Options, Trap, TrapCause};
 use concord_isa::watchdog::{SPAN, WINDOW};
-use concord_isa::{decode, Op};
+use concord_isa::Op;
 use concord_testbench::pipeline::{self, func_reference, PipelineLaunch};
 
-fn compile(src: &str, name: &str) -> Kernel {
-    let config = CoreConfig::default();
-    let compiled = driver::compile(src, "k.cu", &CompileOptions::for_core(&config))
-        .unwrap_or_else(|e| panic!("{e}"));
-    compiled.kernel(Some(name)).unwrap().compiled.kernel.clone()
-}
-
-fn op(kernel: &Kernel, pc: usize) -> Op {
-    decode(kernel.code[pc]).unwrap().op
-}
+use common::{compile_cuda as compile, op_at as op};
 
 /// A launch of `kernel`: `grid` blocks of `block` threads, buffers `n` (if
 /// any) at 0x100 and `o` at 0x200, parameters in that order.

@@ -8,14 +8,15 @@
 //! compile --emit asm`); each test checks the few instructions its facts
 //! rest on, so a compiler change that moves them fails here first.
 
+mod common;
+
 use std::sync::{Mutex, OnceLock};
 
-use concord_compiler::driver::{self, CompileOptions};
 use concord_isa::config::CoreConfig;
 use concord_isa::container::Kernel;
 use concord_isa::func::{self, Launch, Options, RunError, Trap, TrapCause};
 use concord_isa::watchdog::{DEFAULT_WATCHDOG, SPAN, WINDOW};
-use concord_isa::{decode, Op};
+use concord_isa::Op;
 use concord_testbench::cosim::{self, CosimError};
 use concord_testbench::cycle;
 use concord_testbench::verilator::{self, BuildOptions, Rtl};
@@ -31,16 +32,7 @@ fn rtl() -> &'static Mutex<Rtl> {
     })
 }
 
-fn compile(src: &str, name: &str) -> Kernel {
-    let config = CoreConfig::default();
-    let compiled = driver::compile(src, "k.cu", &CompileOptions::for_core(&config))
-        .unwrap_or_else(|e| panic!("{e}"));
-    compiled.kernel(Some(name)).unwrap().compiled.kernel.clone()
-}
-
-fn op(kernel: &Kernel, pc: usize) -> Op {
-    decode(kernel.code[pc]).unwrap().op
-}
+use common::{compile_cuda as compile, op_at as op};
 
 /// Buffers: `n` (if any) at 0x100, `o` at 0x200; parameters in that order.
 struct Run {

@@ -152,3 +152,18 @@ impl func::Observer for LastBlock {
         });
     }
 }
+
+/// The kernel `name` of the CUDA-C source `src`, compiled for the default
+/// core (`k.cu` in messages).
+pub fn compile_cuda(src: &str, name: &str) -> Kernel {
+    let config = CoreConfig::default();
+    let options = concord_compiler::driver::CompileOptions::for_core(&config);
+    let compiled =
+        concord_compiler::driver::compile(src, "k.cu", &options).unwrap_or_else(|e| panic!("{e}"));
+    compiled.kernel(Some(name)).unwrap().compiled.kernel.clone()
+}
+
+/// The operation at `pc` of `kernel`.
+pub fn op_at(kernel: &Kernel, pc: usize) -> concord_isa::Op {
+    concord_isa::decode(kernel.code[pc]).unwrap().op
+}
