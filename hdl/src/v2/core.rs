@@ -222,6 +222,10 @@ fn body_verilog(hw: &HwParams, gen: &GenOptions, map: &SlaveMap) -> Result<Strin
         16 2 5 9,
         4 8 5 9,
         8 16 7 9,
+        4 4 4 12,  // the harness's case core (one bank)
+        4 8 5 12,
+        4 16 6 12,
+        4 2 3 12,
     )
 }
 
@@ -809,6 +813,11 @@ pub struct Body<const L: usize, const W: usize, const K: usize, const RB: usize>
     _ww1: usize,
     _wl: usize,
     _wl1: usize,
+    /// `DBG_QUEUE`'s `rd` index (a one-iteration loop; empty without
+    /// `debug_regs`).
+    _dq: usize,
+    _dq1: usize,
+    z_free: Resize<5, 32>,
 }
 
 impl<const L: usize, const W: usize, const K: usize, const RB: usize> Body<L, W, K, RB> {
@@ -837,6 +846,18 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Body<L, W,
         let (dw, dl) = match (dbg("DBG_WARP"), dbg("DBG_LANE")) {
             (Some(a), Some(b)) => ((a, a + 1), (b, b + 1)),
             _ => ((0, 0), (0, 0)),
+        };
+        assert_eq!(
+            regmap::register("DBG_QUEUE")
+                .unwrap()
+                .field("free")
+                .unwrap()
+                .lsb,
+            0
+        );
+        let dq = match dbg("DBG_QUEUE") {
+            Some(a) => (a, a + 1),
+            None => (0, 0),
         };
         let wi = |name: &str| map.write_index(name);
         let (ww, wl) = match (wi("DBG_WARP"), wi("DBG_LANE")) {
@@ -1039,6 +1060,9 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Body<L, W,
             _ww1: ww.1,
             _wl: wl.0,
             _wl1: wl.1,
+            _dq: dq.0,
+            _dq1: dq.1,
+            z_free: Default::default(),
         }
     }
 }
@@ -1392,6 +1416,7 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Logic for 
             | self.launch.alloc.val()
             | self.launch.alloc_slot.val().any()
             | self.launch.alloc_oh.val().any()
+            | self.z_free.o.val().any()
             | self.launch.active.val();
         for k in 0..self._slots {
             self.unused_pending.next = self.unused_pending.val()
@@ -1573,6 +1598,12 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Logic for 
         }
         for i in self._dl..self._dl1 {
             self.slave.rd[i].next = self.dbg_lane.q.val();
+        }
+        // DBG_QUEUE: free entries [4:0] (every entry is free until the
+        // global unit exists, M4).
+        self.z_free.i.next = self.n_entries.val();
+        for i in self._dq..self._dq1 {
+            self.slave.rd[i].next = self.z_free.o.val();
         }
 
         // ---- bus outputs (M4) ----
