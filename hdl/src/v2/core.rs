@@ -226,6 +226,7 @@ fn body_verilog(hw: &HwParams, gen: &GenOptions, map: &SlaveMap) -> Result<Strin
         4 8 5 12,
         4 16 6 12,
         4 2 3 12,
+        32 1 5 9,  // the harness's random-program cores
     )
 }
 

@@ -406,6 +406,8 @@ pub struct LaunchUnit<
     _slots: usize,
     _w: usize,
     _l: usize,
+    /// `L - 1`: the lanes whose number can be below `threads mod L`.
+    _l_low: usize,
     _q: usize,
 }
 
@@ -595,8 +597,8 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             w_bit: (0..W).map(|w| k(1 << w)).collect(),
             w_idx: (0..W).map(|w| k(w as u64)).collect(),
             w_cnt: (0..W).map(|w| k(w as u64)).collect(),
-            l_bit: (0..L).map(|l| k(1 << l)).collect(),
-            l_num: (0..L).map(|l| k(l as u64)).collect(),
+            l_bit: (0..L - 1).map(|l| k(1 << l)).collect(),
+            l_num: (0..L - 1).map(|l| k(l as u64)).collect(),
             b_lo: Default::default(),
             b_hi: Default::default(),
             t_lo: Default::default(),
@@ -653,6 +655,7 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             _slots: bs,
             _w: W,
             _l: L,
+            _l_low: L - 1,
             _q: REQUEUE_DEPTH,
         }
     }
@@ -773,7 +776,10 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             self.wb_acc.next = self.zero_w4.val();
             self.wst_acc.next = self.c_free.val();
             for i in 0..self._slots {
-                if self.sm_q[i].q.val().get_bit(w) {
+                // Masked with a one-hot constant, not `get_bit(w)`: with
+                // one warp rust-hdl declares a `Bits<1>` as a scalar and
+                // Verilog rejects the emitted `x[0]`.
+                if (self.sm_q[i].q.val() & self.w_bit[w].val()).any() {
                     self.ws_acc.next = self.ws_acc.val() | self.k_idx[i].val();
                     self.wb_acc.next = self.wb_acc.val() | self.bw_q[i].q.val();
                     self.wst_acc.next = self.wst_acc.val() | self.st_q[i].q.val();
@@ -962,7 +968,11 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
         self.lastw.next = self.lwarps.val() & !(self.lwarps.val() >> self.sh1.val());
         self.thr_low.next = self.threads.val() & self.lane_mod.val();
         self.lalive.next = self.zero_l.val();
-        for l in 0..self._l {
+        // Lane L-1 is never below `threads mod L` (at most L-1); comparing
+        // it would be constant (Verilator CMPCONST when K bits hold no more
+        // than L-1, as in a one-warp core). It is alive only when the
+        // remainder is 0, below.
+        for l in 0..self._l_low {
             if self.l_num[l].val() < self.thr_low.val() {
                 self.lalive.next = self.lalive.val() | self.l_bit[l].val();
             }
@@ -972,9 +982,9 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
         }
         for w in 0..self._w {
             self.start_alive[w].next = self.zero_l.val();
-            if self.start_warps.val().get_bit(w) {
+            if (self.start_warps.val() & self.w_bit[w].val()).any() {
                 self.start_alive[w].next = self.ones_l.val();
-                if self.lastw.val().get_bit(w) {
+                if (self.lastw.val() & self.w_bit[w].val()).any() {
                     self.start_alive[w].next = self.lalive.val();
                 }
             }
