@@ -25,9 +25,13 @@
 //! body's port assignments into child instances down to a register) or a
 //! constant.
 //!
-//! Milestone status: M1 (host slave, state machine, memories written by
-//! the host, SETUP, the fields of the trace record that need no pipeline).
-//! A launch that SETUP accepts enters `RUN` and stays there.
+//! Milestone status: M1 done (host slave, state machine, memories written
+//! by the host, SETUP, the fields of the trace record that need no
+//! pipeline). M2 so far: the launch phase (launch unit, stage S, warp
+//! state, the S..W item shift, init slots, `tr_a_pc`/`tr_a_active` of warp
+//! passes); one-warp cores build. Not yet: F/D (instruction read, decode,
+//! guard), R, X, the commit, traps, shared and global memory; a warp pass
+//! reaching A commits nothing. Lock-step first mismatches: PROGRESS.md.
 
 use std::collections::HashMap;
 
