@@ -168,7 +168,7 @@ fn verilator_lint_default_small_tiny_wide() {
 // ---- the host side in rust-hdl's simulator ----
 
 /// The body of the default core (`L = W = 8`, `Kt = 6`, 512 rows).
-type DefaultBody = Body<8, 8, 6, 9>;
+type DefaultBody = Body<8, 8, 6, 9, 56, 8>;
 
 const PORTS: common::Ports<DefaultBody> = common::Ports {
     clock: |b| &mut b.clock,
