@@ -29,9 +29,12 @@
 //! by the host, SETUP, the fields of the trace record that need no
 //! pipeline). M2 so far: the launch phase (launch unit, stage S, warp
 //! state, the S..W item shift, init slots, `tr_a_pc`/`tr_a_active` of warp
-//! passes); one-warp cores build. Not yet: F/D (instruction read, decode,
-//! guard), R, X, the commit, traps, shared and global memory; a warp pass
-//! reaching A commits nothing. Lock-step first mismatches: PROGRESS.md.
+//! passes); one-warp cores build; F reads the instruction memory at the
+//! pass's pc and D decodes the word (`Decode`, guard against an all-false
+//! predicate bank until predicates are written), `exec` carried to A
+//! (`tr_a_exec`). Not yet: *PC outside the program*, the predicate file,
+//! R, X, the commit, traps, shared and global memory; a warp pass reaching
+//! A commits nothing. Lock-step first mismatches: PROGRESS.md.
 
 use std::collections::HashMap;
 
