@@ -13,7 +13,7 @@
 //!   port list (it answers host requests and nothing else);
 //! * `paper_goldens` and `every_instruction_under_three_guards`: the cases
 //!   of `tests/common/cases.rs` on two cores (4 × 4 `lrr` `unified`
-//!   `depth_pc`; 8 × 2 `gto` `split` `pc_only`);
+//!   `depth_pc`, 8 banks; 8 × 2 `gto` `split` `pc_only`, 32 banks);
 //! * `random_programs`: `CONCORD_V2_RTL_PROGRAMS` programs (default 125) on
 //!   each of four shapes, each shape with its own scheduler and arbiter;
 //!   the ignored `twenty_thousand_random_programs` is the large tier;
@@ -687,14 +687,16 @@ fn case_configs() -> [CoreConfig; 2] {
             lanes: 4,
             warps: 4,
             global_latency: 3,
-            shared_banks: 1,
             global_memory_bytes: 4096,
             ..CoreConfig::default()
         },
+        // 32 banks of the default 512 rows.
         CoreConfig {
             lanes: 8,
             warps: 2,
             global_latency: 20,
+            shared_banks: 32,
+            shared_memory_bytes: 65536,
             scheduler: Scheduler::Gto,
             arbiter: ArbiterMode::Split,
             arbitration: Arbitration::PcOnly,

@@ -25,9 +25,16 @@
 //! body's port assignments into child instances down to a register) or a
 //! constant.
 //!
-//! Milestone status: M1 (host slave, state machine, memories written by
-//! the host, SETUP, the fields of the trace record that need no pipeline).
-//! A launch that SETUP accepts enters `RUN` and stays there.
+//! Milestone status: M1 done (host slave, state machine, memories written
+//! by the host, SETUP, the fields of the trace record that need no
+//! pipeline). M2 so far: the launch phase (launch unit, stage S, warp
+//! state, the S..W item shift, init slots, `tr_a_pc`/`tr_a_active` of warp
+//! passes); one-warp cores build; F reads the instruction memory at the
+//! pass's pc and D decodes the word (`Decode`, guard against an all-false
+//! predicate bank until predicates are written), `exec` carried to A
+//! (`tr_a_exec`). Not yet: *PC outside the program*, the predicate file,
+//! R, X, the commit, traps, shared and global memory; a warp pass reaching
+//! A commits nothing. Lock-step first mismatches: PROGRESS.md.
 
 use std::collections::HashMap;
 
@@ -39,6 +46,7 @@ use concord_uarch::{trace, GenOptions, HwParams};
 use rust_hdl_core::prelude::*;
 
 use super::counters::{Counters, INC_BITS};
+use super::decode::Decode;
 use super::fieldpack::FieldPack;
 use super::gentry::LutRam;
 use super::launch::LaunchUnit;
@@ -178,6 +186,15 @@ pub fn body_generics(hw: &HwParams) -> (usize, usize, usize, usize) {
     )
 }
 
+/// `PB = (P-1)·L` (predicate bank bits) and `AW = log2(W·RP)`
+/// (register-file address bits): the decoder's const generics.
+pub fn decode_generics(hw: &HwParams) -> (usize, usize) {
+    (
+        (hw.predicates - 1) * hw.lanes,
+        hw.rf_rows.trailing_zeros() as usize,
+    )
+}
+
 /// The body's Verilog (rust-hdl's names, top module `top`).
 ///
 /// The launch unit (`launch::LaunchUnit<L, W, K, RB, IB>`), the scheduler
@@ -187,22 +204,30 @@ pub fn body_generics(hw: &HwParams) -> (usize, usize, usize, usize) {
 /// the generator is compiled for (the configurations of `configs/` and of
 /// the Verilator harness). Any other gives `CoreGenError::Unsupported`.
 fn body_verilog(hw: &HwParams, gen: &GenOptions, map: &SlaveMap) -> Result<String, CoreGenError> {
-    fn one<const L: usize, const W: usize, const K: usize, const RB: usize>(
+    fn one<
+        const L: usize,
+        const W: usize,
+        const K: usize,
+        const RB: usize,
+        const PB: usize,
+        const AW: usize,
+    >(
         hw: &HwParams,
         gen: &GenOptions,
         map: &SlaveMap,
     ) -> String {
-        let mut body = Body::<L, W, K, RB>::new(hw, gen, map);
+        let mut body = Body::<L, W, K, RB, PB, AW>::new(hw, gen, map);
         body.connect_all();
         generate_verilog(&body)
     }
     macro_rules! dispatch {
-        ($($l:literal $w:literal $k:literal $rb:literal),* $(,)?) => {
-            match body_generics(hw) {
-                $(($l, $w, $k, $rb) => Ok(one::<$l, $w, $k, $rb>(hw, gen, map)),)*
-                (l, w, k, rb) => Err(CoreGenError::Unsupported {
+        ($($l:literal $w:literal $k:literal $rb:literal $pb:literal $aw:literal),* $(,)?) => {
+            match (body_generics(hw), decode_generics(hw)) {
+                $((($l, $w, $k, $rb), ($pb, $aw)) => Ok(one::<$l, $w, $k, $rb, $pb, $aw>(hw, gen, map)),)*
+                ((l, w, k, rb), (pb, aw)) => Err(CoreGenError::Unsupported {
                     message: format!(
-                        "lanes {l}, warps {w} (Kt {k}), {} shared rows per bank (row_bits {rb}): \
+                        "lanes {l}, warps {w} (Kt {k}), {} shared rows per bank (row_bits {rb}), \
+                         predicate bank {pb} bits, register-file address {aw} bits: \
                          the generator is not compiled for this combination (core.rs, `body_verilog`)",
                         hw.shared_rows
                     ),
@@ -210,22 +235,24 @@ fn body_verilog(hw: &HwParams, gen: &GenOptions, map: &SlaveMap) -> Result<Strin
             }
         };
     }
+    // L W Kt row_bits (P-1)L log2(W RP)
     dispatch!(
-        8 8 6 9,   // default
-        4 1 2 9,   // small
-        4 2 3 6,   // tiny
-        32 8 8 9,  // wide
-        4 16 6 9,  // stress-blocks, stress-latency
-        4 4 4 9,
-        8 4 5 9,
-        8 2 4 9,
-        16 2 5 9,
-        4 8 5 9,
-        8 16 7 9,
-        4 4 4 12,  // the harness's case core (one bank)
-        4 8 5 12,
-        4 16 6 12,
-        4 2 3 12,
+        8 8 6 9 56 8,    // default
+        4 1 2 9 28 5,    // small
+        4 2 3 6 12 5,    // tiny
+        32 8 8 9 224 8,  // wide
+        4 16 6 9 28 9,   // stress-blocks, stress-latency
+        4 4 4 9 28 7,
+        8 4 5 9 56 7,
+        8 2 4 9 56 6,
+        16 2 5 9 112 6,
+        4 8 5 9 28 8,
+        8 16 7 9 56 9,
+        4 4 4 12 28 7,   // the harness's case core (one bank)
+        4 8 5 12 28 8,
+        4 16 6 12 28 9,
+        4 2 3 12 28 6,
+        32 1 5 9 224 5,  // the harness's random-program cores
     )
 }
 
@@ -601,7 +628,14 @@ const LAUNCH_REGS: usize = 13;
 
 /// The rust-hdl design of the core (module `concord_core__body`).
 #[derive(LogicBlock)]
-pub struct Body<const L: usize, const W: usize, const K: usize, const RB: usize> {
+pub struct Body<
+    const L: usize,
+    const W: usize,
+    const K: usize,
+    const RB: usize,
+    const PB: usize,
+    const AW: usize,
+> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, bool>,
     pub wbs_cyc_i: Signal<In, bool>,
@@ -739,6 +773,16 @@ pub struct Body<const L: usize, const W: usize, const K: usize, const RB: usize>
     p_pc: Vec<Reg<Bits<16>>>,
     p_active: Vec<Reg<Bits<L>>>,
     z_active: Resize<L, 32>,
+    /// Stage D (§7): the word the instruction memory read at F (address
+    /// `p_pc[0]`), decoded; its outputs are registered, valid at R.
+    decode: Decode<L, PB, AW>,
+    /// The warp's predicate bank at D. Interim: no instruction writes a
+    /// predicate yet, and every predicate is false from the block start.
+    zero_pb: Constant<Bits<PB>>,
+    /// `exec = active & guard` at X and A.
+    p_exec: Vec<Reg<Bits<L>>>,
+    z_exec: Resize<L, 32>,
+    r_a_exec: Reg<Bits<32>>,
     r_a_pc: Reg<Bits<16>>,
     r_a_active: Reg<Bits<32>>,
     /// The warp index of S's pick (an OR chain over the one-hot).
@@ -828,7 +872,15 @@ pub struct Body<const L: usize, const W: usize, const K: usize, const RB: usize>
     z_free: Resize<5, 32>,
 }
 
-impl<const L: usize, const W: usize, const K: usize, const RB: usize> Body<L, W, K, RB> {
+impl<
+        const L: usize,
+        const W: usize,
+        const K: usize,
+        const RB: usize,
+        const PB: usize,
+        const AW: usize,
+    > Body<L, W, K, RB, PB, AW>
+{
     pub fn new(hw: &HwParams, gen: &GenOptions, map: &SlaveMap) -> Self {
         fn sig<T: Default>(n: usize) -> Vec<T> {
             (0..n).map(|_| Default::default()).collect()
@@ -998,6 +1050,11 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Body<L, W,
             p_pc: sig(5),
             p_active: sig(5),
             z_active: Default::default(),
+            decode: Decode::new(hw),
+            zero_pb: Constant::new(0u64.into()),
+            p_exec: sig(2),
+            z_exec: Default::default(),
+            r_a_exec: Default::default(),
             r_a_pc: Default::default(),
             r_a_active: Default::default(),
             s_idx: sig(hw.warps + 1),
@@ -1080,7 +1137,15 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Body<L, W,
     }
 }
 
-impl<const L: usize, const W: usize, const K: usize, const RB: usize> Logic for Body<L, W, K, RB> {
+impl<
+        const L: usize,
+        const W: usize,
+        const K: usize,
+        const RB: usize,
+        const PB: usize,
+        const AW: usize,
+    > Logic for Body<L, W, K, RB, PB, AW>
+{
     #[hdl_gen]
     fn update(&mut self) {
         // ---- clocks and resets ----
@@ -1150,6 +1215,13 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Logic for 
             self.p_active[i].clock.next = self.clock.val();
             self.p_active[i].reset.next = self.reset.val();
         }
+        for i in 0..2 {
+            self.p_exec[i].clock.next = self.clock.val();
+            self.p_exec[i].reset.next = self.reset.val();
+        }
+        self.r_a_exec.clock.next = self.clock.val();
+        self.r_a_exec.reset.next = self.reset.val();
+        self.decode.clock.next = self.clock.val();
         self.r_a_pc.clock.next = self.clock.val();
         self.r_a_pc.reset.next = self.reset.val();
         self.r_a_active.clock.next = self.clock.val();
@@ -1207,7 +1279,8 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Logic for 
         self.imem.we.next = self.slave.we[0].val();
         self.imem.waddr.next = self.slave.windex.val();
         self.imem.wdata.next = self.slave.wdata.val();
-        self.imem.raddr.next = self.zero16.val();
+        // F reads the word at the pass's pc; D sees it (§3.3).
+        self.imem.raddr.next = self.p_pc[0].q.val();
         self.params.we.next = self.slave.we[15].val();
         self.params.waddr.next = self.slave.windex.val().get_bits::<4>(0);
         self.params.wdata.next = self.slave.wdata.val();
@@ -1406,6 +1479,14 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Logic for 
             & !self.p_kind[4].q.val().any()
             & !self.p_kind[5].q.val().any()
             & !self.p_kind[6].q.val().any();
+        // ---- stage D (§7) ----
+        self.decode.word.next = self.imem.rdata.val();
+        self.decode.warp.next = self.p_warp[1].q.val();
+        self.decode.active.next = self.p_active[1].q.val();
+        self.decode.bank.next = self.zero_pb.val();
+        self.p_exec[0].d.next = self.decode.exec.val();
+        self.p_exec[1].d.next = self.p_exec[0].q.val();
+
         self.z_a_warp.i.next = self.p_warp[4].q.val();
         self.a_oh.next = self.one16.val() << self.z_a_warp.o.val();
 
@@ -1444,7 +1525,32 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Logic for 
             | self.launch.alloc_slot.val().any()
             | self.launch.alloc_oh.val().any()
             | self.z_free.o.val().any()
-            | self.launch.active.val();
+            | self.launch.active.val()
+            | self.decode.invalid.val()
+            | self.decode.movhi.val()
+            | self.decode.imm_b.val()
+            | self.decode.shared.val()
+            | self.decode.msigned.val()
+            | self.decode.wr_rd.val()
+            | self.decode.wr_pd.val()
+            | self.decode.cls.val().any()
+            | self.decode.alu.val().any()
+            | self.decode.mul.val().any()
+            | self.decode.pop.val().any()
+            | self.decode.atom.val().any()
+            | self.decode.vote.val().any()
+            | self.decode.cons.val().any()
+            | self.decode.sreg.val().any()
+            | self.decode.msize.val().any()
+            | self.decode.imm.val().any()
+            | self.decode.target.val().any()
+            | self.decode.param.val().any()
+            | self.decode.rd.val().any()
+            | self.decode.pd.val().any()
+            | self.decode.ra.val().any()
+            | self.decode.rb.val().any()
+            | self.decode.pa.val().any()
+            | self.decode.pb.val().any();
         for k in 0..self._slots {
             self.unused_pending.next = self.unused_pending.val()
                 | self.launch.state[k].val().any()
@@ -1682,7 +1788,12 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize> Logic for 
         }
         self.tr_a_pc.next = self.r_a_pc.q.val();
         self.tr_a_active.next = self.r_a_active.q.val();
-        self.tr_a_exec.next = self.zero32.val();
+        self.r_a_exec.d.next = self.zero32.val();
+        self.z_exec.i.next = self.p_exec[1].q.val();
+        if self.p_kind[4].q.val() == self.k_warp.val() {
+            self.r_a_exec.d.next = self.z_exec.o.val();
+        }
+        self.tr_a_exec.next = self.r_a_exec.q.val();
         self.tr_a_served.next = self.zero32.val();
         self.tr_a_gpc.next = self.zero16.val();
         self.tr_a_gmask.next = self.zero32.val();
