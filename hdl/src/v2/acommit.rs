@@ -69,10 +69,8 @@ use rust_hdl_core::prelude::*;
 
 use crate::util::Reg;
 
-/// Width of a group pc as the warp state stores it.
-pub const PC_W: usize = 16;
-/// Width of a stored depth (`call_depth_bits` ≤ 8).
-pub const DEPTH_W: usize = 8;
+/// The widths of a group pc and a stored depth are the warp state's.
+pub use super::warpstate::{DEPTH_W, PC_W};
 /// Width of the branch key as this block reads it (`D + pc_bits` ≤ 24);
 /// a narrower tree's `min` is zero-extended by the core.
 pub const KM: usize = 24;
