@@ -37,27 +37,33 @@ pub fn ok(args: &[&str]) -> String {
 }
 
 /// Runs and expects a non-zero exit with one `error:` report and no
-/// panic; returns the exit code and stderr from the report on. Only the
-/// Verilator harness's two build notes may come before the report (a run
-/// of `--model rtl` that finds no cached model builds one first, and which
-/// of the parallel tests does that is a matter of timing).
+/// panic; returns the exit code and stderr from the report on (see
+/// [`after_build_notes`]).
 pub fn failing(args: &[&str]) -> (Option<i32>, String) {
     let out = concord(args);
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(!out.status.success(), "concord {args:?} should fail");
-    let mut report = stderr.as_str();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (out.status.code(), after_build_notes(&stderr).to_string())
+}
+
+/// `stderr` from its `error:` report on. Only the Verilator harness's two
+/// build notes may come before the report: a run of `--model rtl` (or
+/// `cosim`) that finds no cached model builds one first, and which of the
+/// parallel tests does that is a matter of timing.
+pub fn after_build_notes(stderr: &str) -> &str {
+    let mut report = stderr;
     while !report.starts_with("error: ") {
         let (line, rest) = report.split_once('\n').unwrap_or((report, ""));
         assert!(
             (line.starts_with("building the RTL model")
                 && line.ends_with("with Verilator (20-70 s)"))
                 || (line.starts_with("built the RTL model") && line.contains(" (cached in ")),
-            "concord {args:?}: stderr does not start with the report:\n{stderr}"
+            "stderr does not start with the report:\n{stderr}"
         );
         report = rest;
     }
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    (out.status.code(), report.to_string())
+    report
 }
 
 /// How long a command of the tests may run.
