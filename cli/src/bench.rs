@@ -33,8 +33,10 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     repeat: u32,
     /// Measure the timed models instead: simulated cycles per second of the
-    /// cycle model and of the Verilator RTL at 8x4 and 32x8, and the time to
-    /// generate the Verilog and build the Verilator model (uncached).
+    /// cycle models and of the Verilator RTL (v1 and Core v2) at 8x4 and
+    /// 32x8, Core v2's simulated warp-instructions per second and IPC, and
+    /// the time to generate the Verilog and build the Verilator model
+    /// (uncached).
     #[arg(long)]
     core: bool,
     /// Measure the compiler instead: compile time per suite kernel, code
@@ -244,5 +246,142 @@ fn run_core(args: &BenchArgs) -> Result<(), CliError> {
             100.0 * c.simd_efficiency(lanes)
         )?;
     }
-    Ok(())
+    run_core_v2(args, &kernel)
+}
+
+/// Core v2: the pipeline model and the RTL alone
+/// (`concord_testbench::verilator::v2_run`, trace on as in co-simulation)
+/// on the ALU kernel; the RTL's counters must equal the model's.
+fn run_core_v2(args: &BenchArgs, kernel: &concord_isa::container::Kernel) -> Result<(), CliError> {
+    use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions, V2Counter};
+    use concord_testbench::verilator::{v2_run, BuildOptions, RtlV2};
+    outln!(
+        "\nCore v2 (pipeline model; RTL alone through the host port, trace on), ALU kernel, best of {}",
+        args.repeat
+    )?;
+    outln!(
+        "{:<8} {:>10} {:>12} {:>14} {:>14} {:>16} {:>10} {:>6}",
+        "core",
+        "verilog s",
+        "verilator s",
+        "model M cyc/s",
+        "RTL M cyc/s",
+        "RTL M warp-i/s",
+        "cycles",
+        "IPC"
+    )?;
+    let gen = concord_uarch::GenOptions::sim();
+    let mut failed = Vec::new();
+    for (lanes, warps) in [(8u32, 4u32), (32, 8)] {
+        let config = CoreConfig {
+            lanes,
+            warps,
+            ..CoreConfig::default()
+        };
+        let start = Instant::now();
+        let verilog =
+            concord_hdl::v2::core::core_verilog(&config, &gen).map_err(|e| e.to_string())?;
+        let gen_s = start.elapsed().as_secs_f64();
+        let cache = tempfile::Builder::new()
+            .prefix(&format!("concord-bench-v2-{lanes}x{warps}-"))
+            .tempdir()
+            .map_err(|e| format!("a scratch directory for the build: {e}"))?;
+        let start = Instant::now();
+        let built = RtlV2::build(
+            &verilog,
+            &config,
+            &gen,
+            &BuildOptions {
+                cache_dir: Some(cache.path().to_path_buf()),
+                ..BuildOptions::default()
+            },
+        );
+        let build_s = start.elapsed().as_secs_f64();
+        let mut rtl = built?;
+        let params = [args.iterations, 0x100];
+        let launch = PipelineLaunch {
+            launch: func::Launch {
+                code: &kernel.code,
+                entry_pc: kernel.entries[0].pc,
+                grid: [2, 1, 1],
+                block: [lanes * warps, 1, 1],
+                params: &params,
+                stack_bytes: kernel.stack_bytes,
+            },
+            shared_bytes: kernel.shared_bytes,
+            regs_used: kernel.regs_used,
+        };
+        let options = PipelineOptions {
+            watchdog: u64::MAX,
+            check_bus: false,
+            gen,
+        };
+        let mut model_s = f64::INFINITY;
+        let mut model = None;
+        for _ in 0..args.repeat {
+            let mut global = vec![0u8; config.global_memory_bytes as usize];
+            let start = Instant::now();
+            let o = pipeline::run(&config, &launch, &mut global, options)?;
+            model_s = model_s.min(start.elapsed().as_secs_f64());
+            model = Some(o.counters);
+        }
+        let model = model.expect("repeat >= 1");
+        let cycles = model.get(V2Counter::Cycles);
+        let mut rtl_s = f64::INFINITY;
+        let mut rtl_result = Ok(());
+        for _ in 0..args.repeat {
+            let mut global = vec![0u8; config.global_memory_bytes as usize];
+            let start = Instant::now();
+            // A generous bound: the core's own watchdog traps first.
+            match v2_run::run(&mut rtl, &config, &launch, &mut global, 4 * cycles + 10_000) {
+                Ok(o) if o.counters == model => rtl_s = rtl_s.min(start.elapsed().as_secs_f64()),
+                Ok(o) => {
+                    rtl_result = Err(format!(
+                        "counters differ from the pipeline model's: model {:?}, RTL {:?}",
+                        model.values, o.counters.values
+                    ));
+                    break;
+                }
+                Err(e) => {
+                    rtl_result = Err(e);
+                    break;
+                }
+            }
+        }
+        drop(cache);
+        let label = format!("{lanes}x{warps}");
+        let model_rate = format!("{:.2}", cycles as f64 / model_s / 1e6);
+        match rtl_result {
+            Ok(()) => outln!(
+                "{:<8} {:>10.2} {:>12.1} {:>14} {:>14.2} {:>16.3} {:>10} {:>6.3}",
+                label,
+                gen_s,
+                build_s,
+                model_rate,
+                cycles as f64 / rtl_s / 1e6,
+                model.get(V2Counter::Issued) as f64 / rtl_s / 1e6,
+                cycles,
+                model.ipc()
+            )?,
+            Err(e) => {
+                outln!(
+                    "{:<8} {:>10.2} {:>12.1} {:>14} {:>14} {:>16} {:>10} {:>6.3}",
+                    label,
+                    gen_s,
+                    build_s,
+                    model_rate,
+                    "-",
+                    "-",
+                    cycles,
+                    model.ipc()
+                )?;
+                failed.push(format!("{label}: the RTL run failed: {e}"));
+            }
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::mismatch(failed.join("\n")))
+    }
 }

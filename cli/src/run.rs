@@ -445,7 +445,7 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         Model::Functional => run_functional(&config, &launch, &prepared, outputs)?,
         Model::Cycle | Model::Rtl => run_timed(&args, &config, &launch, &prepared, outputs)?,
         Model::Pipeline => run_pipeline(&config, &kernel, launch, &prepared)?,
-        Model::Rtl2 => run_rtl2(&config, &kernel, launch, &prepared)?,
+        Model::Rtl2 => run_rtl2(&config, config_path.as_deref(), &kernel, launch, &prepared)?,
     };
     report(&args, &desc, &config, &prepared, &global, &stats)
 }
@@ -490,13 +490,18 @@ fn run_pipeline(
 /// to `DONE` or a trap, every cycle compared.
 fn run_rtl2(
     config: &CoreConfig,
+    config_path: Option<&std::path::Path>,
     kernel: &concord_isa::container::Kernel,
     launch: func::Launch<'_>,
     prepared: &PreparedLaunch,
 ) -> Result<(Vec<u8>, RunStats), CliError> {
     use concord_testbench::{lockstep, pipeline, verilator};
     let gen = concord_uarch::GenOptions::sim();
-    let verilog = concord_hdl::v2::core::core_verilog(config, &gen).map_err(|e| e.to_string())?;
+    let verilog =
+        concord_hdl::v2::core::core_verilog(config, &gen).map_err(|e| match config_path {
+            Some(p) => format!("{}: {e}", p.display()),
+            None => e.to_string(),
+        })?;
     let mut rtl = verilator::RtlV2::build(
         &verilog,
         config,

@@ -53,7 +53,7 @@ use concord_isa::func::{self, RunError, TrapCause};
 use concord_testbench::gen::Program;
 use concord_testbench::lockstep::{self, LockstepError, LockstepOutcome};
 use concord_testbench::pipeline::{func_reference, PipelineLaunch, PipelineOptions};
-use concord_testbench::verilator::{BuildOptions, RtlV2};
+use concord_testbench::verilator::{v2_run, BuildOptions, RtlV2};
 use concord_uarch::ports::{core_ports, Dir};
 use concord_uarch::regmap;
 use concord_uarch::trace::{record_bits, TraceRecord};
@@ -287,6 +287,18 @@ fn toy_verilog_with(
     ack_stuck_at_1: bool,
     drive: &[(&str, &str)],
 ) -> String {
+    toy_verilog_body(config, record, ack_stuck_at_1, drive, "")
+}
+
+/// [`toy_verilog_with`] with `body` (declarations and processes the
+/// `drive` expressions use) inside the module.
+fn toy_verilog_body(
+    config: &CoreConfig,
+    record: &TraceRecord,
+    ack_stuck_at_1: bool,
+    drive: &[(&str, &str)],
+    body: &str,
+) -> String {
     let hw = HwParams::new(config).unwrap();
     let ports = core_ports(&hw, &GenOptions::sim());
     let mut v =
@@ -312,6 +324,7 @@ fn toy_verilog_with(
     // A register that alternates 0, 1, 0, ... from cycle 0 on, for outputs
     // that change every cycle.
     v += "    reg toggle;\n    always @(posedge clk) toggle <= rst ? 1'b0 : ~toggle;\n";
+    v += body;
     let stuck = u8::from(ack_stuck_at_1);
     let _ = writeln!(
         v,
@@ -486,6 +499,90 @@ fn a_strobe_without_cycle_on_the_memory_port_is_reported_at_its_cycle() {
         }
         other => panic!("expected a protocol violation at cycle 0, got {other:?}"),
     }
+}
+
+/// The standalone runner (`verilator::v2_run::run`) on a toy core: the
+/// launch's writes one per cycle, then idle cycles until `done_o`, then
+/// `STATUS` and every counter read through the slave, each read answered
+/// one cycle later. The toy raises `done_o` 40 cycles after the write of
+/// `CTRL.START`, answers `STATUS` with done and state `DONE` (§14.4), and
+/// every other address `a` with `a ^ 0xa5000000`, so each counter's
+/// expected value is its two word addresses (§14.4's `COUNTER_LO + 2k`,
+/// `COUNTER_HI + 2k`) worked out here.
+#[test]
+fn the_standalone_runner_drives_the_host_port_and_reads_every_counter() {
+    let config = toy_config();
+    let done_status = regmap::Status {
+        done: true,
+        state: 4,
+        ..Default::default()
+    }
+    .encode();
+    let body = format!(
+        "    reg [31:0] rdata;\n    reg started;\n    reg [7:0] since_start;\n    \
+         always @(posedge clk) begin\n        if (rst) begin rdata <= 32'd0; started <= 1'b0; since_start <= 8'd0; end\n        \
+         else begin\n            if (wbs_cyc_i & wbs_stb_i & wbs_we_i & (wbs_adr_i == {ab}'h{ctrl:x}) & wbs_dat_i[0]) started <= 1'b1;\n            \
+         if (started & (since_start != 8'd255)) since_start <= since_start + 8'd1;\n            \
+         rdata <= (wbs_adr_i == {ab}'h{status:x}) ? 32'h{done_status:x} : ({{{pad}'d0, wbs_adr_i}} ^ 32'ha5000000);\n        end\n    end\n",
+        ctrl = regmap::CTRL,
+        status = regmap::STATUS,
+        ab = regmap::ADDR_BITS,
+        pad = 32 - regmap::ADDR_BITS,
+    );
+    let verilog = toy_verilog_body(
+        &config,
+        &idle_record(&config),
+        false,
+        &[("done_o", "since_start >= 8'd40"), ("wbs_dat_o", "rdata")],
+        &body,
+    );
+    let mut rtl = RtlV2::build(
+        &verilog,
+        &config,
+        &GenOptions::sim(),
+        &BuildOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let kernel = common::assemble("exit\n");
+    let launch = exit_launch(&kernel);
+    let writes = regmap::launch_writes(
+        &launch.launch,
+        &regmap::LaunchExtras {
+            shared_bytes: launch.shared_bytes,
+            clear_regs: launch.regs_used,
+            clear_shared: launch.shared_bytes,
+        },
+    )
+    .len() as u64
+        + 1;
+    let mut global = vec![7u8; 4096];
+    let outcome = v2_run::run(&mut rtl, &config, &launch, &mut global, 1000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        outcome.status.done && !outcome.status.trapped,
+        "{outcome:?}"
+    );
+    assert_eq!(outcome.trap_cause, None);
+    // START is written in cycle `writes - 1`; the toy counts from the
+    // next cycle and raises done_o after its 40th count.
+    assert_eq!(outcome.cycles, writes + 40);
+    for (k, value) in outcome.counters.values.iter().enumerate() {
+        let k = k as u32;
+        let lo = (0x10140 + 2 * k) ^ 0xa500_0000;
+        let hi = (0x10141 + 2 * k) ^ 0xa500_0000;
+        assert_eq!(*value, u64::from(lo) | u64::from(hi) << 32, "counter {k}");
+    }
+    assert_eq!(global, vec![7u8; 4096], "the toy never writes memory");
+    // A core that never finishes is reported, not waited for.
+    let mut never = RtlV2::build(
+        &toy_verilog(&config, &idle_record(&config), false),
+        &config,
+        &GenOptions::sim(),
+        &BuildOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let e = v2_run::run(&mut never, &config, &launch, &mut global, 50).unwrap_err();
+    assert!(e.contains("neither DONE nor TRAP within 50 cycles"), "{e}");
 }
 
 /// Multi-word ports cross the packed path whole: a 32-byte bus (`gm_sel_o`

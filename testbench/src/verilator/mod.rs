@@ -50,6 +50,7 @@ mod progress;
 mod run;
 pub mod shim;
 pub mod v2;
+pub mod v2_run;
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
@@ -69,6 +70,7 @@ pub use cache::BuildOptions;
 pub use process::kill_builds;
 pub use run::{run, CycleHook};
 pub use v2::{Pins, RtlV2, V2Cycle};
+pub use v2_run::RtlV2Outcome;
 
 use ffi::{Access, Api, Sim, V1Fns};
 use shim::{RawRequest, RawTrace};
