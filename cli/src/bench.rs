@@ -142,9 +142,31 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// An empty Verilator cache, removed when the directory drops, and the
+/// build options that use it: the build is what is timed.
+fn scratch_cache(
+    name: &str,
+) -> Result<
+    (
+        tempfile::TempDir,
+        concord_testbench::verilator::BuildOptions,
+    ),
+    CliError,
+> {
+    let cache = tempfile::Builder::new()
+        .prefix(&format!("concord-bench-{name}-"))
+        .tempdir()
+        .map_err(|e| format!("a scratch directory for the build: {e}"))?;
+    let build = concord_testbench::verilator::BuildOptions {
+        cache_dir: Some(cache.path().to_path_buf()),
+        ..Default::default()
+    };
+    Ok((cache, build))
+}
+
 /// Cycle model and RTL throughput on the ALU kernel, per configuration.
 fn run_core(args: &BenchArgs) -> Result<(), CliError> {
-    use concord_testbench::verilator::{BuildOptions, Rtl};
+    use concord_testbench::verilator::Rtl;
     let kernel = concord_isa::asm::assemble(KERNELS[0].source, KERNELS[0].file)
         .map_err(|e| e.to_string())?;
     outln!(
@@ -173,19 +195,9 @@ fn run_core(args: &BenchArgs) -> Result<(), CliError> {
         let start = Instant::now();
         let verilog = concord_hdl::generate_verilog(&config).map_err(|e| e.to_string())?;
         let gen_s = start.elapsed().as_secs_f64();
-        // An empty cache, removed when done: the build is what is timed.
-        let cache = tempfile::Builder::new()
-            .prefix(&format!("concord-bench-{lanes}x{warps}-"))
-            .tempdir()
-            .map_err(|e| format!("a scratch directory for the build: {e}"))?;
+        let (cache, build) = scratch_cache(&format!("{lanes}x{warps}"))?;
         let start = Instant::now();
-        let built = Rtl::build(
-            &verilog,
-            &BuildOptions {
-                cache_dir: Some(cache.path().to_path_buf()),
-                ..BuildOptions::default()
-            },
-        );
+        let built = Rtl::build(&verilog, &build);
         let build_s = start.elapsed().as_secs_f64();
         let mut rtl = built?;
         let threads = lanes * warps;
@@ -254,7 +266,7 @@ fn run_core(args: &BenchArgs) -> Result<(), CliError> {
 /// on the ALU kernel; the RTL's counters must equal the model's.
 fn run_core_v2(args: &BenchArgs, kernel: &concord_isa::container::Kernel) -> Result<(), CliError> {
     use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions, V2Counter};
-    use concord_testbench::verilator::{v2_run, BuildOptions, RtlV2};
+    use concord_testbench::verilator::{v2_run, RtlV2};
     outln!(
         "\nCore v2 (pipeline model; RTL alone through the host port, trace on), ALU kernel, best of {}",
         args.repeat
@@ -282,20 +294,9 @@ fn run_core_v2(args: &BenchArgs, kernel: &concord_isa::container::Kernel) -> Res
         let verilog =
             concord_hdl::v2::core::core_verilog(&config, &gen).map_err(|e| e.to_string())?;
         let gen_s = start.elapsed().as_secs_f64();
-        let cache = tempfile::Builder::new()
-            .prefix(&format!("concord-bench-v2-{lanes}x{warps}-"))
-            .tempdir()
-            .map_err(|e| format!("a scratch directory for the build: {e}"))?;
+        let (cache, build) = scratch_cache(&format!("v2-{lanes}x{warps}"))?;
         let start = Instant::now();
-        let built = RtlV2::build(
-            &verilog,
-            &config,
-            &gen,
-            &BuildOptions {
-                cache_dir: Some(cache.path().to_path_buf()),
-                ..BuildOptions::default()
-            },
-        );
+        let built = RtlV2::build(&verilog, &config, &gen, &build);
         let build_s = start.elapsed().as_secs_f64();
         let mut rtl = built?;
         let params = [args.iterations, 0x100];

@@ -363,6 +363,18 @@ fn toy_verilog_body(
     v
 }
 
+/// The Verilator model of a toy core's `verilog` for `config` (`sim`
+/// options, no VCD).
+fn toy_rtl(verilog: &str, config: &CoreConfig) -> RtlV2 {
+    RtlV2::build(
+        verilog,
+        config,
+        &GenOptions::sim(),
+        &BuildOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn toy_config() -> CoreConfig {
     CoreConfig {
         lanes: 4,
@@ -393,13 +405,7 @@ fn exit_launch(kernel: &concord_isa::container::Kernel) -> PipelineLaunch<'_> {
 fn the_toy_core_agrees_until_start_and_the_report_names_the_cycle_and_field() {
     let config = toy_config();
     let verilog = toy_verilog(&config, &idle_record(&config), false);
-    let mut rtl = RtlV2::build(
-        &verilog,
-        &config,
-        &GenOptions::sim(),
-        &BuildOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let mut rtl = toy_rtl(&verilog, &config);
     let kernel = common::assemble("exit\n");
     let launch = exit_launch(&kernel);
     let global = vec![0; 4096];
@@ -438,13 +444,7 @@ fn the_toy_core_agrees_until_start_and_the_report_names_the_cycle_and_field() {
 fn a_host_ack_without_a_request_is_reported_at_its_cycle() {
     let config = toy_config();
     let verilog = toy_verilog(&config, &idle_record(&config), true);
-    let mut rtl = RtlV2::build(
-        &verilog,
-        &config,
-        &GenOptions::sim(),
-        &BuildOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let mut rtl = toy_rtl(&verilog, &config);
     let kernel = common::assemble("exit\n");
     let launch = exit_launch(&kernel);
     match lockstep::run(&config, &launch, &vec![0; 4096], &mut rtl, options(1000)) {
@@ -476,13 +476,7 @@ fn a_strobe_without_cycle_on_the_memory_port_is_reported_at_its_cycle() {
         false,
         &[("gm_stb_o", "1'b1")],
     );
-    let mut rtl = RtlV2::build(
-        &verilog,
-        &config,
-        &GenOptions::sim(),
-        &BuildOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let mut rtl = toy_rtl(&verilog, &config);
     let kernel = common::assemble("exit\n");
     match lockstep::run(
         &config,
@@ -536,25 +530,10 @@ fn the_standalone_runner_drives_the_host_port_and_reads_every_counter() {
         &[("done_o", "since_start >= 8'd40"), ("wbs_dat_o", "rdata")],
         &body,
     );
-    let mut rtl = RtlV2::build(
-        &verilog,
-        &config,
-        &GenOptions::sim(),
-        &BuildOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let mut rtl = toy_rtl(&verilog, &config);
     let kernel = common::assemble("exit\n");
     let launch = exit_launch(&kernel);
-    let writes = regmap::launch_writes(
-        &launch.launch,
-        &regmap::LaunchExtras {
-            shared_bytes: launch.shared_bytes,
-            clear_regs: launch.regs_used,
-            clear_shared: launch.shared_bytes,
-        },
-    )
-    .len() as u64
-        + 1;
+    let writes = launch.host_writes().len() as u64;
     let mut global = vec![7u8; 4096];
     let outcome = v2_run::run(&mut rtl, &config, &launch, &mut global, 1000)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -574,13 +553,7 @@ fn the_standalone_runner_drives_the_host_port_and_reads_every_counter() {
     }
     assert_eq!(global, vec![7u8; 4096], "the toy never writes memory");
     // A core that never finishes is reported, not waited for.
-    let mut never = RtlV2::build(
-        &toy_verilog(&config, &idle_record(&config), false),
-        &config,
-        &GenOptions::sim(),
-        &BuildOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let mut never = toy_rtl(&toy_verilog(&config, &idle_record(&config), false), &config);
     let e = v2_run::run(&mut never, &config, &launch, &mut global, 50).unwrap_err();
     assert!(e.contains("neither DONE nor TRAP within 50 cycles"), "{e}");
 }
@@ -612,13 +585,7 @@ fn wide_master_outputs_read_back_whole() {
             ("gm_we_o", "1'b1"),
         ],
     );
-    let rtl = RtlV2::build(
-        &verilog,
-        &config,
-        &GenOptions::sim(),
-        &BuildOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let rtl = toy_rtl(&verilog, &config);
     let m = rtl.master();
     assert!(m.cyc && m.we && !m.stb);
     assert_eq!((m.adr, m.sel, m.tga), (0x5ab_cdef, 0xf00f_f00f, 9));
@@ -670,13 +637,7 @@ fn every_cycle_gets_the_record_on_the_port() {
         record_hex(&config, &a_on_port)
     );
     let verilog = toy_verilog_with(&config, &a_on_port, false, &[("tr_record", &expr)]);
-    let mut rtl = RtlV2::build(
-        &verilog,
-        &config,
-        &GenOptions::sim(),
-        &BuildOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let mut rtl = toy_rtl(&verilog, &config);
     let mut memory = concord_testbench::pipeline::WishboneMemory::new(vec![0; 64], rtl.hw());
     let idle = concord_uarch::wishbone::Signals::idle();
     // `toggle` is 0 during cycle 0 and 1 after its edge: the record read
@@ -777,13 +738,7 @@ fn speed() {
 fn a_core_of_another_configuration_is_refused() {
     let config = toy_config();
     let verilog = toy_verilog(&config, &idle_record(&config), false);
-    let mut rtl = RtlV2::build(
-        &verilog,
-        &config,
-        &GenOptions::sim(),
-        &BuildOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let mut rtl = toy_rtl(&verilog, &config);
     let other = CoreConfig { warps: 4, ..config };
     let kernel = common::assemble("exit\n");
     let e = lockstep::run(

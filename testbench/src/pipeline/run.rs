@@ -18,6 +18,21 @@ pub struct PipelineLaunch<'a> {
     pub regs_used: u32,
 }
 
+impl PipelineLaunch<'_> {
+    /// The host's writes that load this launch and start it (§14.4): the
+    /// program, the launch registers, the parameters, then `CTRL.START`.
+    pub fn host_writes(&self) -> Vec<(u32, u32)> {
+        let extras = regmap::LaunchExtras {
+            shared_bytes: self.shared_bytes,
+            clear_regs: self.regs_used,
+            clear_shared: self.shared_bytes,
+        };
+        let mut writes = regmap::launch_writes(&self.launch, &extras);
+        writes.push(regmap::start_write());
+        writes
+    }
+}
+
 /// Limits of a run.
 #[derive(Clone, Copy, Debug)]
 pub struct PipelineOptions {
@@ -143,14 +158,7 @@ pub fn run_observed(
     if options.check_bus {
         core.host_checker = Some(concord_uarch::wishbone::Checker::host_slave("wbs"));
     }
-    let extras = regmap::LaunchExtras {
-        shared_bytes: launch.shared_bytes,
-        clear_regs: launch.regs_used,
-        clear_shared: launch.shared_bytes,
-    };
-    let mut writes = regmap::launch_writes(&launch.launch, &extras);
-    writes.push(regmap::start_write());
-    for (adr, value) in writes {
+    for (adr, value) in launch.host_writes() {
         let host = super::host_write(adr, value);
         let port = core.cycle(&host);
         observer.cycle(&core, &host, &port)?;

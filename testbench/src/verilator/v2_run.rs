@@ -112,13 +112,7 @@ pub fn run(
     rtl.reset();
     let memory = WishboneMemory::new(std::mem::take(global), &hw);
     let mut host = Host { rtl, memory };
-    let extras = regmap::LaunchExtras {
-        shared_bytes: launch.shared_bytes,
-        clear_regs: launch.regs_used,
-        clear_shared: launch.shared_bytes,
-    };
-    let mut writes = regmap::launch_writes(&launch.launch, &extras);
-    writes.push(regmap::start_write());
+    let writes = launch.host_writes();
     let result = (|| {
         for (adr, value) in writes {
             host.write(adr, value)?;
