@@ -122,7 +122,9 @@
 //!   `(warp, reg)` counts `reg` up to `clear_regs` and then `warp` (no
 //!   divider, no multiplier for `clear_regs · nwarps`), the row counts from
 //!   `base_row`. The back part, the requeued refusals in refusal order, is a
-//!   FIFO of `REQUEUE_DEPTH` entries holding the targets. Its depth is
+//!   FIFO of `REQUEUE_DEPTH` entries holding the targets, in LUT-RAM (one
+//!   16-word RAM per target field, written at the tail, read at the head
+//!   asynchronously; binary head and tail pointers). Its depth is
 //!   bounded by the port rule and S's priorities: a row clear is refused
 //!   only when the item selected just before it was a warp pass (a shared
 //!   atomic then sits in M when the init slot is in A), and while the queue
@@ -144,6 +146,7 @@ use concord_uarch::HwParams;
 use rust_hdl_core::prelude::*;
 
 use crate::util::Reg;
+use crate::v2::gentry::LutRam;
 use crate::v2::tidwalk::TidWalk;
 
 /// Width of slot indices (BS ≤ 16).
@@ -158,9 +161,9 @@ pub const COUNT_BITS: usize = crate::v2::setup::COUNT_BITS;
 pub const CLEAR_REGS_BITS: usize = crate::v2::setup::CLEAR_REGS_BITS;
 /// Width of a register number in an init slot (R ≤ 32).
 pub const REG_BITS: usize = 5;
-/// Entries of the FIFO of refused row clears (at most 6 are ever needed,
-/// see the module's doc).
-pub const REQUEUE_DEPTH: usize = 8;
+/// Entries of the FIFO of refused row clears: one 16-word LUT-RAM (at most
+/// 6 entries are ever needed, see the module's doc).
+pub const REQUEUE_DEPTH: usize = 16;
 
 /// Slot states (§5.3).
 pub const ST_FREE: u64 = 0;
@@ -288,12 +291,14 @@ pub struct LaunchUnit<
     wrel_q: Reg<Bits<COUNT_BITS>>,
     wabs_q: Reg<Bits<WARP_BITS>>,
     rowc_q: Reg<Bits<RB>>,
-    head_q: Reg<Bits<REQUEUE_DEPTH>>,
-    tail_q: Reg<Bits<REQUEUE_DEPTH>>,
-    e_reg_q: Vec<Reg<bool>>,
-    e_warp_q: Vec<Reg<Bits<WARP_BITS>>>,
-    e_rn_q: Vec<Reg<Bits<REG_BITS>>>,
-    e_row_q: Vec<Reg<Bits<RB>>>,
+    head_q: Reg<Bits<4>>,
+    tail_q: Reg<Bits<4>>,
+    // Two bits wide, one stored: rust-hdl declares a one-bit port without
+    // a range, and the leaf's Verilog selects `wdata[0:0]`.
+    e_reg: LutRam<2>,
+    e_warp: LutRam<WARP_BITS>,
+    e_rn: LutRam<REG_BITS>,
+    e_row: LutRam<RB>,
     inflight_q: Reg<Bits<4>>,
     // Constants.
     c_free: Constant<Bits<2>>,
@@ -321,8 +326,8 @@ pub struct LaunchUnit<
     lane_mod: Constant<Bits<K>>,
     zero_k: Constant<Bits<K>>,
     one_k: Constant<Bits<K>>,
-    one_q: Constant<Bits<REQUEUE_DEPTH>>,
-    q_top: Constant<Bits<8>>,
+    one2: Constant<Bits<2>>,
+    zero2: Constant<Bits<2>>,
     one4: Constant<Bits<4>>,
     zero_rn: Constant<Bits<REG_BITS>>,
     zero4: Constant<Bits<4>>,
@@ -393,8 +398,8 @@ pub struct LaunchUnit<
     arrive: Signal<Local, bool>,
     push: Signal<Local, bool>,
     reg_wrap: Signal<Local, bool>,
-    head_n: Signal<Local, Bits<REQUEUE_DEPTH>>,
-    tail_n: Signal<Local, Bits<REQUEUE_DEPTH>>,
+    head_n: Signal<Local, Bits<4>>,
+    tail_n: Signal<Local, Bits<4>>,
     infl_n: Signal<Local, Bits<4>>,
     walk_done: Signal<Local, bool>,
     wlast: Signal<Local, bool>,
@@ -407,7 +412,6 @@ pub struct LaunchUnit<
     _slots: usize,
     _w: usize,
     _l_below: usize,
-    _q: usize,
 }
 
 impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: usize>
@@ -543,10 +547,10 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             rowc_q: Default::default(),
             head_q: Default::default(),
             tail_q: Default::default(),
-            e_reg_q: sig(REQUEUE_DEPTH),
-            e_warp_q: sig(REQUEUE_DEPTH),
-            e_rn_q: sig(REQUEUE_DEPTH),
-            e_row_q: sig(REQUEUE_DEPTH),
+            e_reg: LutRam::new(1),
+            e_warp: LutRam::new(WARP_BITS),
+            e_rn: LutRam::new(REG_BITS),
+            e_row: LutRam::new(RB),
             inflight_q: Default::default(),
             c_free: k(ST_FREE),
             c_launch: k(ST_LAUNCH),
@@ -573,8 +577,8 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             lane_mod: k(L as u64 - 1),
             zero_k: k(0),
             one_k: k(1),
-            one_q: k(1),
-            q_top: k(REQUEUE_DEPTH as u64 - 1),
+            one2: k(1),
+            zero2: k(0),
             one4: k(1),
             zero_rn: k(0),
             zero4: k(0),
@@ -652,7 +656,6 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             _slots: bs,
             _w: W,
             _l_below: L - 1,
-            _q: REQUEUE_DEPTH,
         }
     }
 }
@@ -686,16 +689,10 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             self.wib_q[w].clock.next = self.clock.val();
             self.wib_q[w].reset.next = self.reset.val();
         }
-        for e in 0..self._q {
-            self.e_reg_q[e].clock.next = self.clock.val();
-            self.e_reg_q[e].reset.next = self.reset.val();
-            self.e_warp_q[e].clock.next = self.clock.val();
-            self.e_warp_q[e].reset.next = self.reset.val();
-            self.e_rn_q[e].clock.next = self.clock.val();
-            self.e_rn_q[e].reset.next = self.reset.val();
-            self.e_row_q[e].clock.next = self.clock.val();
-            self.e_row_q[e].reset.next = self.reset.val();
-        }
+        self.e_reg.clock.next = self.clock.val();
+        self.e_warp.clock.next = self.clock.val();
+        self.e_rn.clock.next = self.clock.val();
+        self.e_row.clock.next = self.clock.val();
         self.gx_q.clock.next = self.clock.val();
         self.gx_q.reset.next = self.reset.val();
         self.gy_q.clock.next = self.clock.val();
@@ -876,24 +873,22 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
         self.walk_done.next = self.wlast.val() | self.walked_q.q.val();
 
         // Init slots (§12.3): the indices never issued (counters), then
-        // the requeued refusals (FIFO, head one-hot).
+        // the requeued refusals (FIFO in LUT-RAM, read asynchronously at
+        // its head: flip-flop entries cost an AND-OR over the entries per
+        // target bit, about 100 LUT4 at 8 entries).
         self.fresh_reg.next = (self.clear_regs.val() != self.zero_cr.val())
             & (self.wrel_q.q.val() < self.nwarps.val());
         self.fresh_row.next = self.idx_q.q.val() < self.clear_rows.val();
         self.fresh.next = self.fresh_reg.val() | self.fresh_row.val();
         self.q_nonempty.next = self.head_q.q.val() != self.tail_q.q.val();
-        self.h_reg.next = false;
-        self.h_warp.next = self.zero_w4.val();
-        self.h_rn.next = self.zero_rn.val();
-        self.h_row.next = self.zero_rb.val();
-        for e in 0..self._q {
-            if self.head_q.q.val().get_bit(e) {
-                self.h_reg.next = self.h_reg.val() | self.e_reg_q[e].q.val();
-                self.h_warp.next = self.h_warp.val() | self.e_warp_q[e].q.val();
-                self.h_rn.next = self.h_rn.val() | self.e_rn_q[e].q.val();
-                self.h_row.next = self.h_row.val() | self.e_row_q[e].q.val();
-            }
-        }
+        self.e_reg.raddr.next = self.head_q.q.val();
+        self.e_warp.raddr.next = self.head_q.q.val();
+        self.e_rn.raddr.next = self.head_q.q.val();
+        self.e_row.raddr.next = self.head_q.q.val();
+        self.h_reg.next = self.e_reg.rdata.val().any();
+        self.h_warp.next = self.e_warp.rdata.val();
+        self.h_rn.next = self.e_rn.rdata.val();
+        self.h_row.next = self.e_row.rdata.val();
         self.init_req.next = self.launching_q.q.val() & (self.fresh.val() | self.q_nonempty.val());
         self.init_has_reg.next = self.h_reg.val();
         self.init_warp.next = self.h_warp.val();
@@ -925,26 +920,27 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
         self.push.next = self.arrive.val() & self.a_refused.val();
         self.head_n.next = self.head_q.q.val();
         if self.pop_q.val() {
-            self.head_n.next =
-                (self.head_q.q.val() << self.sh1.val()) | (self.head_q.q.val() >> self.q_top.val());
+            self.head_n.next = self.head_q.q.val() + self.one4.val();
         }
         self.tail_n.next = self.tail_q.q.val();
         if self.push.val() {
-            self.tail_n.next =
-                (self.tail_q.q.val() << self.sh1.val()) | (self.tail_q.q.val() >> self.q_top.val());
+            self.tail_n.next = self.tail_q.q.val() + self.one4.val();
         }
-        for e in 0..self._q {
-            self.e_reg_q[e].d.next = self.e_reg_q[e].q.val();
-            self.e_warp_q[e].d.next = self.e_warp_q[e].q.val();
-            self.e_rn_q[e].d.next = self.e_rn_q[e].q.val();
-            self.e_row_q[e].d.next = self.e_row_q[e].q.val();
-            if self.push.val() & self.tail_q.q.val().get_bit(e) {
-                self.e_reg_q[e].d.next = self.a_has_reg.val();
-                self.e_warp_q[e].d.next = self.a_warp.val();
-                self.e_rn_q[e].d.next = self.a_reg.val();
-                self.e_row_q[e].d.next = self.a_row.val();
-            }
+        self.e_reg.we.next = self.push.val();
+        self.e_warp.we.next = self.push.val();
+        self.e_rn.we.next = self.push.val();
+        self.e_row.we.next = self.push.val();
+        self.e_reg.waddr.next = self.tail_q.q.val();
+        self.e_warp.waddr.next = self.tail_q.q.val();
+        self.e_rn.waddr.next = self.tail_q.q.val();
+        self.e_row.waddr.next = self.tail_q.q.val();
+        self.e_reg.wdata.next = self.zero2.val();
+        if self.a_has_reg.val() {
+            self.e_reg.wdata.next = self.one2.val();
         }
+        self.e_warp.wdata.next = self.a_warp.val();
+        self.e_rn.wdata.next = self.a_reg.val();
+        self.e_row.wdata.next = self.a_row.val();
         self.infl_n.next = self.inflight_q.q.val();
         if self.pop_fresh.val() | self.pop_q.val() {
             self.infl_n.next = self.infl_n.val() + self.one4.val();
@@ -1058,8 +1054,8 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             self.wrel_q.d.next = self.zero_cnt.val();
             self.wabs_q.d.next = self.pbase.val();
             self.rowc_q.d.next = self.prow.val();
-            self.head_q.d.next = self.one_q.val();
-            self.tail_q.d.next = self.one_q.val();
+            self.head_q.d.next = self.zero4.val();
+            self.tail_q.d.next = self.zero4.val();
             self.inflight_q.d.next = self.zero4.val();
         }
 
