@@ -32,6 +32,7 @@ pub mod acommit;
 pub mod alu;
 pub mod core;
 pub mod counters;
+pub mod ctlpath;
 pub mod decode;
 pub mod fieldpack;
 pub mod gentry;
