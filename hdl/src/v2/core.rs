@@ -45,7 +45,9 @@ use concord_uarch::regmap::{self, HwConfig, V2Values, CTRL_HALT, LAUNCH_FIELDS, 
 use concord_uarch::{trace, GenOptions, HwParams};
 use rust_hdl_core::prelude::*;
 
+use super::acommit::CNT_W;
 use super::counters::{Counters, INC_BITS};
+use super::ctlpath::CtlPath;
 use super::datapath::DataPath;
 use super::decode::Decode;
 use super::fieldpack::FieldPack;
@@ -146,6 +148,16 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
          /* verilator lint_off DECLFILENAME */\n",
         hw.lanes, hw.warps, gen.trace, gen.counter_bits, gen.debug_regs
     );
+    // ---- control path (v2ctl) ----
+    // rust-hdl emits one always block per module, and Verilator orders
+    // whole blocks: the control path (`ctlpath.rs`) feeds the commit
+    // (`ACommit`) from the tree and reads its outputs in one block, and its
+    // retire and allocation signals pass through the launch unit's block
+    // to S (`sched$init`). No signal-level loop exists (the lock-step run
+    // settles every cycle), but Verilator reports UNOPTFLAT (a
+    // simulation-speed warning) on these blocks: waived on the control
+    // path's modules and on `sched$init`, as on `launch$init_req` below.
+    let mut in_ctl = false;
     for line in raw.lines() {
         // The launch unit computes `init_req` (from its registers) in the
         // always block that also reads `init_take` (S's `init`, which
@@ -153,9 +165,13 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
         // orders whole blocks and reports UNOPTFLAT (a simulation-speed
         // warning). Waived on this one signal until `launch.rs` drives the
         // output from its own block.
-        let waive = line.trim() == "wire  launch$init_req;";
+        let waive = line.trim() == "wire  launch$init_req;" || line.trim() == "wire  sched$init;";
         if waive {
             out.push_str("    /* verilator lint_off UNOPTFLAT */\n");
+        }
+        if line.starts_with("module top$ctl") {
+            in_ctl = true;
+            out.push_str("/* verilator lint_off UNOPTFLAT */\n");
         }
         out.push_str(&crate::rename_module_on_line(line, |name| {
             if name == "top" {
@@ -168,6 +184,10 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
         out.push('\n');
         if waive {
             out.push_str("    /* verilator lint_on UNOPTFLAT */\n");
+        }
+        if in_ctl && line.starts_with("endmodule") {
+            in_ctl = false;
+            out.push_str("/* verilator lint_on UNOPTFLAT */\n");
         }
     }
     out.push_str(&wrapper(&hw, gen)?);
@@ -877,6 +897,19 @@ pub struct Body<
     r_pred_data: Reg<Bits<32>>,
     /// The operands and addresses the control path reads at X (not yet).
     unused_dp: Signal<Local, bool>,
+    // ---- control path (v2ctl) ----
+    /// Stage X control, the lane pcs and depths, the tree(s), the commit
+    /// and the re-arbitration engine (`ctlpath.rs`).
+    ctl: CtlPath<L>,
+    z_ctl_threads: Resize<THREADS_BITS, CNT_W>,
+    z_ctl_smask: Vec<Resize<W, 16>>,
+    unused_ctl: Signal<Local, bool>,
+    /// Warps in `READY`, `MEMWAIT`, `BARRIER`/`REARB` at the start of
+    /// the cycle (counters 12–14).
+    ctl_n_ready: Signal<Local, Bits<INC_BITS>>,
+    ctl_n_memwait: Signal<Local, Bits<INC_BITS>>,
+    ctl_n_barrier: Signal<Local, Bits<INC_BITS>>,
+    ctl_code: Vec<Constant<Bits<3>>>,
 }
 
 impl<
@@ -905,6 +938,25 @@ impl<
         assert_eq!(V2Counter::IdleIssueCycles.index(), 11);
         assert_eq!(V2Counter::Blocks.index(), 10);
         assert_eq!(V2Counter::InitSlots.index(), 16);
+        // ---- control path (v2ctl): counter indices `update` uses ----
+        for (c, i) in [
+            (V2Counter::Issued, 1),
+            (V2Counter::ActiveLaneSlots, 2),
+            (V2Counter::ExecutedLaneSlots, 3),
+            (V2Counter::Replays, 4),
+            (V2Counter::DivergentBranches, 5),
+            (V2Counter::ConsensualTaken, 6),
+            (V2Counter::ConsensualNotTaken, 7),
+            (V2Counter::BarrierArrivals, 8),
+            (V2Counter::Barriers, 9),
+            (V2Counter::ReadyWarpCycles, 12),
+            (V2Counter::MemwaitWarpCycles, 13),
+            (V2Counter::BarrierWarpCycles, 14),
+            (V2Counter::Rearbs, 17),
+            (V2Counter::RearbWaitCycles, 18),
+        ] {
+            assert_eq!(c.index(), i, "{c:?}");
+        }
         assert_eq!(STATUS_FIELDS.len(), 7);
         assert_eq!(LAUNCH_FIELDS.len(), 3);
         assert!(hw.imem_words <= 1 << 16);
@@ -1145,6 +1197,23 @@ impl<
             r_pred_addr: Default::default(),
             r_pred_data: Default::default(),
             unused_dp: Default::default(),
+            // ---- control path (v2ctl) ----
+            ctl: CtlPath::new(hw),
+            z_ctl_threads: Default::default(),
+            z_ctl_smask: sig(hw.block_slots),
+            unused_ctl: Default::default(),
+            ctl_n_ready: Default::default(),
+            ctl_n_memwait: Default::default(),
+            ctl_n_barrier: Default::default(),
+            ctl_code: [
+                super::warpstate::code::REARB,
+                super::warpstate::code::READY,
+                super::warpstate::code::MEMWAIT,
+                super::warpstate::code::BARRIER,
+            ]
+            .iter()
+            .map(|&c| k(c))
+            .collect(),
         }
     }
 }
@@ -1422,8 +1491,6 @@ impl<
         // Traps (§13) and retires (§9.4) come with the commit.
         self.launch.held.next = false;
         self.launch.trap_slots.next = self.zero16.val();
-        self.launch.retire.next = false;
-        self.launch.retire_slot.next = self.zero4.val();
         self.launch.init_take.next = self.sched.init.val();
 
         // ---- stage S (§6) ----
@@ -1646,21 +1713,16 @@ impl<
         self.dp.clock_lo.next = self.ctr.lo[0].val();
         self.dp.clock_hi.next = self.ctr.hi[0].val();
         self.dp.param.next = self.params.rdata.val();
-        // interim: driven by the control path (v2ctl): the commit's write
-        // mask (served lanes of a memory pass) and whether the pass at A
-        // commits (no trap, slot not frozen); until then `exec` and every
-        // warp pass.
+        // The commit (control path): whether the pass at A commits, and
+        // its write mask: `exec` for the classes written here (a memory
+        // pass's `served` lanes come with the memory path).
         self.dp.a_keep.next = self.p_exec[1].q.val();
-        self.dp.a_commit.next = self.p_kind[4].q.val() == self.k_warp.val();
+        self.dp.a_commit.next = self.ctl.commit.val();
         // W's item is the data path's (its registers carry the write).
         self.unused_dp.next =
             self.p_warp[6].q.val().any() | self.p_reg[6].q.val().any() | self.p_has_reg[6].q.val();
         for i in 0..self._lanes {
-            self.unused_dp.next = self.unused_dp.val()
-                | self.dp.y_a[i].val().any()
-                | self.dp.a_x[i].val().any()
-                | self.dp.b_x[i].val().any()
-                | self.dp.addr_x[i].val().any();
+            self.unused_dp.next = self.unused_dp.val() | self.dp.y_a[i].val().any();
         }
         // The trace fields of the data path: A (predicates), W (registers).
         self.z_pred_we.i.next = self.dp.tr_pred_we.val();
@@ -1695,21 +1757,8 @@ impl<
             self.warps.a_pass.next = self.a_oh.val();
         }
         self.warps.a_ret.next = self.zero16.val();
-        self.warps.c_we.next = self.zero16.val();
-        self.warps.c_gmask.next = self.warps.a_gmask.val();
-        self.warps.c_gpc.next = self.warps.a_gpc.val();
-        self.warps.c_gdepth.next = self.warps.a_gdepth.val();
-        self.warps.c_alive.next = self.warps.a_alive.val();
-        self.warps.c_waiting.next = self.warps.a_waiting.val();
-        self.warps.c_replay.next = self.warps.a_replay.val();
         self.warps.c_reserve.next = false;
-        self.warps.rel.next = self.zero16.val();
-        self.warps.e_we.next = self.zero16.val();
-        self.warps.e_gmask.next = self.warps.a_gmask.val();
-        self.warps.e_gpc.next = self.warps.a_gpc.val();
-        self.warps.e_gdepth.next = self.warps.a_gdepth.val();
         self.warps.f_sel.next = self.z_sel.o.val();
-        self.warps.a_sel.next = self.a_oh.val();
 
         // ---- the core state machine ----
         self.next_st.next = self.st.q.val();
@@ -1902,12 +1951,6 @@ impl<
             self.r_a_exec.d.next = self.z_exec.o.val();
         }
         self.tr_a_exec.next = self.r_a_exec.q.val();
-        self.tr_a_served.next = self.zero32.val();
-        self.tr_a_gpc.next = self.zero16.val();
-        self.tr_a_gmask.next = self.zero32.val();
-        self.tr_a_pcw.next = self.zero32.val();
-        self.tr_tree.next = self.s_idle.val();
-        self.tr_rearb_warp.next = self.zero4.val();
         // ---- data path (v2data): predicate writes at A, register writes
         // at W (results, link values, init slots' zeros) ----
         self.tr_pred_we.next = self.r_pred_we.q.val();
@@ -1950,5 +1993,142 @@ impl<
         self.r_warp_state.d.next = self.warps.codes.val();
         self.tr_warp_state.next = self.r_warp_state.q.val();
         self.tr_trap.next = false;
+
+        // ---- control path (v2ctl) ----
+        self.ctl.clock.next = self.clock.val();
+        self.ctl.reset.next = self.reset.val();
+        self.ctl.clear.next = self.slave.start.val();
+        // R: the decoder's outputs.
+        self.ctl.r_pass.next = self.p_kind[2].q.val() == self.k_warp.val();
+        self.ctl.r_warp.next = self.p_warp[2].q.val();
+        self.ctl.r_cls.next = self.decode.cls.val();
+        self.ctl.r_cons.next = self.decode.cons.val();
+        self.ctl.r_target.next = self.decode.target.val();
+        self.ctl.r_shared.next = self.decode.shared.val();
+        self.ctl.r_msize.next = self.decode.msize.val();
+        self.ctl.r_exec.next = self.decode.exec.val();
+        self.ctl.r_pb.next = self.decode.pb.val();
+        // X: the pass and its warp's registers (read at X, §4.1).
+        self.ctl.x_pc.next = self.p_pc[3].q.val();
+        self.ctl.x_active.next = self.p_active[3].q.val();
+        self.warps.a_sel.next = self.ctl.x_warp_oh.val();
+        self.ctl.x_gdepth.next = self.warps.a_gdepth.val();
+        self.ctl.x_alive.next = self.warps.a_alive.val();
+        self.ctl.x_waiting.next = self.warps.a_waiting.val();
+        for i in 0..self._lanes {
+            // The data path's operands at X (`datapath.rs`).
+            self.ctl.x_a[i].next = self.dp.a_x[i].val();
+            self.ctl.x_addr[i].next = self.dp.addr_x[i].val();
+            self.ctl.x_sdata[i].next = self.dp.b_x[i].val();
+        }
+        self.ctl.code_len.next = self.lreg[1].q.val();
+        self.ctl.window.next = self.l_window.q.val();
+        // A: traps (§13) come next; memory refusals with the memory units.
+        self.ctl.a_kill.next = false;
+        self.ctl.a_refused.next = false;
+        for w in 0..self._w {
+            self.ctl.wslot[w].next = self.launch.wslot[w].val();
+            self.ctl.wstate[w].next = self.launch.wstate[w].val();
+        }
+        for k in 0..self._slots {
+            self.z_ctl_smask[k].i.next = self.launch.smask[k].val();
+            self.ctl.slot_warps[k].next = self.z_ctl_smask[k].o.val();
+        }
+        self.z_ctl_threads.i.next = self.setup.threads.val();
+        self.ctl.threads.next = self.z_ctl_threads.o.val();
+        self.ctl.alloc.next = self.launch.alloc.val();
+        self.ctl.alloc_oh.next = self.launch.alloc_oh.val();
+        self.ctl.start_warps.next = self.z_start.o.val();
+        self.ctl.rearb.next = self.warps.rearb.val();
+        self.warps.e_sel.next = self.ctl.e_sel.val();
+        self.ctl.e_alive.next = self.warps.e_alive.val();
+        self.ctl.e_waiting.next = self.warps.e_waiting.val();
+        // The commit and the engine write the warp state.
+        self.warps.c_we.next = self.ctl.c_we.val();
+        self.warps.c_gmask.next = self.ctl.c_gmask.val();
+        self.warps.c_gpc.next = self.ctl.c_gpc.val();
+        self.warps.c_gdepth.next = self.ctl.c_gdepth.val();
+        self.warps.c_alive.next = self.ctl.c_alive.val();
+        self.warps.c_waiting.next = self.ctl.c_waiting.val();
+        self.warps.c_replay.next = self.ctl.c_replay.val();
+        self.warps.rel.next = self.ctl.rel.val();
+        self.warps.e_we.next = self.ctl.e_we.val();
+        self.warps.e_gmask.next = self.ctl.e_gmask.val();
+        self.warps.e_gpc.next = self.ctl.e_gpc.val();
+        self.warps.e_gdepth.next = self.ctl.e_gdepth.val();
+        self.launch.retire.next = self.ctl.retire.val();
+        self.launch.retire_slot.next = self.ctl.retire_slot.val();
+        // Counters of §15.1 (indices asserted in `new`).
+        if self.ctl.ev_issued.val() {
+            self.ctr.inc[1].next = self.one8.val();
+        }
+        self.ctr.inc[2].next = self.ctl.ev_active.val();
+        self.ctr.inc[3].next = self.ctl.ev_executed.val();
+        if self.ctl.ev_replays.val() {
+            self.ctr.inc[4].next = self.one8.val();
+        }
+        if self.ctl.ev_divergent.val() {
+            self.ctr.inc[5].next = self.one8.val();
+        }
+        if self.ctl.ev_cons_taken.val() {
+            self.ctr.inc[6].next = self.one8.val();
+        }
+        if self.ctl.ev_cons_not_taken.val() {
+            self.ctr.inc[7].next = self.one8.val();
+        }
+        self.ctr.inc[8].next = self.ctl.ev_arrivals.val();
+        if self.ctl.ev_barriers.val() {
+            self.ctr.inc[9].next = self.one8.val();
+        }
+        if self.ctl.ev_rearbs.val() {
+            self.ctr.inc[17].next = self.one8.val();
+        }
+        if self.ctl.ev_rearb_wait.val() {
+            self.ctr.inc[18].next = self.one8.val();
+        }
+        self.ctl_n_ready.next = self.zero8.val();
+        self.ctl_n_memwait.next = self.zero8.val();
+        self.ctl_n_barrier.next = self.zero8.val();
+        for w in 0..self._w {
+            if self.warps.code[w].val() == self.ctl_code[1].val() {
+                self.ctl_n_ready.next = self.ctl_n_ready.val() + self.one8.val();
+            }
+            if self.warps.code[w].val() == self.ctl_code[2].val() {
+                self.ctl_n_memwait.next = self.ctl_n_memwait.val() + self.one8.val();
+            }
+            if (self.warps.code[w].val() == self.ctl_code[3].val())
+                | (self.warps.code[w].val() == self.ctl_code[0].val())
+            {
+                self.ctl_n_barrier.next = self.ctl_n_barrier.val() + self.one8.val();
+            }
+        }
+        if (self.st.q.val() == self.s_run.val()) | (self.st.q.val() == self.s_stopping.val()) {
+            self.ctr.inc[12].next = self.ctl_n_ready.val();
+            self.ctr.inc[13].next = self.ctl_n_memwait.val();
+            self.ctr.inc[14].next = self.ctl_n_barrier.val();
+        }
+        // Trace fields of A.
+        self.tr_a_served.next = self.ctl.tr_a_served.val();
+        self.tr_a_gpc.next = self.ctl.tr_a_gpc.val();
+        self.tr_a_gmask.next = self.ctl.tr_a_gmask.val();
+        self.tr_a_pcw.next = self.ctl.tr_a_pcw.val();
+        self.tr_tree.next = self.ctl.tr_tree.val();
+        self.tr_rearb_warp.next = self.ctl.tr_rearb_warp.val();
+        // For the data path (served lanes, store data) and the trap unit.
+        self.unused_ctl.next = self.ctl.commit.val()
+            | self.warps.a_gmask.val().any()
+            | self.warps.a_gpc.val().any()
+            | self.warps.a_replay.val()
+            | self.ctl.served.val().any()
+            | self.ctl.f_ovf.val()
+            | self.ctl.f_ret0.val()
+            | self.ctl.f_npc.val()
+            | self.ctl.f_mis.val()
+            | self.ctl.f_oob.val()
+            | self.ctl.trap7.val();
+        for i in 0..self._lanes {
+            self.unused_ctl.next =
+                self.unused_ctl.val() | self.ctl.sd[i].val().any() | self.ctl.be[i].val().any();
+        }
     }
 }

@@ -33,6 +33,7 @@ pub mod acommit;
 pub mod alu;
 pub mod core;
 pub mod counters;
+pub mod ctlpath;
 pub mod datapath;
 pub mod decode;
 pub mod fieldpack;
