@@ -27,14 +27,24 @@
 //!
 //! Milestone status: M1 done (host slave, state machine, memories written
 //! by the host, SETUP, the fields of the trace record that need no
-//! pipeline). M2 so far: the launch phase (launch unit, stage S, warp
-//! state, the S..W item shift, init slots, `tr_a_pc`/`tr_a_active` of warp
-//! passes); one-warp cores build; F reads the instruction memory at the
-//! pass's pc and D decodes the word (`Decode`, guard against an all-false
-//! predicate bank until predicates are written), `exec` carried to A
-//! (`tr_a_exec`). Not yet: *PC outside the program*, the predicate file,
-//! R, X, the commit, traps, shared and global memory; a warp pass reaching
-//! A commits nothing. Lock-step first mismatches: PROGRESS.md.
+//! pipeline). M2: the launch phase (launch unit, stage S, warp state, the
+//! S..W item shift, init slots); one-warp cores build; F reads the
+//! instruction memory at the pass's pc and D decodes the word (`Decode`),
+//! `exec` carried to A. Control path (`ctlpath.rs`, branch `v2ctl`): X
+//! control, lane PCs and depths, the tree(s), the commit, the engine.
+//! Data path (`datapath.rs`, branch `v2data`): the lanes (register file
+//! read at D, operands at R, ALU and multiplier, write at W), every data
+//! class (ALU, immediates, constants, `sel`, `s2r` with the thread-id
+//! LUT-RAM, `ldparam`, ballot, link values of `call`/`callr`), the
+//! predicate file (read at F for D's guard and sources, written at A by
+//! `setp`, `pand/por/pxor`, `vote.any/all`, cleared at a block's
+//! allocation), init slots' register zeroing, `tr_rf_*`, `tr_pred_*`; the
+//! commit (`ctl.commit`) gates both writes. Not yet: traps (*PC outside
+//! the program*, ...), the debug registers of a warp (`DBG_GROUP` ..),
+//! shared and global memory (loads, stores, atomics, return slots).
+//! Lock-step: every case without memory or a trap agrees on every trace
+//! field and bus signal up to the host's debug-register reads after
+//! `DONE`. First mismatches: PROGRESS.md.
 
 use std::collections::HashMap;
 
