@@ -33,6 +33,7 @@ pub mod alu;
 pub mod core;
 pub mod counters;
 pub mod ctlpath;
+pub mod dbgwords;
 pub mod decode;
 pub mod fieldpack;
 pub mod gentry;
