@@ -27,14 +27,38 @@
 //!
 //! Milestone status: M1 done (host slave, state machine, memories written
 //! by the host, SETUP, the fields of the trace record that need no
-//! pipeline). M2 so far: the launch phase (launch unit, stage S, warp
-//! state, the S..W item shift, init slots, `tr_a_pc`/`tr_a_active` of warp
-//! passes); one-warp cores build; F reads the instruction memory at the
-//! pass's pc and D decodes the word (`Decode`, guard against an all-false
-//! predicate bank until predicates are written), `exec` carried to A
-//! (`tr_a_exec`). Not yet: *PC outside the program*, the predicate file,
-//! R, X, the commit, traps, shared and global memory; a warp pass reaching
-//! A commits nothing. Lock-step first mismatches: PROGRESS.md.
+//! pipeline). M2: the launch phase (launch unit, stage S, warp state, the
+//! S..W item shift, init slots); one-warp cores build; F reads the
+//! instruction memory at the pass's pc and D decodes the word (`Decode`),
+//! `exec` carried to A. Control path (`ctlpath.rs`, branch `v2ctl`): X
+//! control (`XLane` per lane, `XDiverge`), the lane-PC LUT-RAMs (two
+//! copies) and depth flip-flops, the arbiter tree(s) (`unified`/`split`),
+//! the commit (`ACommit`: advance, control passes from the tree,
+//! memory-pass `served`/replay, `alive`/`waiting`, §9.4 barrier and exit
+//! accounting with retire to the launch unit), the re-arbitration engine,
+//! `tr_a_gpc`/`tr_a_gmask`/`tr_a_pcw`/`tr_a_served`/`tr_tree`/
+//! `tr_rearb_warp`, counters 1–9, 12–14, 17, 18; every control
+//! instruction (`bra`, `bra.none/any/all`, `jmp`, `call`, `callr`, `ret`,
+//! `bar.sync`, `exit`) with divergence and reconvergence; the warp and
+//! slot debug words (`dbgwords.rs`: `DBG_GROUP` .. `DBG_FLAGS`,
+//! `DBG_LANE_PC`, `DBG_SLOT`).
+//! Data path (`datapath.rs`, branch `v2data`): the lanes (register file
+//! read at D, operands at R, ALU and multiplier, write at W), every data
+//! class (ALU, immediates, constants, `sel`, `s2r` with the thread-id
+//! LUT-RAM, `ldparam`, ballot, link values of `call`/`callr`), the
+//! predicate file (read at F for D's guard and sources, written at A by
+//! `setp`, `pand/por/pxor`, `vote.any/all`, cleared at a block's
+//! allocation), init slots' register zeroing, `tr_rf_*`, `tr_pred_*`; the
+//! commit (`ctl.commit`) gates both writes. Not yet: traps (§13: the
+//! control path computes the flags of causes 1, 2, 5, 6, 10 and 7 at A
+//! (`ctl.f_*`, `ctl.trap7`) but nothing raises a trap: no held trap,
+//! frozen slots, squashed passes, `STOPPING`/`TRAP`, report registers or
+//! `tr_trap`; `ctl.a_kill` is the hook), *PC outside the program*, HALT
+//! pausing the engine, shared and global memory (loads, stores, atomics,
+//! return slots; `ctl.a_refused` is the hook).
+//! Lock-step: every case without memory or a trap agrees on every trace
+//! field and bus signal up to the host's debug-register reads after
+//! `DONE`. First mismatches: PROGRESS.md.
 
 use std::collections::HashMap;
 
@@ -48,6 +72,7 @@ use rust_hdl_core::prelude::*;
 use super::acommit::CNT_W;
 use super::counters::{Counters, INC_BITS};
 use super::ctlpath::CtlPath;
+use super::datapath::DataPath;
 use super::dbgwords::DebugWords;
 use super::decode::Decode;
 use super::fieldpack::FieldPack;
@@ -773,8 +798,6 @@ pub struct Body<
     z_sel: Resize<W, 16>,
     z_entry: Resize<32, 16>,
     z_row: Resize<RB, 16>,
-    z_init_warp: Resize<4, 16>,
-    z_init_reg: Resize<5, 16>,
     z_a_warp: Resize<4, 16>,
     /// Outputs of the launch unit, S and the warp state that the stages
     /// still to come (F..X, the commit, the engine, the thread-id LUT-RAM)
@@ -797,9 +820,6 @@ pub struct Body<
     /// Stage D (§7): the word the instruction memory read at F (address
     /// `p_pc[0]`), decoded; its outputs are registered, valid at R.
     decode: Decode<L, PB, AW>,
-    /// The warp's predicate bank at D. Interim: no instruction writes a
-    /// predicate yet, and every predicate is false from the block start.
-    zero_pb: Constant<Bits<PB>>,
     /// `exec = active & guard` at X and A.
     p_exec: Vec<Reg<Bits<L>>>,
     z_exec: Resize<L, 32>,
@@ -834,8 +854,6 @@ pub struct Body<
     r_retire_slot: Reg<Bits<4>>,
     r_warp_state: Reg<Bits<48>>,
     widx: Vec<Constant<Bits<4>>>,
-    lane_mask: Constant<Bits<32>>,
-    rp_shift: Constant<Bits<16>>,
     k_init: Constant<Bits<2>>,
     k_warp: Constant<Bits<2>>,
     k_a_init: Constant<Bits<3>>,
@@ -861,7 +879,6 @@ pub struct Body<
     zero2: Constant<Bits<2>>,
     zero4: Constant<Bits<4>>,
     zero5: Constant<Bits<5>>,
-    zero7: Constant<Bits<7>>,
     zero16: Constant<Bits<16>>,
     row_shift: Constant<Bits<32>>,
     next_st: Signal<Local, Bits<3>>,
@@ -891,13 +908,26 @@ pub struct Body<
     _dq: usize,
     _dq1: usize,
     z_free: Resize<5, 32>,
+    // ---- data path (v2data) ----
+    /// Lanes, operands, special registers, predicate file, register-file
+    /// writes (`datapath.rs`).
+    dp: DataPath<L, W, K, PB, AW>,
+    z_rf_we: Resize<L, 32>,
+    z_rf_addr: Resize<AW, 16>,
+    z_pred_we: Resize<L, 32>,
+    z_pred_data: Resize<L, 32>,
+    r_rf_data: Vec<Reg<Bits<32>>>,
+    r_pred_we: Reg<Bits<32>>,
+    r_pred_addr: Reg<Bits<7>>,
+    r_pred_data: Reg<Bits<32>>,
+    /// The operands and addresses the control path reads at X (not yet).
+    unused_dp: Signal<Local, bool>,
     // ---- control path (v2ctl) ----
     /// Stage X control, the lane pcs and depths, the tree(s), the commit
     /// and the re-arbitration engine (`ctlpath.rs`).
     ctl: CtlPath<L>,
     z_ctl_threads: Resize<THREADS_BITS, CNT_W>,
     z_ctl_smask: Vec<Resize<W, 16>>,
-    ctl_zero32: Constant<Bits<32>>,
     unused_ctl: Signal<Local, bool>,
     /// Warps in `READY`, `MEMWAIT`, `BARRIER`/`REARB` at the start of
     /// the cycle (counters 12–14).
@@ -1121,8 +1151,6 @@ impl<
             z_sel: Default::default(),
             z_entry: Default::default(),
             z_row: Default::default(),
-            z_init_warp: Default::default(),
-            z_init_reg: Default::default(),
             z_a_warp: Default::default(),
             unused_pending: Default::default(),
             p_kind: sig(7),
@@ -1135,7 +1163,6 @@ impl<
             p_active: sig(5),
             z_active: Default::default(),
             decode: Decode::new(hw),
-            zero_pb: Constant::new(0u64.into()),
             p_exec: sig(2),
             z_exec: Default::default(),
             r_a_exec: Default::default(),
@@ -1167,8 +1194,6 @@ impl<
             r_retire_slot: Default::default(),
             r_warp_state: Default::default(),
             widx: (0..hw.warps).map(|w| k(w as u64)).collect(),
-            lane_mask: k(hw.lane_mask as u64),
-            rp_shift: k(hw.rf_rows_per_warp.trailing_zeros() as u64),
             k_init: k(trace::s_kind::INIT as u64),
             k_warp: k(trace::s_kind::WARP as u64),
             k_a_init: k(trace::a_kind::INIT as u64),
@@ -1192,7 +1217,6 @@ impl<
             zero2: k(0),
             zero4: k(0),
             zero5: k(0),
-            zero7: k(0),
             zero16: k(0),
             row_shift: k(hw.shared_row_shift as u64),
             next_st: Default::default(),
@@ -1217,11 +1241,21 @@ impl<
             _dq: dq.0,
             _dq1: dq.1,
             z_free: Default::default(),
+            // ---- data path (v2data) ----
+            dp: DataPath::new(hw),
+            z_rf_we: Default::default(),
+            z_rf_addr: Default::default(),
+            z_pred_we: Default::default(),
+            z_pred_data: Default::default(),
+            r_rf_data: sig(hw.lanes),
+            r_pred_we: Default::default(),
+            r_pred_addr: Default::default(),
+            r_pred_data: Default::default(),
+            unused_dp: Default::default(),
             // ---- control path (v2ctl) ----
             ctl: CtlPath::new(hw),
             z_ctl_threads: Default::default(),
             z_ctl_smask: sig(hw.block_slots),
-            ctl_zero32: k(0),
             unused_ctl: Default::default(),
             ctl_n_ready: Default::default(),
             ctl_n_memwait: Default::default(),
@@ -1407,7 +1441,8 @@ impl<
         self.params.we.next = self.slave.we[15].val();
         self.params.waddr.next = self.slave.windex.val().get_bits::<4>(0);
         self.params.wdata.next = self.slave.wdata.val();
-        self.params.raddr.next = self.zero4.val();
+        // R reads the `ldparam` word (the LUT-RAM reads asynchronously).
+        self.params.raddr.next = self.decode.param.val();
         // The fetch and the parameter read belong to the pipeline (M2).
         // So are SETUP's launch values (the launch unit's inputs).
         self.unused_mem.next = self.imem.rdata.val().any()
@@ -1604,7 +1639,7 @@ impl<
         self.decode.word.next = self.imem.rdata.val();
         self.decode.warp.next = self.p_warp[1].q.val();
         self.decode.active.next = self.p_active[1].q.val();
-        self.decode.bank.next = self.zero_pb.val();
+        self.decode.bank.next = self.dp.bank.val();
         self.p_exec[0].d.next = self.decode.exec.val();
         self.p_exec[1].d.next = self.p_exec[0].q.val();
 
@@ -1687,6 +1722,96 @@ impl<
                 | self.warps.code[w].val().any()
                 | self.launch.wslot[w].val().any()
                 | self.launch.wib[w].val().any();
+        }
+
+        // ---- data path (v2data) ----
+        self.dp.clock.next = self.clock.val();
+        self.dp.reset.next = self.reset.val();
+        for i in 0..self._lanes {
+            self.r_rf_data[i].clock.next = self.clock.val();
+            self.r_rf_data[i].reset.next = self.reset.val();
+        }
+        self.r_pred_we.clock.next = self.clock.val();
+        self.r_pred_we.reset.next = self.reset.val();
+        self.r_pred_addr.clock.next = self.clock.val();
+        self.r_pred_addr.reset.next = self.reset.val();
+        self.r_pred_data.clock.next = self.clock.val();
+        self.r_pred_data.reset.next = self.reset.val();
+        self.dp.clear_warps.next = self.launch.alloc_warps.val();
+        self.dp.tid_we.next = self.launch.tid_we.val();
+        self.dp.tid_lane.next = self.launch.tid_lane.val();
+        self.dp.tid_warp.next = self.launch.tid_warp.val();
+        self.dp.tid_x.next = self.launch.tid_x.val();
+        self.dp.tid_y.next = self.launch.tid_y.val();
+        self.dp.tid_z.next = self.launch.tid_z.val();
+        self.dp.f_warp.next = self.p_warp[0].q.val();
+        self.dp.ra_d.next = self.decode.ra_d.val();
+        self.dp.rb_d.next = self.decode.rb_d.val();
+        self.dp.r_pass.next = self.p_kind[2].q.val() == self.k_warp.val();
+        self.dp.r_init.next =
+            (self.p_kind[2].q.val() == self.k_init.val()) & self.p_has_reg[2].q.val();
+        self.dp.r_init_reg.next = self.p_reg[2].q.val();
+        self.dp.r_warp.next = self.p_warp[2].q.val();
+        self.dp.r_pc.next = self.p_pc[2].q.val();
+        self.dp.cls.next = self.decode.cls.val();
+        self.dp.movhi.next = self.decode.movhi.val();
+        self.dp.imm_b.next = self.decode.imm_b.val();
+        self.dp.alu.next = self.decode.alu.val();
+        self.dp.mul.next = self.decode.mul.val();
+        self.dp.pop.next = self.decode.pop.val();
+        self.dp.vote.next = self.decode.vote.val();
+        self.dp.sreg.next = self.decode.sreg.val();
+        self.dp.imm.next = self.decode.imm.val();
+        self.dp.rd.next = self.decode.rd.val();
+        self.dp.wr_rd.next = self.decode.wr_rd.val();
+        self.dp.pd.next = self.decode.pd.val();
+        self.dp.wr_pd.next = self.decode.wr_pd.val();
+        self.dp.exec.next = self.decode.exec.val();
+        self.dp.pa.next = self.decode.pa.val();
+        self.dp.pb.next = self.decode.pb.val();
+        self.dp.grid_x.next = self.lreg[2].q.val();
+        self.dp.grid_y.next = self.lreg[3].q.val();
+        self.dp.grid_z.next = self.lreg[4].q.val();
+        self.dp.block_x.next = self.lreg[5].q.val();
+        self.dp.block_y.next = self.lreg[6].q.val();
+        self.dp.block_z.next = self.lreg[7].q.val();
+        for k in 0..self._slots {
+            self.dp.ctaid_x[k].next = self.launch.ctaid_x[k].val();
+            self.dp.ctaid_y[k].next = self.launch.ctaid_y[k].val();
+            self.dp.ctaid_z[k].next = self.launch.ctaid_z[k].val();
+        }
+        for w in 0..self._w {
+            self.dp.wslot[w].next = self.launch.wslot[w].val();
+            self.dp.wib[w].next = self.launch.wib[w].val();
+        }
+        self.dp.nwarps.next = self.setup.nwarps.val();
+        // `%clock`: `cycles` as it is during R.
+        self.dp.clock_lo.next = self.ctr.lo[0].val();
+        self.dp.clock_hi.next = self.ctr.hi[0].val();
+        self.dp.param.next = self.params.rdata.val();
+        // The commit (control path): whether the pass at A commits, and
+        // its write mask: `exec` for the classes written here (a memory
+        // pass's `served` lanes come with the memory path).
+        self.dp.a_keep.next = self.p_exec[1].q.val();
+        self.dp.a_commit.next = self.ctl.commit.val();
+        // W's item is the data path's (its registers carry the write).
+        self.unused_dp.next =
+            self.p_warp[6].q.val().any() | self.p_reg[6].q.val().any() | self.p_has_reg[6].q.val();
+        for i in 0..self._lanes {
+            self.unused_dp.next = self.unused_dp.val() | self.dp.y_a[i].val().any();
+        }
+        // The trace fields of the data path: A (predicates), W (registers).
+        self.z_pred_we.i.next = self.dp.tr_pred_we.val();
+        self.z_pred_data.i.next = self.dp.tr_pred_data.val();
+        self.r_pred_we.d.next = self.z_pred_we.o.val();
+        self.r_pred_addr.d.next = self.dp.tr_pred_addr.val();
+        self.r_pred_data.d.next = self.z_pred_data.o.val();
+        self.z_rf_we.i.next = self.dp.tr_rf_we.val();
+        self.z_rf_addr.i.next = self.dp.tr_rf_addr.val();
+        self.r_rf_we.d.next = self.z_rf_we.o.val();
+        self.r_rf_addr.d.next = self.z_rf_addr.o.val();
+        for i in 0..self._lanes {
+            self.r_rf_data[i].d.next = self.dp.tr_rf_data[i].val();
         }
 
         // ---- warp state (§5) ----
@@ -1902,24 +2027,15 @@ impl<
             self.r_a_exec.d.next = self.z_exec.o.val();
         }
         self.tr_a_exec.next = self.r_a_exec.q.val();
-        self.tr_pred_we.next = self.zero32.val();
-        self.tr_pred_addr.next = self.zero7.val();
-        self.tr_pred_data.next = self.zero32.val();
-        // W (index 6): an init slot zeroes register `reg` of its warp in
-        // every lane (row `warp · RP + reg`).
-        self.r_rf_we.d.next = self.zero32.val();
-        self.r_rf_addr.d.next = self.zero16.val();
-        self.z_init_warp.i.next = self.p_warp[6].q.val();
-        self.z_init_reg.i.next = self.p_reg[6].q.val();
-        if (self.p_kind[6].q.val() == self.k_init.val()) & self.p_has_reg[6].q.val() {
-            self.r_rf_we.d.next = self.lane_mask.val();
-            self.r_rf_addr.d.next =
-                (self.z_init_warp.o.val() << self.rp_shift.val()) | self.z_init_reg.o.val();
-        }
+        // ---- data path (v2data): predicate writes at A, register writes
+        // at W (results, link values, init slots' zeros) ----
+        self.tr_pred_we.next = self.r_pred_we.q.val();
+        self.tr_pred_addr.next = self.r_pred_addr.q.val();
+        self.tr_pred_data.next = self.r_pred_data.q.val();
         self.tr_rf_we.next = self.r_rf_we.q.val();
         self.tr_rf_addr.next = self.r_rf_addr.q.val();
         for i in 0..self._lanes {
-            self.tr_rf_data[i].next = self.zero32.val();
+            self.tr_rf_data[i].next = self.r_rf_data[i].q.val();
         }
         // M (index 5): an init slot's row clear, every byte of every bank.
         self.m_clear.next =
@@ -1976,10 +2092,10 @@ impl<
         self.ctl.x_alive.next = self.warps.a_alive.val();
         self.ctl.x_waiting.next = self.warps.a_waiting.val();
         for i in 0..self._lanes {
-            // interim: driven by the data path (v2data)
-            self.ctl.x_a[i].next = self.ctl_zero32.val();
-            self.ctl.x_addr[i].next = self.ctl_zero32.val();
-            self.ctl.x_sdata[i].next = self.ctl_zero32.val();
+            // The data path's operands at X (`datapath.rs`).
+            self.ctl.x_a[i].next = self.dp.a_x[i].val();
+            self.ctl.x_addr[i].next = self.dp.addr_x[i].val();
+            self.ctl.x_sdata[i].next = self.dp.b_x[i].val();
         }
         self.ctl.code_len.next = self.lreg[1].q.val();
         self.ctl.window.next = self.l_window.q.val();
