@@ -57,8 +57,8 @@
 //! pausing the engine, shared and global memory (loads, stores, atomics,
 //! return slots; `ctl.a_refused` is the hook).
 //! Lock-step: every case without memory or a trap agrees on every trace
-//! field and bus signal up to the host's debug-register reads after
-//! `DONE`. First mismatches: PROGRESS.md.
+//! field and bus signal, the host's debug-register reads after `DONE`
+//! included. First mismatches: PROGRESS.md.
 
 use std::collections::HashMap;
 
