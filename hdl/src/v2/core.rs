@@ -31,7 +31,17 @@
 //! S..W item shift, init slots); one-warp cores build; F reads the
 //! instruction memory at the pass's pc and D decodes the word (`Decode`),
 //! `exec` carried to A. Control path (`ctlpath.rs`, branch `v2ctl`): X
-//! control, lane PCs and depths, the tree(s), the commit, the engine.
+//! control (`XLane` per lane, `XDiverge`), the lane-PC LUT-RAMs (two
+//! copies) and depth flip-flops, the arbiter tree(s) (`unified`/`split`),
+//! the commit (`ACommit`: advance, control passes from the tree,
+//! memory-pass `served`/replay, `alive`/`waiting`, §9.4 barrier and exit
+//! accounting with retire to the launch unit), the re-arbitration engine,
+//! `tr_a_gpc`/`tr_a_gmask`/`tr_a_pcw`/`tr_a_served`/`tr_tree`/
+//! `tr_rearb_warp`, counters 1–9, 12–14, 17, 18; every control
+//! instruction (`bra`, `bra.none/any/all`, `jmp`, `call`, `callr`, `ret`,
+//! `bar.sync`, `exit`) with divergence and reconvergence; the warp and
+//! slot debug words (`dbgwords.rs`: `DBG_GROUP` .. `DBG_FLAGS`,
+//! `DBG_LANE_PC`, `DBG_SLOT`).
 //! Data path (`datapath.rs`, branch `v2data`): the lanes (register file
 //! read at D, operands at R, ALU and multiplier, write at W), every data
 //! class (ALU, immediates, constants, `sel`, `s2r` with the thread-id
@@ -39,12 +49,16 @@
 //! predicate file (read at F for D's guard and sources, written at A by
 //! `setp`, `pand/por/pxor`, `vote.any/all`, cleared at a block's
 //! allocation), init slots' register zeroing, `tr_rf_*`, `tr_pred_*`; the
-//! commit (`ctl.commit`) gates both writes. Not yet: traps (*PC outside
-//! the program*, ...), the debug registers of a warp (`DBG_GROUP` ..),
-//! shared and global memory (loads, stores, atomics, return slots).
+//! commit (`ctl.commit`) gates both writes. Not yet: traps (§13: the
+//! control path computes the flags of causes 1, 2, 5, 6, 10 and 7 at A
+//! (`ctl.f_*`, `ctl.trap7`) but nothing raises a trap: no held trap,
+//! frozen slots, squashed passes, `STOPPING`/`TRAP`, report registers or
+//! `tr_trap`; `ctl.a_kill` is the hook), *PC outside the program*, HALT
+//! pausing the engine, shared and global memory (loads, stores, atomics,
+//! return slots; `ctl.a_refused` is the hook).
 //! Lock-step: every case without memory or a trap agrees on every trace
-//! field and bus signal up to the host's debug-register reads after
-//! `DONE`. First mismatches: PROGRESS.md.
+//! field and bus signal, the host's debug-register reads after `DONE`
+//! included. First mismatches: PROGRESS.md.
 
 use std::collections::HashMap;
 
@@ -59,6 +73,7 @@ use super::acommit::CNT_W;
 use super::counters::{Counters, INC_BITS};
 use super::ctlpath::CtlPath;
 use super::datapath::DataPath;
+use super::dbgwords::DebugWords;
 use super::decode::Decode;
 use super::fieldpack::FieldPack;
 use super::gentry::LutRam;
@@ -920,6 +935,31 @@ pub struct Body<
     ctl_n_memwait: Signal<Local, Bits<INC_BITS>>,
     ctl_n_barrier: Signal<Local, Bits<INC_BITS>>,
     ctl_code: Vec<Constant<Bits<3>>>,
+    /// The warp debug words (§15.3) and the selected warp (`DBG_WARP`,
+    /// at most `W − 1`, as the model reads it).
+    ctl_dbg: DebugWords<L>,
+    ctl_dbg_widx: Signal<Local, Bits<4>>,
+    ctl_dbg_woh: Signal<Local, Bits<16>>,
+    ctl_dbg_wslot: Signal<Local, Bits<4>>,
+    ctl_dbg_wib: Signal<Local, Bits<4>>,
+    ctl_wmax: Constant<Bits<4>>,
+    ctl_wbit: Vec<Constant<Bits<16>>>,
+    /// `rd` indices of `DBG_GROUP` .. `DBG_FLAGS`, `DBG_LANE_PC` and the
+    /// first `DBG_SLOT` (one-iteration loops, empty without `debug_regs`).
+    _dbg_group: usize,
+    _dbg_group1: usize,
+    _dbg_gmask: usize,
+    _dbg_gmask1: usize,
+    _dbg_alive: usize,
+    _dbg_alive1: usize,
+    _dbg_waiting: usize,
+    _dbg_waiting1: usize,
+    _dbg_flags: usize,
+    _dbg_flags1: usize,
+    _dbg_lanepc: usize,
+    _dbg_lanepc1: usize,
+    _dbg_slot: usize,
+    _dbg_slot1: usize,
 }
 
 impl<
@@ -994,6 +1034,11 @@ impl<
             _ => ((0, 0), (0, 0)),
         };
         let bus_words = hw.global_bus_bytes as usize / 4;
+        // ---- control path (v2ctl): `rd` index range of a debug word ----
+        let dbg_rd = |name: &str| match map.read_index(name) {
+            Some(i) => (i, i + 1),
+            None => (0, 0),
+        };
         Body {
             clock: Default::default(),
             reset: Default::default(),
@@ -1224,6 +1269,27 @@ impl<
             .iter()
             .map(|&c| k(c))
             .collect(),
+            ctl_dbg: DebugWords::new(hw.block_slots),
+            ctl_dbg_widx: Default::default(),
+            ctl_dbg_woh: Default::default(),
+            ctl_dbg_wslot: Default::default(),
+            ctl_dbg_wib: Default::default(),
+            ctl_wmax: k(hw.warps as u64 - 1),
+            ctl_wbit: (0..hw.warps).map(|w| k(1 << w)).collect(),
+            _dbg_group: dbg_rd("DBG_GROUP").0,
+            _dbg_group1: dbg_rd("DBG_GROUP").1,
+            _dbg_gmask: dbg_rd("DBG_GMASK").0,
+            _dbg_gmask1: dbg_rd("DBG_GMASK").1,
+            _dbg_alive: dbg_rd("DBG_ALIVE").0,
+            _dbg_alive1: dbg_rd("DBG_ALIVE").1,
+            _dbg_waiting: dbg_rd("DBG_WAITING").0,
+            _dbg_waiting1: dbg_rd("DBG_WAITING").1,
+            _dbg_flags: dbg_rd("DBG_FLAGS").0,
+            _dbg_flags1: dbg_rd("DBG_FLAGS").1,
+            _dbg_lanepc: dbg_rd("DBG_LANE_PC").0,
+            _dbg_lanepc1: dbg_rd("DBG_LANE_PC").1,
+            _dbg_slot: dbg_rd("DBG_SLOT[0]").0,
+            _dbg_slot1: dbg_rd("DBG_SLOT[0]").1,
         }
     }
 }
@@ -2124,8 +2190,80 @@ impl<
         self.tr_a_pcw.next = self.ctl.tr_a_pcw.val();
         self.tr_tree.next = self.ctl.tr_tree.val();
         self.tr_rearb_warp.next = self.ctl.tr_rearb_warp.val();
+        // Debug words (§15.3): the selected warp's registers.
+        self.ctl_dbg_widx.next = self.dbg_warp.q.val().get_bits::<4>(0);
+        if self.dbg_warp.q.val().get_bits::<4>(0) > self.ctl_wmax.val() {
+            self.ctl_dbg_widx.next = self.ctl_wmax.val();
+        }
+        self.ctl_dbg_woh.next = self.zero16.val();
+        self.ctl_dbg_wslot.next = self.zero4.val();
+        self.ctl_dbg_wib.next = self.zero4.val();
+        for w in 0..self._w {
+            if self.ctl_dbg_widx.val() == self.widx[w].val() {
+                self.ctl_dbg_woh.next = self.ctl_dbg_woh.val() | self.ctl_wbit[w].val();
+                self.ctl_dbg_wslot.next = self.ctl_dbg_wslot.val() | self.launch.wslot[w].val();
+                self.ctl_dbg_wib.next = self.ctl_dbg_wib.val() | self.launch.wib[w].val();
+            }
+        }
+        self.warps.d_sel.next = self.ctl_dbg_woh.val();
+        self.ctl.dbg_widx.next = self.ctl_dbg_widx.val();
+        self.ctl.dbg_woh.next = self.ctl_dbg_woh.val();
+        self.ctl.dbg_lane.next = self.dbg_lane.q.val().get_bits::<5>(0);
+        self.ctl_dbg.gpc.next = self.warps.d_gpc.val();
+        self.ctl_dbg.gdepth.next = self.warps.d_gdepth.val();
+        self.ctl_dbg.gmask.next = self.warps.d_gmask.val();
+        self.ctl_dbg.alive.next = self.warps.d_alive.val();
+        self.ctl_dbg.waiting.next = self.warps.d_waiting.val();
+        self.ctl_dbg.busy_i.next = self.warps.d_busy_i.val();
+        self.ctl_dbg.busy_r.next = self.warps.d_busy_r.val();
+        self.ctl_dbg.replay.next = self.warps.d_replay.val();
+        self.ctl_dbg.rearb.next = self.warps.d_rearb.val();
+        self.ctl_dbg.outstanding.next = self.warps.d_outstanding.val();
+        self.ctl_dbg.wslot.next = self.ctl_dbg_wslot.val();
+        self.ctl_dbg.wib.next = self.ctl_dbg_wib.val();
+        self.ctl_dbg.lane_pc.next = self.ctl.dbg_pc.val();
+        self.ctl_dbg.lane_depth.next = self.ctl.dbg_depth.val();
+        for k in 0..self._slots {
+            self.ctl_dbg.slot_state[k].next = self.launch.state[k].val();
+            self.ctl_dbg.slot_arrived[k].next = self.ctl.slot_arrived[k].val();
+            self.ctl_dbg.slot_exited[k].next = self.ctl.slot_exited[k].val();
+        }
+        for i in self._dbg_group..self._dbg_group1 {
+            self.slave.rd[i].next = self.ctl_dbg.w_group.val();
+        }
+        for i in self._dbg_gmask..self._dbg_gmask1 {
+            self.slave.rd[i].next = self.ctl_dbg.w_gmask.val();
+        }
+        for i in self._dbg_alive..self._dbg_alive1 {
+            self.slave.rd[i].next = self.ctl_dbg.w_alive.val();
+        }
+        for i in self._dbg_waiting..self._dbg_waiting1 {
+            self.slave.rd[i].next = self.ctl_dbg.w_waiting.val();
+        }
+        for i in self._dbg_flags..self._dbg_flags1 {
+            self.slave.rd[i].next = self.ctl_dbg.w_flags.val();
+        }
+        for i in self._dbg_lanepc..self._dbg_lanepc1 {
+            self.slave.rd[i].next = self.ctl_dbg.w_lane_pc.val();
+        }
+        for i in self._dbg_slot..self._dbg_slot1 {
+            for k in 0..self._slots {
+                self.slave.rd[i + k].next = self.ctl_dbg.w_slot[k].val();
+            }
+        }
+        // Without `debug_regs` nothing reads the debug words.
+        self.unused_ctl.next = self.ctl_dbg.w_group.val().any()
+            | self.ctl_dbg.w_gmask.val().any()
+            | self.ctl_dbg.w_alive.val().any()
+            | self.ctl_dbg.w_waiting.val().any()
+            | self.ctl_dbg.w_flags.val().any()
+            | self.ctl_dbg.w_lane_pc.val().any();
+        for k in 0..self._slots {
+            self.unused_ctl.next = self.unused_ctl.val() | self.ctl_dbg.w_slot[k].val().any();
+        }
         // For the data path (served lanes, store data) and the trap unit.
-        self.unused_ctl.next = self.ctl.commit.val()
+        self.unused_ctl.next = self.unused_ctl.val()
+            | self.ctl.commit.val()
             | self.warps.a_gmask.val().any()
             | self.warps.a_gpc.val().any()
             | self.warps.a_replay.val()

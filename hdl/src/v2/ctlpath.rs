@@ -115,6 +115,16 @@ pub struct CtlPath<const L: usize> {
     pub rearb: Signal<In, Bits<16>>,
     pub e_alive: Signal<In, Bits<L>>,
     pub e_waiting: Signal<In, Bits<L>>,
+    /// Debug registers (§15.3): the selected warp (index, one-hot) and lane.
+    pub dbg_widx: Signal<In, Bits<4>>,
+    pub dbg_woh: Signal<In, Bits<16>>,
+    pub dbg_lane: Signal<In, Bits<5>>,
+    /// Its stored pc (copy 2, when the engine does not load) and depth.
+    pub dbg_pc: Signal<Out, Bits<PC_W>>,
+    pub dbg_depth: Signal<Out, Bits<DEPTH_W>>,
+    /// Each slot's `arrived` and `exited`.
+    pub slot_arrived: Vec<Signal<Out, Bits<CNT_W>>>,
+    pub slot_exited: Vec<Signal<Out, Bits<CNT_W>>>,
     // ---- outputs: the warp state's commit and engine ports ----
     pub e_sel: Signal<Out, Bits<16>>,
     pub c_we: Signal<Out, Bits<16>>,
@@ -261,6 +271,7 @@ pub struct CtlPath<const L: usize> {
     zero_k: Constant<Bits<KT>>,
     zero_l: Constant<Bits<L>>,
     zero_d: Constant<Bits<DEPTH_W>>,
+    zero_pc16: Constant<Bits<PC_W>>,
     zero_c: Constant<Bits<CNT_W>>,
     zero4: Constant<Bits<4>>,
     zero16: Constant<Bits<16>>,
@@ -269,6 +280,7 @@ pub struct CtlPath<const L: usize> {
     msp_g: Constant<Bits<2>>,
     msp_s: Constant<Bits<2>>,
     lbit: Vec<Constant<Bits<L>>>,
+    lidx: Vec<Constant<Bits<5>>>,
     split: Constant<bool>,
     st_run: Constant<Bits<2>>,
     _lanes: usize,
@@ -369,6 +381,13 @@ impl<const L: usize> CtlPath<L> {
             rearb: Default::default(),
             e_alive: Default::default(),
             e_waiting: Default::default(),
+            dbg_widx: Default::default(),
+            dbg_woh: Default::default(),
+            dbg_lane: Default::default(),
+            dbg_pc: Default::default(),
+            dbg_depth: Default::default(),
+            slot_arrived: sig(hw.block_slots),
+            slot_exited: sig(hw.block_slots),
             e_sel: Default::default(),
             c_we: Default::default(),
             c_gmask: Default::default(),
@@ -509,6 +528,7 @@ impl<const L: usize> CtlPath<L> {
             zero_k: k(0),
             zero_l: k(0),
             zero_d: k(0),
+            zero_pc16: k(0),
             zero_c: k(0),
             zero4: k(0),
             zero16: k(0),
@@ -517,6 +537,7 @@ impl<const L: usize> CtlPath<L> {
             msp_g: k(1 << MSP_GLOBAL),
             msp_s: k(1 << MSP_SHARED),
             lbit: (0..L).map(|l| k(1 << l)).collect(),
+            lidx: (0..L as u64).map(k).collect(),
             split: Constant::new(split),
             st_run: k(super::warpstate::slot_state::RUN),
             _lanes: L,
@@ -681,6 +702,7 @@ impl<const L: usize> Logic for CtlPath<L> {
         self.x_warp_oh.next = self.x_oh.val();
         // Depths of the X warp's lanes and of the engine's warp: AND-OR
         // selections over the warps.
+        self.dbg_depth.next = self.zero_d.val();
         for l in 0..self._lanes {
             self.x_dep[l].next = self.zero_d.val();
             self.e_dep[l].next = self.zero_d.val();
@@ -693,6 +715,9 @@ impl<const L: usize> Logic for CtlPath<L> {
                     }
                     if self.ac.e_load.val().get_bit(w) {
                         self.e_dep[l].next = self.e_dep[l].val() | self.dep[w * n + l].q.val();
+                    }
+                    if self.dbg_woh.val().get_bit(w) & (self.dbg_lane.val() == self.lidx[l].val()) {
+                        self.dbg_depth.next = self.dbg_depth.val() | self.dep[w * n + l].q.val();
                     }
                 }
             }
@@ -756,8 +781,16 @@ impl<const L: usize> Logic for CtlPath<L> {
             }
         }
         self.e_sel.next = self.ac.e_load.val();
+        self.dbg_pc.next = self.zero_pc16.val();
         for l in 0..self._lanes {
-            self.pc2[l].raddr.next = self.e_idx.val();
+            // The debug read takes copy 2's port when the engine does not.
+            self.pc2[l].raddr.next = self.dbg_widx.val();
+            if self.ac.e_load.val().any() {
+                self.pc2[l].raddr.next = self.e_idx.val();
+            }
+            if self.dbg_lane.val() == self.lidx[l].val() {
+                self.dbg_pc.next = self.dbg_pc.val() | self.pc2[l].rdata.val();
+            }
             self.x_spc[l].i.next = self.pc2[l].rdata.val();
             self.x_edep[l].i.next = self.dmax.val() - self.e_dep[l].val();
             self.ek[l].d.next = self.zero_k.val();
@@ -878,6 +911,10 @@ impl<const L: usize> Logic for CtlPath<L> {
             self.exited[s].en.next = self.ac.slot_we.val() & self.a_slot_oh.val().get_bit(s);
             self.exited[s].d.next = self.ac.exited_n.val();
         }
+        for s in 0..self._slots {
+            self.slot_arrived[s].next = self.arrived[s].q.val();
+            self.slot_exited[s].next = self.exited[s].q.val();
+        }
         self.retire.next = self.ac.retire.val();
         self.retire_slot.next = self.a_slot.val();
         self.trap7.next = self.ac.trap7.val();
@@ -956,7 +993,8 @@ impl<const L: usize> Logic for CtlPath<L> {
             | self.r_cls.val().get_bits::<8>(0).any()
             | self.r_cls.val().get_bits::<2>(19).any()
             | self.alloc_oh.val().any()
-            | self.start_warps.val().any();
+            | self.start_warps.val().any()
+            | self.dbg_woh.val().any();
 
         // ---- counters (§15.1) ----
         // Popcounts: adder trees in heap order (leaves L-1..2L-2 = lanes).

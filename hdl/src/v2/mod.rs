@@ -35,6 +35,7 @@ pub mod core;
 pub mod counters;
 pub mod ctlpath;
 pub mod datapath;
+pub mod dbgwords;
 pub mod decode;
 pub mod fieldpack;
 pub mod gentry;
