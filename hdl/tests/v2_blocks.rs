@@ -621,3 +621,120 @@ int main() {
     }
     assert!(checked > 1200, "{checked}");
 }
+
+/// The lane's paths for the top's data path, by hand (§8, §11, §9.3):
+/// `movhi` keeps the register's low half (`sel_a` bit 2), the commit's
+/// `drop_a` at A keeps a result out of the register file, and `alt_w` at W
+/// replaces the result (the link value of `call`/`callr`, whose operand A
+/// is the target register). Items enter R one per cycle; W is four
+/// cycles after R.
+#[test]
+fn lane_low_half_drop_and_link_write() {
+    let or = AluFunc::Alu(concord_isa::instr::AluOp::Or).onehot() as u64;
+    let mut lane = LaneDp::<8>::new(256);
+    lane.connect_all();
+    // One item: its cycle at R (`ra` goes in one cycle earlier, at D).
+    struct Item {
+        r: usize,
+        ra: u64,
+        sel_a: u64,
+        alt: u64,
+        sel_b: u64,
+        imm: u64,
+        func: u64,
+        wa: u64,
+    }
+    let items = [
+        // word 5 := 0x12345678 (alt | 0)
+        Item {
+            r: 0,
+            ra: 0,
+            sel_a: 2,
+            alt: 0x1234_5678,
+            sel_b: 0,
+            imm: 0,
+            func: or,
+            wa: 5,
+        },
+        // word 6 := 0xdead, dropped at A
+        Item {
+            r: 1,
+            ra: 0,
+            sel_a: 2,
+            alt: 0xdead,
+            sel_b: 0,
+            imm: 0,
+            func: or,
+            wa: 6,
+        },
+        // word 7 := the link 0xcafe0001 at W (operand A is a register)
+        Item {
+            r: 2,
+            ra: 5,
+            sel_a: 1,
+            alt: 0,
+            sel_b: 0,
+            imm: 0,
+            func: 0,
+            wa: 7,
+        },
+        // movhi: word 8 := 0xabcd << 16 | low half of word 5
+        Item {
+            r: 6,
+            ra: 5,
+            sel_a: 4,
+            alt: 0,
+            sel_b: 2,
+            imm: 0xabcd_0000,
+            func: or,
+            wa: 8,
+        },
+    ];
+    let mut writes = Vec::new();
+    let mut x_seen = None;
+    for cycle in 0..12 {
+        lane.wen.next = false;
+        lane.sel_a.next = 0u64.into();
+        lane.sel_b.next = 0u64.into();
+        lane.func.next = 0u64.into();
+        lane.mfunc.next = 0u64.into();
+        lane.drop_a.next = cycle == 3; // item 1 is at A in cycle 3
+        lane.sel_alt_w.next = cycle == 6; // item 2 is at W in cycle 6
+        lane.alt_w.next = 0xcafe_0001u64.into();
+        for it in &items {
+            if it.r == cycle + 1 {
+                lane.ra.next = it.ra.into();
+            }
+            if it.r == cycle {
+                lane.sel_a.next = it.sel_a.into();
+                lane.alt_a.next = it.alt.into();
+                lane.sel_b.next = it.sel_b.into();
+                lane.imm.next = it.imm.into();
+                lane.func.next = it.func.into();
+                lane.wen.next = true;
+                lane.wa.next = it.wa.into();
+            }
+        }
+        settle(&mut lane);
+        if cycle == 7 {
+            x_seen = Some((
+                lane.a_x.val().to_u32(),
+                lane.b_x.val().to_u32(),
+                lane.addr_x.val().to_u32(),
+            ));
+        }
+        if lane.w_en.val() {
+            writes.push((cycle, lane.w_addr.val().index(), lane.w_data.val().to_u32()));
+        }
+        tick!(lane);
+    }
+    assert_eq!(
+        writes,
+        vec![
+            (4, 5, 0x1234_5678),
+            (6, 7, 0xcafe_0001),
+            (10, 8, 0xabcd_5678)
+        ]
+    );
+    assert_eq!(x_seen, Some((0x5678, 0xabcd_0000, 0xabcd_5678)));
+}

@@ -497,8 +497,12 @@ fn warp_state_readiness_and_codes() {
         // Start-of-cycle outputs against §5.4 / §5.5.
         let f = rng.index(NW);
         let a = rng.index(NW);
+        let e = rng.index(NW);
+        let d = rng.index(NW);
+        b.d_sel.next = bit(d).into();
         b.f_sel.next = bit(f).into();
         b.a_sel.next = bit(a).into();
+        b.e_sel.next = bit(e).into();
         for (w, s) in st.iter().enumerate() {
             b.slot_st[w].next = (*s).into();
         }
@@ -619,6 +623,18 @@ fn warp_state_readiness_and_codes() {
         assert_eq!(b.a_gpc.val().index() as u64, r[a].gpc);
         assert_eq!(b.a_alive.val().index() as u64, r[a].alive);
         assert_eq!(b.a_waiting.val().index() as u64, r[a].waiting);
+        assert_eq!(b.e_alive.val().index() as u64, r[e].alive);
+        assert_eq!(b.e_waiting.val().index() as u64, r[e].waiting);
+        assert_eq!(b.d_gmask.val().index() as u64, r[d].gmask);
+        assert_eq!(b.d_gpc.val().index() as u64, r[d].gpc);
+        assert_eq!(b.d_gdepth.val().index() as u64, r[d].gdepth);
+        assert_eq!(b.d_alive.val().index() as u64, r[d].alive);
+        assert_eq!(b.d_waiting.val().index() as u64, r[d].waiting);
+        assert_eq!(b.d_busy_i.val(), r[d].busy_i);
+        assert_eq!(b.d_busy_r.val(), r[d].busy_r);
+        assert_eq!(b.d_replay.val(), r[d].replay);
+        assert_eq!(b.d_rearb.val(), r[d].rearb);
+        assert_eq!(b.d_outstanding.val().index() as u64, r[d].outstanding);
         assert_eq!(b.a_replay.val(), r[a].replay);
         assert_eq!(b.a_outstanding.val().index() as u64, r[a].outstanding);
         common::edge(&mut *b, &WP);

@@ -36,7 +36,8 @@
 //! A failure names the case or seed, the cycle and the differing fields.
 //! `CONCORD_V2_CASE=<text>` narrows the case tiers to the cases whose name
 //! contains the text; `CONCORD_V2_VCD=<dir>` leaves each test's last run as
-//! a VCD in `<dir>`. `CONCORD_V2_IGNORE=<prefix>,<prefix>` leaves the
+//! a VCD in `<dir>`. `CONCORD_V2_KEEP_GOING=1` makes the case tiers report
+//! every failing case instead of stopping at the first. `CONCORD_V2_IGNORE=<prefix>,<prefix>` leaves the
 //! fields whose names start with a prefix out of the per-cycle comparison
 //! (`lockstep::run_ignoring`; bring-up only: the test then fails at its
 //! end, saying that fields were ignored).
@@ -795,6 +796,10 @@ fn for_each_case(
         .collect();
     assert!(!cases.is_empty(), "no case's name contains {only:?}");
     let mut ran = 0;
+    // `CONCORD_V2_KEEP_GOING`: report every failing case (its first
+    // mismatch) and fail at the end, a bring-up aid.
+    let keep_going = std::env::var_os("CONCORD_V2_KEEP_GOING").is_some();
+    let mut failed = Vec::new();
     for config in case_configs() {
         for &case in &cases {
             if case.threads() > config.lanes * config.warps
@@ -818,14 +823,24 @@ fn for_each_case(
             };
             let oracle = if case.deterministic { FULL } else { MEMORY };
             if let Err(e) = f(&config, &launch, case, oracle) {
-                panic!(
+                let report = format!(
                     "`{}` on {} lanes × {} warps {:?} {:?}: {e}",
                     case.name, config.lanes, config.warps, config.scheduler, config.arbiter
                 );
+                if !keep_going {
+                    panic!("{report}");
+                }
+                println!("FAILED CASE {report}");
+                failed.push(case.name.clone());
             }
             ran += 1;
         }
     }
+    assert!(
+        failed.is_empty(),
+        "{} failing runs: {failed:?}",
+        failed.len()
+    );
     assert!(
         ran >= cases.len(),
         "only {ran} runs for {} cases",

@@ -27,14 +27,38 @@
 //!
 //! Milestone status: M1 done (host slave, state machine, memories written
 //! by the host, SETUP, the fields of the trace record that need no
-//! pipeline). M2 so far: the launch phase (launch unit, stage S, warp
-//! state, the S..W item shift, init slots, `tr_a_pc`/`tr_a_active` of warp
-//! passes); one-warp cores build; F reads the instruction memory at the
-//! pass's pc and D decodes the word (`Decode`, guard against an all-false
-//! predicate bank until predicates are written), `exec` carried to A
-//! (`tr_a_exec`). Not yet: *PC outside the program*, the predicate file,
-//! R, X, the commit, traps, shared and global memory; a warp pass reaching
-//! A commits nothing. Lock-step first mismatches: PROGRESS.md.
+//! pipeline). M2: the launch phase (launch unit, stage S, warp state, the
+//! S..W item shift, init slots); one-warp cores build; F reads the
+//! instruction memory at the pass's pc and D decodes the word (`Decode`),
+//! `exec` carried to A. Control path (`ctlpath.rs`, branch `v2ctl`): X
+//! control (`XLane` per lane, `XDiverge`), the lane-PC LUT-RAMs (two
+//! copies) and depth flip-flops, the arbiter tree(s) (`unified`/`split`),
+//! the commit (`ACommit`: advance, control passes from the tree,
+//! memory-pass `served`/replay, `alive`/`waiting`, §9.4 barrier and exit
+//! accounting with retire to the launch unit), the re-arbitration engine,
+//! `tr_a_gpc`/`tr_a_gmask`/`tr_a_pcw`/`tr_a_served`/`tr_tree`/
+//! `tr_rearb_warp`, counters 1–9, 12–14, 17, 18; every control
+//! instruction (`bra`, `bra.none/any/all`, `jmp`, `call`, `callr`, `ret`,
+//! `bar.sync`, `exit`) with divergence and reconvergence; the warp and
+//! slot debug words (`dbgwords.rs`: `DBG_GROUP` .. `DBG_FLAGS`,
+//! `DBG_LANE_PC`, `DBG_SLOT`).
+//! Data path (`datapath.rs`, branch `v2data`): the lanes (register file
+//! read at D, operands at R, ALU and multiplier, write at W), every data
+//! class (ALU, immediates, constants, `sel`, `s2r` with the thread-id
+//! LUT-RAM, `ldparam`, ballot, link values of `call`/`callr`), the
+//! predicate file (read at F for D's guard and sources, written at A by
+//! `setp`, `pand/por/pxor`, `vote.any/all`, cleared at a block's
+//! allocation), init slots' register zeroing, `tr_rf_*`, `tr_pred_*`; the
+//! commit (`ctl.commit`) gates both writes. Not yet: traps (§13: the
+//! control path computes the flags of causes 1, 2, 5, 6, 10 and 7 at A
+//! (`ctl.f_*`, `ctl.trap7`) but nothing raises a trap: no held trap,
+//! frozen slots, squashed passes, `STOPPING`/`TRAP`, report registers or
+//! `tr_trap`; `ctl.a_kill` is the hook), *PC outside the program*, HALT
+//! pausing the engine, shared and global memory (loads, stores, atomics,
+//! return slots; `ctl.a_refused` is the hook).
+//! Lock-step: every case without memory or a trap agrees on every trace
+//! field and bus signal, the host's debug-register reads after `DONE`
+//! included. First mismatches: PROGRESS.md.
 
 use std::collections::HashMap;
 
@@ -45,7 +69,11 @@ use concord_uarch::regmap::{self, HwConfig, V2Values, CTRL_HALT, LAUNCH_FIELDS, 
 use concord_uarch::{trace, GenOptions, HwParams};
 use rust_hdl_core::prelude::*;
 
+use super::acommit::CNT_W;
 use super::counters::{Counters, INC_BITS};
+use super::ctlpath::CtlPath;
+use super::datapath::DataPath;
+use super::dbgwords::DebugWords;
 use super::decode::Decode;
 use super::fieldpack::FieldPack;
 use super::gentry::LutRam;
@@ -145,6 +173,16 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
          /* verilator lint_off DECLFILENAME */\n",
         hw.lanes, hw.warps, gen.trace, gen.counter_bits, gen.debug_regs
     );
+    // ---- control path (v2ctl) ----
+    // rust-hdl emits one always block per module, and Verilator orders
+    // whole blocks: the control path (`ctlpath.rs`) feeds the commit
+    // (`ACommit`) from the tree and reads its outputs in one block, and its
+    // retire and allocation signals pass through the launch unit's block
+    // to S (`sched$init`). No signal-level loop exists (the lock-step run
+    // settles every cycle), but Verilator reports UNOPTFLAT (a
+    // simulation-speed warning) on these blocks: waived on the control
+    // path's modules and on `sched$init`, as on `launch$init_req` below.
+    let mut in_ctl = false;
     for line in raw.lines() {
         // The launch unit computes `init_req` (from its registers) in the
         // always block that also reads `init_take` (S's `init`, which
@@ -152,9 +190,13 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
         // orders whole blocks and reports UNOPTFLAT (a simulation-speed
         // warning). Waived on this one signal until `launch.rs` drives the
         // output from its own block.
-        let waive = line.trim() == "wire  launch$init_req;";
+        let waive = line.trim() == "wire  launch$init_req;" || line.trim() == "wire  sched$init;";
         if waive {
             out.push_str("    /* verilator lint_off UNOPTFLAT */\n");
+        }
+        if line.starts_with("module top$ctl") {
+            in_ctl = true;
+            out.push_str("/* verilator lint_off UNOPTFLAT */\n");
         }
         out.push_str(&crate::rename_module_on_line(line, |name| {
             if name == "top" {
@@ -167,6 +209,10 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
         out.push('\n');
         if waive {
             out.push_str("    /* verilator lint_on UNOPTFLAT */\n");
+        }
+        if in_ctl && line.starts_with("endmodule") {
+            in_ctl = false;
+            out.push_str("/* verilator lint_on UNOPTFLAT */\n");
         }
     }
     out.push_str(&wrapper(&hw, gen)?);
@@ -752,8 +798,6 @@ pub struct Body<
     z_sel: Resize<W, 16>,
     z_entry: Resize<32, 16>,
     z_row: Resize<RB, 16>,
-    z_init_warp: Resize<4, 16>,
-    z_init_reg: Resize<5, 16>,
     z_a_warp: Resize<4, 16>,
     /// Outputs of the launch unit, S and the warp state that the stages
     /// still to come (F..X, the commit, the engine, the thread-id LUT-RAM)
@@ -776,9 +820,6 @@ pub struct Body<
     /// Stage D (§7): the word the instruction memory read at F (address
     /// `p_pc[0]`), decoded; its outputs are registered, valid at R.
     decode: Decode<L, PB, AW>,
-    /// The warp's predicate bank at D. Interim: no instruction writes a
-    /// predicate yet, and every predicate is false from the block start.
-    zero_pb: Constant<Bits<PB>>,
     /// `exec = active & guard` at X and A.
     p_exec: Vec<Reg<Bits<L>>>,
     z_exec: Resize<L, 32>,
@@ -813,8 +854,6 @@ pub struct Body<
     r_retire_slot: Reg<Bits<4>>,
     r_warp_state: Reg<Bits<48>>,
     widx: Vec<Constant<Bits<4>>>,
-    lane_mask: Constant<Bits<32>>,
-    rp_shift: Constant<Bits<16>>,
     k_init: Constant<Bits<2>>,
     k_warp: Constant<Bits<2>>,
     k_a_init: Constant<Bits<3>>,
@@ -840,7 +879,6 @@ pub struct Body<
     zero2: Constant<Bits<2>>,
     zero4: Constant<Bits<4>>,
     zero5: Constant<Bits<5>>,
-    zero7: Constant<Bits<7>>,
     zero16: Constant<Bits<16>>,
     row_shift: Constant<Bits<32>>,
     next_st: Signal<Local, Bits<3>>,
@@ -870,6 +908,58 @@ pub struct Body<
     _dq: usize,
     _dq1: usize,
     z_free: Resize<5, 32>,
+    // ---- data path (v2data) ----
+    /// Lanes, operands, special registers, predicate file, register-file
+    /// writes (`datapath.rs`).
+    dp: DataPath<L, W, K, PB, AW>,
+    z_rf_we: Resize<L, 32>,
+    z_rf_addr: Resize<AW, 16>,
+    z_pred_we: Resize<L, 32>,
+    z_pred_data: Resize<L, 32>,
+    r_rf_data: Vec<Reg<Bits<32>>>,
+    r_pred_we: Reg<Bits<32>>,
+    r_pred_addr: Reg<Bits<7>>,
+    r_pred_data: Reg<Bits<32>>,
+    /// The operands and addresses the control path reads at X (not yet).
+    unused_dp: Signal<Local, bool>,
+    // ---- control path (v2ctl) ----
+    /// Stage X control, the lane pcs and depths, the tree(s), the commit
+    /// and the re-arbitration engine (`ctlpath.rs`).
+    ctl: CtlPath<L>,
+    z_ctl_threads: Resize<THREADS_BITS, CNT_W>,
+    z_ctl_smask: Vec<Resize<W, 16>>,
+    unused_ctl: Signal<Local, bool>,
+    /// Warps in `READY`, `MEMWAIT`, `BARRIER`/`REARB` at the start of
+    /// the cycle (counters 12–14).
+    ctl_n_ready: Signal<Local, Bits<INC_BITS>>,
+    ctl_n_memwait: Signal<Local, Bits<INC_BITS>>,
+    ctl_n_barrier: Signal<Local, Bits<INC_BITS>>,
+    ctl_code: Vec<Constant<Bits<3>>>,
+    /// The warp debug words (§15.3) and the selected warp (`DBG_WARP`,
+    /// at most `W − 1`, as the model reads it).
+    ctl_dbg: DebugWords<L>,
+    ctl_dbg_widx: Signal<Local, Bits<4>>,
+    ctl_dbg_woh: Signal<Local, Bits<16>>,
+    ctl_dbg_wslot: Signal<Local, Bits<4>>,
+    ctl_dbg_wib: Signal<Local, Bits<4>>,
+    ctl_wmax: Constant<Bits<4>>,
+    ctl_wbit: Vec<Constant<Bits<16>>>,
+    /// `rd` indices of `DBG_GROUP` .. `DBG_FLAGS`, `DBG_LANE_PC` and the
+    /// first `DBG_SLOT` (one-iteration loops, empty without `debug_regs`).
+    _dbg_group: usize,
+    _dbg_group1: usize,
+    _dbg_gmask: usize,
+    _dbg_gmask1: usize,
+    _dbg_alive: usize,
+    _dbg_alive1: usize,
+    _dbg_waiting: usize,
+    _dbg_waiting1: usize,
+    _dbg_flags: usize,
+    _dbg_flags1: usize,
+    _dbg_lanepc: usize,
+    _dbg_lanepc1: usize,
+    _dbg_slot: usize,
+    _dbg_slot1: usize,
 }
 
 impl<
@@ -898,6 +988,25 @@ impl<
         assert_eq!(V2Counter::IdleIssueCycles.index(), 11);
         assert_eq!(V2Counter::Blocks.index(), 10);
         assert_eq!(V2Counter::InitSlots.index(), 16);
+        // ---- control path (v2ctl): counter indices `update` uses ----
+        for (c, i) in [
+            (V2Counter::Issued, 1),
+            (V2Counter::ActiveLaneSlots, 2),
+            (V2Counter::ExecutedLaneSlots, 3),
+            (V2Counter::Replays, 4),
+            (V2Counter::DivergentBranches, 5),
+            (V2Counter::ConsensualTaken, 6),
+            (V2Counter::ConsensualNotTaken, 7),
+            (V2Counter::BarrierArrivals, 8),
+            (V2Counter::Barriers, 9),
+            (V2Counter::ReadyWarpCycles, 12),
+            (V2Counter::MemwaitWarpCycles, 13),
+            (V2Counter::BarrierWarpCycles, 14),
+            (V2Counter::Rearbs, 17),
+            (V2Counter::RearbWaitCycles, 18),
+        ] {
+            assert_eq!(c.index(), i, "{c:?}");
+        }
         assert_eq!(STATUS_FIELDS.len(), 7);
         assert_eq!(LAUNCH_FIELDS.len(), 3);
         assert!(hw.imem_words <= 1 << 16);
@@ -925,6 +1034,11 @@ impl<
             _ => ((0, 0), (0, 0)),
         };
         let bus_words = hw.global_bus_bytes as usize / 4;
+        // ---- control path (v2ctl): `rd` index range of a debug word ----
+        let dbg_rd = |name: &str| match map.read_index(name) {
+            Some(i) => (i, i + 1),
+            None => (0, 0),
+        };
         Body {
             clock: Default::default(),
             reset: Default::default(),
@@ -1037,8 +1151,6 @@ impl<
             z_sel: Default::default(),
             z_entry: Default::default(),
             z_row: Default::default(),
-            z_init_warp: Default::default(),
-            z_init_reg: Default::default(),
             z_a_warp: Default::default(),
             unused_pending: Default::default(),
             p_kind: sig(7),
@@ -1051,7 +1163,6 @@ impl<
             p_active: sig(5),
             z_active: Default::default(),
             decode: Decode::new(hw),
-            zero_pb: Constant::new(0u64.into()),
             p_exec: sig(2),
             z_exec: Default::default(),
             r_a_exec: Default::default(),
@@ -1083,8 +1194,6 @@ impl<
             r_retire_slot: Default::default(),
             r_warp_state: Default::default(),
             widx: (0..hw.warps).map(|w| k(w as u64)).collect(),
-            lane_mask: k(hw.lane_mask as u64),
-            rp_shift: k(hw.rf_rows_per_warp.trailing_zeros() as u64),
             k_init: k(trace::s_kind::INIT as u64),
             k_warp: k(trace::s_kind::WARP as u64),
             k_a_init: k(trace::a_kind::INIT as u64),
@@ -1108,7 +1217,6 @@ impl<
             zero2: k(0),
             zero4: k(0),
             zero5: k(0),
-            zero7: k(0),
             zero16: k(0),
             row_shift: k(hw.shared_row_shift as u64),
             next_st: Default::default(),
@@ -1133,6 +1241,55 @@ impl<
             _dq: dq.0,
             _dq1: dq.1,
             z_free: Default::default(),
+            // ---- data path (v2data) ----
+            dp: DataPath::new(hw),
+            z_rf_we: Default::default(),
+            z_rf_addr: Default::default(),
+            z_pred_we: Default::default(),
+            z_pred_data: Default::default(),
+            r_rf_data: sig(hw.lanes),
+            r_pred_we: Default::default(),
+            r_pred_addr: Default::default(),
+            r_pred_data: Default::default(),
+            unused_dp: Default::default(),
+            // ---- control path (v2ctl) ----
+            ctl: CtlPath::new(hw),
+            z_ctl_threads: Default::default(),
+            z_ctl_smask: sig(hw.block_slots),
+            unused_ctl: Default::default(),
+            ctl_n_ready: Default::default(),
+            ctl_n_memwait: Default::default(),
+            ctl_n_barrier: Default::default(),
+            ctl_code: [
+                super::warpstate::code::REARB,
+                super::warpstate::code::READY,
+                super::warpstate::code::MEMWAIT,
+                super::warpstate::code::BARRIER,
+            ]
+            .iter()
+            .map(|&c| k(c))
+            .collect(),
+            ctl_dbg: DebugWords::new(hw.block_slots),
+            ctl_dbg_widx: Default::default(),
+            ctl_dbg_woh: Default::default(),
+            ctl_dbg_wslot: Default::default(),
+            ctl_dbg_wib: Default::default(),
+            ctl_wmax: k(hw.warps as u64 - 1),
+            ctl_wbit: (0..hw.warps).map(|w| k(1 << w)).collect(),
+            _dbg_group: dbg_rd("DBG_GROUP").0,
+            _dbg_group1: dbg_rd("DBG_GROUP").1,
+            _dbg_gmask: dbg_rd("DBG_GMASK").0,
+            _dbg_gmask1: dbg_rd("DBG_GMASK").1,
+            _dbg_alive: dbg_rd("DBG_ALIVE").0,
+            _dbg_alive1: dbg_rd("DBG_ALIVE").1,
+            _dbg_waiting: dbg_rd("DBG_WAITING").0,
+            _dbg_waiting1: dbg_rd("DBG_WAITING").1,
+            _dbg_flags: dbg_rd("DBG_FLAGS").0,
+            _dbg_flags1: dbg_rd("DBG_FLAGS").1,
+            _dbg_lanepc: dbg_rd("DBG_LANE_PC").0,
+            _dbg_lanepc1: dbg_rd("DBG_LANE_PC").1,
+            _dbg_slot: dbg_rd("DBG_SLOT[0]").0,
+            _dbg_slot1: dbg_rd("DBG_SLOT[0]").1,
         }
     }
 }
@@ -1284,7 +1441,8 @@ impl<
         self.params.we.next = self.slave.we[15].val();
         self.params.waddr.next = self.slave.windex.val().get_bits::<4>(0);
         self.params.wdata.next = self.slave.wdata.val();
-        self.params.raddr.next = self.zero4.val();
+        // R reads the `ldparam` word (the LUT-RAM reads asynchronously).
+        self.params.raddr.next = self.decode.param.val();
         // The fetch and the parameter read belong to the pipeline (M2).
         // So are SETUP's launch values (the launch unit's inputs).
         self.unused_mem.next = self.imem.rdata.val().any()
@@ -1409,8 +1567,6 @@ impl<
         // Traps (§13) and retires (§9.4) come with the commit.
         self.launch.held.next = false;
         self.launch.trap_slots.next = self.zero16.val();
-        self.launch.retire.next = false;
-        self.launch.retire_slot.next = self.zero4.val();
         self.launch.init_take.next = self.sched.init.val();
 
         // ---- stage S (§6) ----
@@ -1483,7 +1639,7 @@ impl<
         self.decode.word.next = self.imem.rdata.val();
         self.decode.warp.next = self.p_warp[1].q.val();
         self.decode.active.next = self.p_active[1].q.val();
-        self.decode.bank.next = self.zero_pb.val();
+        self.decode.bank.next = self.dp.bank.val();
         self.p_exec[0].d.next = self.decode.exec.val();
         self.p_exec[1].d.next = self.p_exec[0].q.val();
 
@@ -1568,6 +1724,96 @@ impl<
                 | self.launch.wib[w].val().any();
         }
 
+        // ---- data path (v2data) ----
+        self.dp.clock.next = self.clock.val();
+        self.dp.reset.next = self.reset.val();
+        for i in 0..self._lanes {
+            self.r_rf_data[i].clock.next = self.clock.val();
+            self.r_rf_data[i].reset.next = self.reset.val();
+        }
+        self.r_pred_we.clock.next = self.clock.val();
+        self.r_pred_we.reset.next = self.reset.val();
+        self.r_pred_addr.clock.next = self.clock.val();
+        self.r_pred_addr.reset.next = self.reset.val();
+        self.r_pred_data.clock.next = self.clock.val();
+        self.r_pred_data.reset.next = self.reset.val();
+        self.dp.clear_warps.next = self.launch.alloc_warps.val();
+        self.dp.tid_we.next = self.launch.tid_we.val();
+        self.dp.tid_lane.next = self.launch.tid_lane.val();
+        self.dp.tid_warp.next = self.launch.tid_warp.val();
+        self.dp.tid_x.next = self.launch.tid_x.val();
+        self.dp.tid_y.next = self.launch.tid_y.val();
+        self.dp.tid_z.next = self.launch.tid_z.val();
+        self.dp.f_warp.next = self.p_warp[0].q.val();
+        self.dp.ra_d.next = self.decode.ra_d.val();
+        self.dp.rb_d.next = self.decode.rb_d.val();
+        self.dp.r_pass.next = self.p_kind[2].q.val() == self.k_warp.val();
+        self.dp.r_init.next =
+            (self.p_kind[2].q.val() == self.k_init.val()) & self.p_has_reg[2].q.val();
+        self.dp.r_init_reg.next = self.p_reg[2].q.val();
+        self.dp.r_warp.next = self.p_warp[2].q.val();
+        self.dp.r_pc.next = self.p_pc[2].q.val();
+        self.dp.cls.next = self.decode.cls.val();
+        self.dp.movhi.next = self.decode.movhi.val();
+        self.dp.imm_b.next = self.decode.imm_b.val();
+        self.dp.alu.next = self.decode.alu.val();
+        self.dp.mul.next = self.decode.mul.val();
+        self.dp.pop.next = self.decode.pop.val();
+        self.dp.vote.next = self.decode.vote.val();
+        self.dp.sreg.next = self.decode.sreg.val();
+        self.dp.imm.next = self.decode.imm.val();
+        self.dp.rd.next = self.decode.rd.val();
+        self.dp.wr_rd.next = self.decode.wr_rd.val();
+        self.dp.pd.next = self.decode.pd.val();
+        self.dp.wr_pd.next = self.decode.wr_pd.val();
+        self.dp.exec.next = self.decode.exec.val();
+        self.dp.pa.next = self.decode.pa.val();
+        self.dp.pb.next = self.decode.pb.val();
+        self.dp.grid_x.next = self.lreg[2].q.val();
+        self.dp.grid_y.next = self.lreg[3].q.val();
+        self.dp.grid_z.next = self.lreg[4].q.val();
+        self.dp.block_x.next = self.lreg[5].q.val();
+        self.dp.block_y.next = self.lreg[6].q.val();
+        self.dp.block_z.next = self.lreg[7].q.val();
+        for k in 0..self._slots {
+            self.dp.ctaid_x[k].next = self.launch.ctaid_x[k].val();
+            self.dp.ctaid_y[k].next = self.launch.ctaid_y[k].val();
+            self.dp.ctaid_z[k].next = self.launch.ctaid_z[k].val();
+        }
+        for w in 0..self._w {
+            self.dp.wslot[w].next = self.launch.wslot[w].val();
+            self.dp.wib[w].next = self.launch.wib[w].val();
+        }
+        self.dp.nwarps.next = self.setup.nwarps.val();
+        // `%clock`: `cycles` as it is during R.
+        self.dp.clock_lo.next = self.ctr.lo[0].val();
+        self.dp.clock_hi.next = self.ctr.hi[0].val();
+        self.dp.param.next = self.params.rdata.val();
+        // The commit (control path): whether the pass at A commits, and
+        // its write mask: `exec` for the classes written here (a memory
+        // pass's `served` lanes come with the memory path).
+        self.dp.a_keep.next = self.p_exec[1].q.val();
+        self.dp.a_commit.next = self.ctl.commit.val();
+        // W's item is the data path's (its registers carry the write).
+        self.unused_dp.next =
+            self.p_warp[6].q.val().any() | self.p_reg[6].q.val().any() | self.p_has_reg[6].q.val();
+        for i in 0..self._lanes {
+            self.unused_dp.next = self.unused_dp.val() | self.dp.y_a[i].val().any();
+        }
+        // The trace fields of the data path: A (predicates), W (registers).
+        self.z_pred_we.i.next = self.dp.tr_pred_we.val();
+        self.z_pred_data.i.next = self.dp.tr_pred_data.val();
+        self.r_pred_we.d.next = self.z_pred_we.o.val();
+        self.r_pred_addr.d.next = self.dp.tr_pred_addr.val();
+        self.r_pred_data.d.next = self.z_pred_data.o.val();
+        self.z_rf_we.i.next = self.dp.tr_rf_we.val();
+        self.z_rf_addr.i.next = self.dp.tr_rf_addr.val();
+        self.r_rf_we.d.next = self.z_rf_we.o.val();
+        self.r_rf_addr.d.next = self.z_rf_addr.o.val();
+        for i in 0..self._lanes {
+            self.r_rf_data[i].d.next = self.dp.tr_rf_data[i].val();
+        }
+
         // ---- warp state (§5) ----
         self.warps.clear.next = self.slave.start.val();
         for w in 0..self._w {
@@ -1587,21 +1833,8 @@ impl<
             self.warps.a_pass.next = self.a_oh.val();
         }
         self.warps.a_ret.next = self.zero16.val();
-        self.warps.c_we.next = self.zero16.val();
-        self.warps.c_gmask.next = self.warps.a_gmask.val();
-        self.warps.c_gpc.next = self.warps.a_gpc.val();
-        self.warps.c_gdepth.next = self.warps.a_gdepth.val();
-        self.warps.c_alive.next = self.warps.a_alive.val();
-        self.warps.c_waiting.next = self.warps.a_waiting.val();
-        self.warps.c_replay.next = self.warps.a_replay.val();
         self.warps.c_reserve.next = false;
-        self.warps.rel.next = self.zero16.val();
-        self.warps.e_we.next = self.zero16.val();
-        self.warps.e_gmask.next = self.warps.a_gmask.val();
-        self.warps.e_gpc.next = self.warps.a_gpc.val();
-        self.warps.e_gdepth.next = self.warps.a_gdepth.val();
         self.warps.f_sel.next = self.z_sel.o.val();
-        self.warps.a_sel.next = self.a_oh.val();
 
         // ---- the core state machine ----
         self.next_st.next = self.st.q.val();
@@ -1794,30 +2027,15 @@ impl<
             self.r_a_exec.d.next = self.z_exec.o.val();
         }
         self.tr_a_exec.next = self.r_a_exec.q.val();
-        self.tr_a_served.next = self.zero32.val();
-        self.tr_a_gpc.next = self.zero16.val();
-        self.tr_a_gmask.next = self.zero32.val();
-        self.tr_a_pcw.next = self.zero32.val();
-        self.tr_tree.next = self.s_idle.val();
-        self.tr_rearb_warp.next = self.zero4.val();
-        self.tr_pred_we.next = self.zero32.val();
-        self.tr_pred_addr.next = self.zero7.val();
-        self.tr_pred_data.next = self.zero32.val();
-        // W (index 6): an init slot zeroes register `reg` of its warp in
-        // every lane (row `warp · RP + reg`).
-        self.r_rf_we.d.next = self.zero32.val();
-        self.r_rf_addr.d.next = self.zero16.val();
-        self.z_init_warp.i.next = self.p_warp[6].q.val();
-        self.z_init_reg.i.next = self.p_reg[6].q.val();
-        if (self.p_kind[6].q.val() == self.k_init.val()) & self.p_has_reg[6].q.val() {
-            self.r_rf_we.d.next = self.lane_mask.val();
-            self.r_rf_addr.d.next =
-                (self.z_init_warp.o.val() << self.rp_shift.val()) | self.z_init_reg.o.val();
-        }
+        // ---- data path (v2data): predicate writes at A, register writes
+        // at W (results, link values, init slots' zeros) ----
+        self.tr_pred_we.next = self.r_pred_we.q.val();
+        self.tr_pred_addr.next = self.r_pred_addr.q.val();
+        self.tr_pred_data.next = self.r_pred_data.q.val();
         self.tr_rf_we.next = self.r_rf_we.q.val();
         self.tr_rf_addr.next = self.r_rf_addr.q.val();
         for i in 0..self._lanes {
-            self.tr_rf_data[i].next = self.zero32.val();
+            self.tr_rf_data[i].next = self.r_rf_data[i].q.val();
         }
         // M (index 5): an init slot's row clear, every byte of every bank.
         self.m_clear.next =
@@ -1851,5 +2069,214 @@ impl<
         self.r_warp_state.d.next = self.warps.codes.val();
         self.tr_warp_state.next = self.r_warp_state.q.val();
         self.tr_trap.next = false;
+
+        // ---- control path (v2ctl) ----
+        self.ctl.clock.next = self.clock.val();
+        self.ctl.reset.next = self.reset.val();
+        self.ctl.clear.next = self.slave.start.val();
+        // R: the decoder's outputs.
+        self.ctl.r_pass.next = self.p_kind[2].q.val() == self.k_warp.val();
+        self.ctl.r_warp.next = self.p_warp[2].q.val();
+        self.ctl.r_cls.next = self.decode.cls.val();
+        self.ctl.r_cons.next = self.decode.cons.val();
+        self.ctl.r_target.next = self.decode.target.val();
+        self.ctl.r_shared.next = self.decode.shared.val();
+        self.ctl.r_msize.next = self.decode.msize.val();
+        self.ctl.r_exec.next = self.decode.exec.val();
+        self.ctl.r_pb.next = self.decode.pb.val();
+        // X: the pass and its warp's registers (read at X, §4.1).
+        self.ctl.x_pc.next = self.p_pc[3].q.val();
+        self.ctl.x_active.next = self.p_active[3].q.val();
+        self.warps.a_sel.next = self.ctl.x_warp_oh.val();
+        self.ctl.x_gdepth.next = self.warps.a_gdepth.val();
+        self.ctl.x_alive.next = self.warps.a_alive.val();
+        self.ctl.x_waiting.next = self.warps.a_waiting.val();
+        for i in 0..self._lanes {
+            // The data path's operands at X (`datapath.rs`).
+            self.ctl.x_a[i].next = self.dp.a_x[i].val();
+            self.ctl.x_addr[i].next = self.dp.addr_x[i].val();
+            self.ctl.x_sdata[i].next = self.dp.b_x[i].val();
+        }
+        self.ctl.code_len.next = self.lreg[1].q.val();
+        self.ctl.window.next = self.l_window.q.val();
+        // A: traps (§13) come next; memory refusals with the memory units.
+        self.ctl.a_kill.next = false;
+        self.ctl.a_refused.next = false;
+        for w in 0..self._w {
+            self.ctl.wslot[w].next = self.launch.wslot[w].val();
+            self.ctl.wstate[w].next = self.launch.wstate[w].val();
+        }
+        for k in 0..self._slots {
+            self.z_ctl_smask[k].i.next = self.launch.smask[k].val();
+            self.ctl.slot_warps[k].next = self.z_ctl_smask[k].o.val();
+        }
+        self.z_ctl_threads.i.next = self.setup.threads.val();
+        self.ctl.threads.next = self.z_ctl_threads.o.val();
+        self.ctl.alloc.next = self.launch.alloc.val();
+        self.ctl.alloc_oh.next = self.launch.alloc_oh.val();
+        self.ctl.start_warps.next = self.z_start.o.val();
+        self.ctl.rearb.next = self.warps.rearb.val();
+        self.warps.e_sel.next = self.ctl.e_sel.val();
+        self.ctl.e_alive.next = self.warps.e_alive.val();
+        self.ctl.e_waiting.next = self.warps.e_waiting.val();
+        // The commit and the engine write the warp state.
+        self.warps.c_we.next = self.ctl.c_we.val();
+        self.warps.c_gmask.next = self.ctl.c_gmask.val();
+        self.warps.c_gpc.next = self.ctl.c_gpc.val();
+        self.warps.c_gdepth.next = self.ctl.c_gdepth.val();
+        self.warps.c_alive.next = self.ctl.c_alive.val();
+        self.warps.c_waiting.next = self.ctl.c_waiting.val();
+        self.warps.c_replay.next = self.ctl.c_replay.val();
+        self.warps.rel.next = self.ctl.rel.val();
+        self.warps.e_we.next = self.ctl.e_we.val();
+        self.warps.e_gmask.next = self.ctl.e_gmask.val();
+        self.warps.e_gpc.next = self.ctl.e_gpc.val();
+        self.warps.e_gdepth.next = self.ctl.e_gdepth.val();
+        self.launch.retire.next = self.ctl.retire.val();
+        self.launch.retire_slot.next = self.ctl.retire_slot.val();
+        // Counters of §15.1 (indices asserted in `new`).
+        if self.ctl.ev_issued.val() {
+            self.ctr.inc[1].next = self.one8.val();
+        }
+        self.ctr.inc[2].next = self.ctl.ev_active.val();
+        self.ctr.inc[3].next = self.ctl.ev_executed.val();
+        if self.ctl.ev_replays.val() {
+            self.ctr.inc[4].next = self.one8.val();
+        }
+        if self.ctl.ev_divergent.val() {
+            self.ctr.inc[5].next = self.one8.val();
+        }
+        if self.ctl.ev_cons_taken.val() {
+            self.ctr.inc[6].next = self.one8.val();
+        }
+        if self.ctl.ev_cons_not_taken.val() {
+            self.ctr.inc[7].next = self.one8.val();
+        }
+        self.ctr.inc[8].next = self.ctl.ev_arrivals.val();
+        if self.ctl.ev_barriers.val() {
+            self.ctr.inc[9].next = self.one8.val();
+        }
+        if self.ctl.ev_rearbs.val() {
+            self.ctr.inc[17].next = self.one8.val();
+        }
+        if self.ctl.ev_rearb_wait.val() {
+            self.ctr.inc[18].next = self.one8.val();
+        }
+        self.ctl_n_ready.next = self.zero8.val();
+        self.ctl_n_memwait.next = self.zero8.val();
+        self.ctl_n_barrier.next = self.zero8.val();
+        for w in 0..self._w {
+            if self.warps.code[w].val() == self.ctl_code[1].val() {
+                self.ctl_n_ready.next = self.ctl_n_ready.val() + self.one8.val();
+            }
+            if self.warps.code[w].val() == self.ctl_code[2].val() {
+                self.ctl_n_memwait.next = self.ctl_n_memwait.val() + self.one8.val();
+            }
+            if (self.warps.code[w].val() == self.ctl_code[3].val())
+                | (self.warps.code[w].val() == self.ctl_code[0].val())
+            {
+                self.ctl_n_barrier.next = self.ctl_n_barrier.val() + self.one8.val();
+            }
+        }
+        if (self.st.q.val() == self.s_run.val()) | (self.st.q.val() == self.s_stopping.val()) {
+            self.ctr.inc[12].next = self.ctl_n_ready.val();
+            self.ctr.inc[13].next = self.ctl_n_memwait.val();
+            self.ctr.inc[14].next = self.ctl_n_barrier.val();
+        }
+        // Trace fields of A.
+        self.tr_a_served.next = self.ctl.tr_a_served.val();
+        self.tr_a_gpc.next = self.ctl.tr_a_gpc.val();
+        self.tr_a_gmask.next = self.ctl.tr_a_gmask.val();
+        self.tr_a_pcw.next = self.ctl.tr_a_pcw.val();
+        self.tr_tree.next = self.ctl.tr_tree.val();
+        self.tr_rearb_warp.next = self.ctl.tr_rearb_warp.val();
+        // Debug words (§15.3): the selected warp's registers.
+        self.ctl_dbg_widx.next = self.dbg_warp.q.val().get_bits::<4>(0);
+        if self.dbg_warp.q.val().get_bits::<4>(0) > self.ctl_wmax.val() {
+            self.ctl_dbg_widx.next = self.ctl_wmax.val();
+        }
+        self.ctl_dbg_woh.next = self.zero16.val();
+        self.ctl_dbg_wslot.next = self.zero4.val();
+        self.ctl_dbg_wib.next = self.zero4.val();
+        for w in 0..self._w {
+            if self.ctl_dbg_widx.val() == self.widx[w].val() {
+                self.ctl_dbg_woh.next = self.ctl_dbg_woh.val() | self.ctl_wbit[w].val();
+                self.ctl_dbg_wslot.next = self.ctl_dbg_wslot.val() | self.launch.wslot[w].val();
+                self.ctl_dbg_wib.next = self.ctl_dbg_wib.val() | self.launch.wib[w].val();
+            }
+        }
+        self.warps.d_sel.next = self.ctl_dbg_woh.val();
+        self.ctl.dbg_widx.next = self.ctl_dbg_widx.val();
+        self.ctl.dbg_woh.next = self.ctl_dbg_woh.val();
+        self.ctl.dbg_lane.next = self.dbg_lane.q.val().get_bits::<5>(0);
+        self.ctl_dbg.gpc.next = self.warps.d_gpc.val();
+        self.ctl_dbg.gdepth.next = self.warps.d_gdepth.val();
+        self.ctl_dbg.gmask.next = self.warps.d_gmask.val();
+        self.ctl_dbg.alive.next = self.warps.d_alive.val();
+        self.ctl_dbg.waiting.next = self.warps.d_waiting.val();
+        self.ctl_dbg.busy_i.next = self.warps.d_busy_i.val();
+        self.ctl_dbg.busy_r.next = self.warps.d_busy_r.val();
+        self.ctl_dbg.replay.next = self.warps.d_replay.val();
+        self.ctl_dbg.rearb.next = self.warps.d_rearb.val();
+        self.ctl_dbg.outstanding.next = self.warps.d_outstanding.val();
+        self.ctl_dbg.wslot.next = self.ctl_dbg_wslot.val();
+        self.ctl_dbg.wib.next = self.ctl_dbg_wib.val();
+        self.ctl_dbg.lane_pc.next = self.ctl.dbg_pc.val();
+        self.ctl_dbg.lane_depth.next = self.ctl.dbg_depth.val();
+        for k in 0..self._slots {
+            self.ctl_dbg.slot_state[k].next = self.launch.state[k].val();
+            self.ctl_dbg.slot_arrived[k].next = self.ctl.slot_arrived[k].val();
+            self.ctl_dbg.slot_exited[k].next = self.ctl.slot_exited[k].val();
+        }
+        for i in self._dbg_group..self._dbg_group1 {
+            self.slave.rd[i].next = self.ctl_dbg.w_group.val();
+        }
+        for i in self._dbg_gmask..self._dbg_gmask1 {
+            self.slave.rd[i].next = self.ctl_dbg.w_gmask.val();
+        }
+        for i in self._dbg_alive..self._dbg_alive1 {
+            self.slave.rd[i].next = self.ctl_dbg.w_alive.val();
+        }
+        for i in self._dbg_waiting..self._dbg_waiting1 {
+            self.slave.rd[i].next = self.ctl_dbg.w_waiting.val();
+        }
+        for i in self._dbg_flags..self._dbg_flags1 {
+            self.slave.rd[i].next = self.ctl_dbg.w_flags.val();
+        }
+        for i in self._dbg_lanepc..self._dbg_lanepc1 {
+            self.slave.rd[i].next = self.ctl_dbg.w_lane_pc.val();
+        }
+        for i in self._dbg_slot..self._dbg_slot1 {
+            for k in 0..self._slots {
+                self.slave.rd[i + k].next = self.ctl_dbg.w_slot[k].val();
+            }
+        }
+        // Without `debug_regs` nothing reads the debug words.
+        self.unused_ctl.next = self.ctl_dbg.w_group.val().any()
+            | self.ctl_dbg.w_gmask.val().any()
+            | self.ctl_dbg.w_alive.val().any()
+            | self.ctl_dbg.w_waiting.val().any()
+            | self.ctl_dbg.w_flags.val().any()
+            | self.ctl_dbg.w_lane_pc.val().any();
+        for k in 0..self._slots {
+            self.unused_ctl.next = self.unused_ctl.val() | self.ctl_dbg.w_slot[k].val().any();
+        }
+        // For the data path (served lanes, store data) and the trap unit.
+        self.unused_ctl.next = self.unused_ctl.val()
+            | self.ctl.commit.val()
+            | self.warps.a_gmask.val().any()
+            | self.warps.a_gpc.val().any()
+            | self.warps.a_replay.val()
+            | self.ctl.served.val().any()
+            | self.ctl.f_ovf.val()
+            | self.ctl.f_ret0.val()
+            | self.ctl.f_npc.val()
+            | self.ctl.f_mis.val()
+            | self.ctl.f_oob.val()
+            | self.ctl.trap7.val();
+        for i in 0..self._lanes {
+            self.unused_ctl.next =
+                self.unused_ctl.val() | self.ctl.sd[i].val().any() | self.ctl.be[i].val().any();
+        }
     }
 }

@@ -49,6 +49,7 @@
 //! | `rd`, `wr_rd` | the `RD` field; the instruction writes `rd` |
 //! | `pd`, `wr_pd` | the `PD` field; the instruction writes a predicate other than `pt` |
 //! | `ra`, `rb` | register-file read addresses `warp · RP + srcA/srcB` (`Instr::sources`; source 0 when none) |
+//! | `ra_d`, `rb_d` | the same addresses during D, **not registered**: the register file's block RAMs register them themselves (§11: address registered at the end of D, data in R) |
 //! | `exec` | `active & guard` |
 //! | `pa`, `pb` | predicate source masks (negation applied): A of `pand/por/pxor`; B of those, `sel`, votes, consensual branches |
 
@@ -300,6 +301,8 @@ pub struct Decode<const L: usize, const PB: usize, const AW: usize> {
     pub wr_pd: Signal<Out, bool>,
     pub ra: Signal<Out, Bits<AW>>,
     pub rb: Signal<Out, Bits<AW>>,
+    pub ra_d: Signal<Out, Bits<AW>>,
+    pub rb_d: Signal<Out, Bits<AW>>,
     pub exec: Signal<Out, Bits<L>>,
     pub pa: Signal<Out, Bits<L>>,
     pub pb: Signal<Out, Bits<L>>,
@@ -617,6 +620,8 @@ impl<const L: usize, const PB: usize, const AW: usize> Decode<L, PB, AW> {
             wr_pd: Default::default(),
             ra: Default::default(),
             rb: Default::default(),
+            ra_d: Default::default(),
+            rb_d: Default::default(),
             exec: Default::default(),
             pa: Default::default(),
             pb: Default::default(),
@@ -1166,6 +1171,8 @@ impl<const L: usize, const PB: usize, const AW: usize> Logic for Decode<L, PB, A
             & (self.f_pd.val() != self.z_pd.val());
         self.ra_q.d.next = self.row.val() | self.src_a.val();
         self.rb_q.d.next = self.row.val() | self.src_b.val();
+        self.ra_d.next = self.row.val() | self.src_a.val();
+        self.rb_d.next = self.row.val() | self.src_b.val();
         self.exec_q.d.next = self.active.val() & self.gsel.mask.val();
         self.pa_q.d.next = self.asel.mask.val();
         self.pb_q.d.next = self.bsel.mask.val();

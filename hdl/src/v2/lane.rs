@@ -9,11 +9,11 @@
 //! | stage | here |
 //! |---|---|
 //! | D | `ra`, `rb` presented to the register file (registered in its block RAMs) |
-//! | R | register data; operand A = register or `alt_a` (special register, parameter, return word: one-hot `sel_a`), operand B = register or `imm` (one-hot `sel_b`); operand, function and write-control registers at the end of R |
-//! | X | ALU; multiplier (and shift) products; result, `setp` flag registered at the end of X |
-//! | A | `y_a`/`pred_a` out (addresses, predicate commit); multiplier sums |
+//! | R | register data; operand A = register, its low half (`movhi`) or `alt_a` (special register, parameter, ballot mask: one-hot `sel_a`), operand B = register or `imm` (one-hot `sel_b`); operand, function and write-control registers at the end of R |
+//! | X | ALU; multiplier (and shift) products; result, `setp` flag registered at the end of X; `a_x`, `b_x`, `addr_x` out (the control path's operands, §8) |
+//! | A | `y_a`/`pred_a` out (addresses, predicate commit); multiplier sums; `drop_a`: the commit keeps the result out of the register file |
 //! | M | result carried |
-//! | W | write data = ALU result or multiplier result (one-hot by the function class); written with `wen`/`wa` of the item |
+//! | W | write data = ALU result, multiplier result or `alt_w` (a link value, one-hot by the function class and `sel_alt_w`); written with `wen`/`wa` of the item |
 
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::DFF;
@@ -26,12 +26,16 @@ use super::regfile::RegFile;
 /// (`W · RP`) words.
 ///
 /// Inputs by stage: D: `ra`, `rb`. R: `sel_a` (bit 0 register, bit 1
-/// `alt_a`), `alt_a`, `sel_b` (bit 0 register, bit 1 `imm`), `imm` (also the
+/// `alt_a`, bit 2 the register's low 16 bits, for `movhi`), `alt_a`, `sel_b` (bit 0 register, bit 1 `imm`), `imm` (also the
 /// address offset of `AluFunc::Addr`), `func` (ALU, one-hot; 0 for a
 /// multiplier function), `mfunc` (multiplier: `mul`, `mulhi`, `mulhiu` and
 /// the shifts, one-hot; 0 for an ALU function), `wen`, `wa` (the destination register's word and whether
-/// this lane writes it at W).
-/// Outputs: A: `y_a` (ALU result: value or address), `pred_a` (`setp`).
+/// this lane writes it at W). A: `drop_a` (the commit does not write this
+/// lane: not served, trapped, ...). W: `alt_w`, `sel_alt_w` (write `alt_w`
+/// instead of the lane's result: the link value of `call`/`callr`, whose
+/// operand A is the target register, so the link cannot be an operand).
+/// Outputs: X: `a_x`, `b_x` (operands), `addr_x` (the ALU's combinational
+/// result: `a + imm` for `AluFunc::Addr`). A: `y_a` (ALU result: value or address), `pred_a` (`setp`).
 /// W: `w_en`, `w_addr`, `w_data` (what the register file writes at the end
 /// of W).
 #[derive(LogicBlock)]
@@ -41,7 +45,7 @@ pub struct LaneDp<const AW: usize> {
     pub ra: Signal<In, Bits<AW>>,
     pub rb: Signal<In, Bits<AW>>,
     // R
-    pub sel_a: Signal<In, Bits<2>>,
+    pub sel_a: Signal<In, Bits<3>>,
     pub alt_a: Signal<In, Bits<32>>,
     pub sel_b: Signal<In, Bits<2>>,
     pub imm: Signal<In, Bits<32>>,
@@ -49,10 +53,17 @@ pub struct LaneDp<const AW: usize> {
     pub mfunc: Signal<In, Bits<MUL_FUNC_BITS>>,
     pub wen: Signal<In, bool>,
     pub wa: Signal<In, Bits<AW>>,
+    // X
+    pub a_x: Signal<Out, Bits<32>>,
+    pub b_x: Signal<Out, Bits<32>>,
+    pub addr_x: Signal<Out, Bits<32>>,
     // A
+    pub drop_a: Signal<In, bool>,
     pub y_a: Signal<Out, Bits<32>>,
     pub pred_a: Signal<Out, bool>,
     // W
+    pub alt_w: Signal<In, Bits<32>>,
+    pub sel_alt_w: Signal<In, bool>,
     pub w_en: Signal<Out, bool>,
     pub w_addr: Signal<Out, Bits<AW>>,
     pub w_data: Signal<Out, Bits<32>>,
@@ -88,10 +99,13 @@ pub struct LaneDp<const AW: usize> {
     z32: Signal<Local, Bits<32>>,
     ma_rf: Signal<Local, Bits<32>>,
     ma_alt: Signal<Local, Bits<32>>,
+    ma_lo: Signal<Local, Bits<32>>,
+    lo16: Constant<Bits<32>>,
     mb_rf: Signal<Local, Bits<32>>,
     mb_imm: Signal<Local, Bits<32>>,
     mw_alu: Signal<Local, Bits<32>>,
     mw_mul: Signal<Local, Bits<32>>,
+    mw_alt: Signal<Local, Bits<32>>,
     wd: Signal<Local, Bits<32>>,
 }
 
@@ -109,8 +123,14 @@ impl<const AW: usize> LaneDp<AW> {
             mfunc: Default::default(),
             wen: Default::default(),
             wa: Default::default(),
+            a_x: Default::default(),
+            b_x: Default::default(),
+            addr_x: Default::default(),
+            drop_a: Default::default(),
             y_a: Default::default(),
             pred_a: Default::default(),
+            alt_w: Default::default(),
+            sel_alt_w: Default::default(),
             w_en: Default::default(),
             w_addr: Default::default(),
             w_data: Default::default(),
@@ -139,10 +159,13 @@ impl<const AW: usize> LaneDp<AW> {
             w_wa: Default::default(),
             ma_rf: Default::default(),
             ma_alt: Default::default(),
+            ma_lo: Default::default(),
+            lo16: Constant::new(0xffffu64.into()),
             mb_rf: Default::default(),
             mb_imm: Default::default(),
             mw_alu: Default::default(),
             mw_mul: Default::default(),
+            mw_alt: Default::default(),
             wd: Default::default(),
             z32: Default::default(),
         }
@@ -190,6 +213,10 @@ impl<const AW: usize> Logic for LaneDp<AW> {
         if self.sel_a.val().get_bit(1) {
             self.ma_alt.next = !self.z32.val();
         }
+        self.ma_lo.next = 0.into();
+        if self.sel_a.val().get_bit(2) {
+            self.ma_lo.next = self.lo16.val();
+        }
         self.mb_rf.next = 0.into();
         if self.sel_b.val().get_bit(0) {
             self.mb_rf.next = !self.z32.val();
@@ -198,8 +225,8 @@ impl<const AW: usize> Logic for LaneDp<AW> {
         if self.sel_b.val().get_bit(1) {
             self.mb_imm.next = !self.z32.val();
         }
-        self.x_a.d.next =
-            (self.rf.da.val() & self.ma_rf.val()) | (self.alt_a.val() & self.ma_alt.val());
+        self.x_a.d.next = (self.rf.da.val() & (self.ma_rf.val() | self.ma_lo.val()))
+            | (self.alt_a.val() & self.ma_alt.val());
         self.x_b.d.next =
             (self.rf.db.val() & self.mb_rf.val()) | (self.imm.val() & self.mb_imm.val());
         self.x_imm.d.next = self.imm.val();
@@ -216,6 +243,9 @@ impl<const AW: usize> Logic for LaneDp<AW> {
         self.mul.a.next = self.x_a.q.val();
         self.mul.b.next = self.x_b.q.val();
         self.mul.func.next = self.x_mfunc.q.val();
+        self.a_x.next = self.x_a.q.val();
+        self.b_x.next = self.x_b.q.val();
+        self.addr_x.next = self.alu.y.val();
         self.a_y.d.next = self.alu.y.val();
         self.a_pred.d.next = self.alu.pred.val();
         self.a_mul.d.next = self.x_mfunc.q.val().any();
@@ -227,7 +257,7 @@ impl<const AW: usize> Logic for LaneDp<AW> {
         self.pred_a.next = self.a_pred.q.val();
         self.m_y.d.next = self.a_y.q.val();
         self.m_mul.d.next = self.a_mul.q.val();
-        self.m_wen.d.next = self.a_wen.q.val();
+        self.m_wen.d.next = self.a_wen.q.val() & !self.drop_a.val();
         self.m_wa.d.next = self.a_wa.q.val();
         self.w_y.d.next = self.m_y.q.val();
         self.w_mul.d.next = self.m_mul.q.val();
@@ -237,12 +267,19 @@ impl<const AW: usize> Logic for LaneDp<AW> {
         // W: one-hot write data, register-file write.
         self.mw_alu.next = !self.z32.val();
         self.mw_mul.next = 0.into();
+        self.mw_alt.next = 0.into();
         if self.w_mul.q.val() {
             self.mw_alu.next = 0.into();
             self.mw_mul.next = !self.z32.val();
         }
-        self.wd.next =
-            (self.w_y.q.val() & self.mw_alu.val()) | (self.mul.y.val() & self.mw_mul.val());
+        if self.sel_alt_w.val() {
+            self.mw_alu.next = 0.into();
+            self.mw_mul.next = 0.into();
+            self.mw_alt.next = !self.z32.val();
+        }
+        self.wd.next = (self.w_y.q.val() & self.mw_alu.val())
+            | (self.mul.y.val() & self.mw_mul.val())
+            | (self.alt_w.val() & self.mw_alt.val());
         self.rf.we.next = self.w_wen.q.val();
         self.rf.wa.next = self.w_wa.q.val();
         self.rf.wd.next = self.wd.val();

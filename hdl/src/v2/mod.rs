@@ -11,6 +11,7 @@
 //! | `mul.rs` | [`mul::Mul`]: the 32×32 multiplier, four DSP products pipelined X→A→M; also the shifts (products with a power of two) |
 //! | `regfile.rs` | [`regfile::RegFile`]: two block-RAM copies, one read port each, one write port |
 //! | `lane.rs` | [`lane::LaneDp`]: operand registers, ALU, multiplier and register file, stages R–X–A–M–W |
+//! | `datapath.rs` | [`datapath::DataPath`]: the top's data path: the lanes, operand selection per class, special registers and the thread-id LUT-RAM, the predicate file, `setp`/predicate logic/votes, register-file and predicate trace fields (§7, §8, §11, §12.4) |
 //! | `gmaster.rs` | [`gmaster::GMaster`]: the global unit's bus side: entries, beat sequencer, Wishbone B4 master, responses (§10.2, §14.5) |
 //! | `gentry.rs` | [`gentry::GEntry`]: per-lane entry LUT-RAM (store data, byte enables, word index, load data) |
 //! | `decode.rs` | [`decode::Decode`]: stage D, the instruction word to registered one-hot class, ALU/multiplier selects, fields, register-file addresses, guard and predicate masks, *invalid instruction* (§7) |
@@ -32,6 +33,9 @@ pub mod acommit;
 pub mod alu;
 pub mod core;
 pub mod counters;
+pub mod ctlpath;
+pub mod datapath;
+pub mod dbgwords;
 pub mod decode;
 pub mod fieldpack;
 pub mod gentry;

@@ -20,8 +20,11 @@
 //! Warp sets are `Bits<16>` (warp `w` at bit `w`, one-hot where one warp
 //! is meant); a warp's slot state `slot_st[w]` comes from the launch unit
 //! (`FREE` 0, `LAUNCH` 1, `RUN` 2, `FROZEN` 3; `FREE` for a warp of no
-//! block). `f_sel` and `a_sel` (one-hot) read one warp's registers for F
-//! and A as AND-OR selections.
+//! block). `f_sel`, `a_sel`, `e_sel` and `d_sel` (one-hot) read one
+//! warp's registers for F, for X/A (the core reads the warp at X and registers
+//! the values to A: nothing else writes a warp while it has a pass in
+//! flight, §4.1), for the re-arbitration engine and for the debug
+//! registers (§15.3), as AND-OR selections.
 //!
 //! Outputs from the state at the start of the cycle: `ready` (§5.4,
 //! without `HALT`, which the scheduler applies), `code[w]` (§5.5) and the
@@ -88,6 +91,10 @@ pub struct WarpState<const L: usize> {
     pub e_gdepth: Signal<In, Bits<DEPTH_W>>,
     pub f_sel: Signal<In, Bits<16>>,
     pub a_sel: Signal<In, Bits<16>>,
+    /// The re-arbitration engine's warp (§9.5), one-hot: `e_alive`, `e_waiting`.
+    pub e_sel: Signal<In, Bits<16>>,
+    /// The debug registers' warp (§15.3, `DBG_WARP`), one-hot: `d_*`.
+    pub d_sel: Signal<In, Bits<16>>,
     /// §5.4 (without `HALT`).
     pub ready: Signal<Out, Bits<16>>,
     /// §5.5, warp `w`.
@@ -109,6 +116,20 @@ pub struct WarpState<const L: usize> {
     pub a_waiting: Signal<Out, Bits<L>>,
     pub a_replay: Signal<Out, bool>,
     pub a_outstanding: Signal<Out, Bits<OUT_W>>,
+    // The `e_sel` warp.
+    pub e_alive: Signal<Out, Bits<L>>,
+    pub e_waiting: Signal<Out, Bits<L>>,
+    // The `d_sel` warp.
+    pub d_gmask: Signal<Out, Bits<L>>,
+    pub d_gpc: Signal<Out, Bits<PC_W>>,
+    pub d_gdepth: Signal<Out, Bits<DEPTH_W>>,
+    pub d_alive: Signal<Out, Bits<L>>,
+    pub d_waiting: Signal<Out, Bits<L>>,
+    pub d_busy_i: Signal<Out, bool>,
+    pub d_busy_r: Signal<Out, bool>,
+    pub d_replay: Signal<Out, bool>,
+    pub d_rearb: Signal<Out, bool>,
+    pub d_outstanding: Signal<Out, Bits<OUT_W>>,
     // Per warp (§5.1), cleared by `clear` through the registers' load.
     gm: Vec<RegE<Bits<L>>>,
     pc: Vec<RegE<Bits<PC_W>>>,
@@ -146,6 +167,8 @@ pub struct WarpState<const L: usize> {
     rdy: Vec<Signal<Local, bool>>,
     mine_f: Vec<Signal<Local, bool>>,
     mine_a: Vec<Signal<Local, bool>>,
+    mine_e: Vec<Signal<Local, bool>>,
+    mine_d: Vec<Signal<Local, bool>>,
     // OR chains over the warps (element `w + 1` = element `w` | warp `w`'s
     // term): distinct signals, so that rust-hdl's simulator evaluates them
     // as the Verilog does.
@@ -161,6 +184,18 @@ pub struct WarpState<const L: usize> {
     ch_a_gdepth: Vec<Signal<Local, Bits<DEPTH_W>>>,
     ch_a_alive: Vec<Signal<Local, Bits<L>>>,
     ch_a_waiting: Vec<Signal<Local, Bits<L>>>,
+    ch_e_alive: Vec<Signal<Local, Bits<L>>>,
+    ch_e_waiting: Vec<Signal<Local, Bits<L>>>,
+    ch_d_gmask: Vec<Signal<Local, Bits<L>>>,
+    ch_d_gpc: Vec<Signal<Local, Bits<PC_W>>>,
+    ch_d_gdepth: Vec<Signal<Local, Bits<DEPTH_W>>>,
+    ch_d_alive: Vec<Signal<Local, Bits<L>>>,
+    ch_d_waiting: Vec<Signal<Local, Bits<L>>>,
+    ch_d_busy_i: Vec<Signal<Local, bool>>,
+    ch_d_busy_r: Vec<Signal<Local, bool>>,
+    ch_d_replay: Vec<Signal<Local, bool>>,
+    ch_d_rearb: Vec<Signal<Local, bool>>,
+    ch_d_outstanding: Vec<Signal<Local, Bits<OUT_W>>>,
     ch_a_replay: Vec<Signal<Local, bool>>,
     ch_a_outstanding: Vec<Signal<Local, Bits<OUT_W>>>,
     _w: usize,
@@ -205,6 +240,8 @@ impl<const L: usize> WarpState<L> {
             e_gdepth: Default::default(),
             f_sel: Default::default(),
             a_sel: Default::default(),
+            e_sel: Default::default(),
+            d_sel: Default::default(),
             ready: Default::default(),
             code: sig(warps),
             codes: Default::default(),
@@ -218,6 +255,18 @@ impl<const L: usize> WarpState<L> {
             a_gdepth: Default::default(),
             a_alive: Default::default(),
             a_waiting: Default::default(),
+            e_alive: Default::default(),
+            e_waiting: Default::default(),
+            d_gmask: Default::default(),
+            d_gpc: Default::default(),
+            d_gdepth: Default::default(),
+            d_alive: Default::default(),
+            d_waiting: Default::default(),
+            d_busy_i: Default::default(),
+            d_busy_r: Default::default(),
+            d_replay: Default::default(),
+            d_rearb: Default::default(),
+            d_outstanding: Default::default(),
             a_replay: Default::default(),
             a_outstanding: Default::default(),
             gm: sig(warps),
@@ -255,6 +304,8 @@ impl<const L: usize> WarpState<L> {
             rdy: sig(warps),
             mine_f: sig(warps),
             mine_a: sig(warps),
+            mine_e: sig(warps),
+            mine_d: sig(warps),
             ch_acc: sig(warps + 1),
             ch_acc_r: sig(warps + 1),
             ch_acc_q: sig(warps + 1),
@@ -267,6 +318,18 @@ impl<const L: usize> WarpState<L> {
             ch_a_gdepth: sig(warps + 1),
             ch_a_alive: sig(warps + 1),
             ch_a_waiting: sig(warps + 1),
+            ch_e_alive: sig(warps + 1),
+            ch_e_waiting: sig(warps + 1),
+            ch_d_gmask: sig(warps + 1),
+            ch_d_gpc: sig(warps + 1),
+            ch_d_gdepth: sig(warps + 1),
+            ch_d_alive: sig(warps + 1),
+            ch_d_waiting: sig(warps + 1),
+            ch_d_busy_i: sig(warps + 1),
+            ch_d_busy_r: sig(warps + 1),
+            ch_d_replay: sig(warps + 1),
+            ch_d_rearb: sig(warps + 1),
+            ch_d_outstanding: sig(warps + 1),
             ch_a_replay: sig(warps + 1),
             ch_a_outstanding: sig(warps + 1),
             _w: warps,
@@ -290,6 +353,18 @@ impl<const L: usize> Logic for WarpState<L> {
         self.ch_a_gdepth[0].next = self.zero_d.val();
         self.ch_a_alive[0].next = self.zero_l.val();
         self.ch_a_waiting[0].next = self.zero_l.val();
+        self.ch_e_alive[0].next = self.zero_l.val();
+        self.ch_e_waiting[0].next = self.zero_l.val();
+        self.ch_d_gmask[0].next = self.zero_l.val();
+        self.ch_d_gpc[0].next = self.zero_pc.val();
+        self.ch_d_gdepth[0].next = self.zero_d.val();
+        self.ch_d_alive[0].next = self.zero_l.val();
+        self.ch_d_waiting[0].next = self.zero_l.val();
+        self.ch_d_busy_i[0].next = false;
+        self.ch_d_busy_r[0].next = false;
+        self.ch_d_replay[0].next = false;
+        self.ch_d_rearb[0].next = false;
+        self.ch_d_outstanding[0].next = self.zero_out.val();
         self.ch_a_replay[0].next = false;
         self.ch_a_outstanding[0].next = self.zero_out.val();
         for w in 0..self._w {
@@ -305,6 +380,18 @@ impl<const L: usize> Logic for WarpState<L> {
             self.ch_a_gdepth[w + 1].next = self.ch_a_gdepth[w].val();
             self.ch_a_alive[w + 1].next = self.ch_a_alive[w].val();
             self.ch_a_waiting[w + 1].next = self.ch_a_waiting[w].val();
+            self.ch_e_alive[w + 1].next = self.ch_e_alive[w].val();
+            self.ch_e_waiting[w + 1].next = self.ch_e_waiting[w].val();
+            self.ch_d_gmask[w + 1].next = self.ch_d_gmask[w].val();
+            self.ch_d_gpc[w + 1].next = self.ch_d_gpc[w].val();
+            self.ch_d_gdepth[w + 1].next = self.ch_d_gdepth[w].val();
+            self.ch_d_alive[w + 1].next = self.ch_d_alive[w].val();
+            self.ch_d_waiting[w + 1].next = self.ch_d_waiting[w].val();
+            self.ch_d_busy_i[w + 1].next = self.ch_d_busy_i[w].val();
+            self.ch_d_busy_r[w + 1].next = self.ch_d_busy_r[w].val();
+            self.ch_d_replay[w + 1].next = self.ch_d_replay[w].val();
+            self.ch_d_rearb[w + 1].next = self.ch_d_rearb[w].val();
+            self.ch_d_outstanding[w + 1].next = self.ch_d_outstanding[w].val();
             self.ch_a_replay[w + 1].next = self.ch_a_replay[w].val();
             self.ch_a_outstanding[w + 1].next = self.ch_a_outstanding[w].val();
             self.gm[w].clock.next = self.clock.val();
@@ -406,6 +493,25 @@ impl<const L: usize> Logic for WarpState<L> {
                 self.ch_a_outstanding[w + 1].next =
                     self.ch_a_outstanding[w].val() | self.os[w].q.val();
             }
+            self.mine_e[w].next = (self.e_sel.val() & self.bit[w].val()).any();
+            if self.mine_e[w].val() {
+                self.ch_e_alive[w + 1].next = self.ch_e_alive[w].val() | self.al[w].q.val();
+                self.ch_e_waiting[w + 1].next = self.ch_e_waiting[w].val() | self.wt[w].q.val();
+            }
+            self.mine_d[w].next = (self.d_sel.val() & self.bit[w].val()).any();
+            if self.mine_d[w].val() {
+                self.ch_d_gmask[w + 1].next = self.ch_d_gmask[w].val() | self.gm[w].q.val();
+                self.ch_d_gpc[w + 1].next = self.ch_d_gpc[w].val() | self.pc[w].q.val();
+                self.ch_d_gdepth[w + 1].next = self.ch_d_gdepth[w].val() | self.dp[w].q.val();
+                self.ch_d_alive[w + 1].next = self.ch_d_alive[w].val() | self.al[w].q.val();
+                self.ch_d_waiting[w + 1].next = self.ch_d_waiting[w].val() | self.wt[w].q.val();
+                self.ch_d_busy_i[w + 1].next = self.ch_d_busy_i[w].val() | self.bi[w].q.val();
+                self.ch_d_busy_r[w + 1].next = self.ch_d_busy_r[w].val() | self.br[w].q.val();
+                self.ch_d_replay[w + 1].next = self.ch_d_replay[w].val() | self.rp[w].q.val();
+                self.ch_d_rearb[w + 1].next = self.ch_d_rearb[w].val() | self.ra[w].q.val();
+                self.ch_d_outstanding[w + 1].next =
+                    self.ch_d_outstanding[w].val() | self.os[w].q.val();
+            }
             // ---- next state: hold, then each writer in turn (a later
             // writer of the same register wins; the contract never has
             // two of them on one warp in one cycle except where noted) ----
@@ -495,6 +601,18 @@ impl<const L: usize> Logic for WarpState<L> {
             self.a_gdepth.next = self.ch_a_gdepth[n].val();
             self.a_alive.next = self.ch_a_alive[n].val();
             self.a_waiting.next = self.ch_a_waiting[n].val();
+            self.e_alive.next = self.ch_e_alive[n].val();
+            self.e_waiting.next = self.ch_e_waiting[n].val();
+            self.d_gmask.next = self.ch_d_gmask[n].val();
+            self.d_gpc.next = self.ch_d_gpc[n].val();
+            self.d_gdepth.next = self.ch_d_gdepth[n].val();
+            self.d_alive.next = self.ch_d_alive[n].val();
+            self.d_waiting.next = self.ch_d_waiting[n].val();
+            self.d_busy_i.next = self.ch_d_busy_i[n].val();
+            self.d_busy_r.next = self.ch_d_busy_r[n].val();
+            self.d_replay.next = self.ch_d_replay[n].val();
+            self.d_rearb.next = self.ch_d_rearb[n].val();
+            self.d_outstanding.next = self.ch_d_outstanding[n].val();
             self.a_replay.next = self.ch_a_replay[n].val();
             self.a_outstanding.next = self.ch_a_outstanding[n].val();
         }
