@@ -183,6 +183,7 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
     // simulation-speed warning) on these blocks: waived on the control
     // path's modules and on `sched$init`, as on `launch$init_req` below.
     let mut in_ctl = false;
+    let split = hw.arbiter == ArbiterMode::Split;
     for line in raw.lines() {
         // The launch unit computes `init_req` (from its registers) in the
         // always block that also reads `init_take` (S's `init`, which
@@ -201,6 +202,9 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
         out.push_str(&crate::rename_module_on_line(line, |name| {
             if name == "top" {
                 Some(BODY.to_string())
+            } else if let Some(tree) = arbiter_module(name, split) {
+                // ---- control path (v2ctl): §9.1's names of the trees ----
+                Some(tree.to_string())
             } else {
                 name.strip_prefix("top$")
                     .map(|rest| format!("{TOP}__{}", rest.replace('$', "__")))
@@ -218,6 +222,19 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
     out.push_str(&wrapper(&hw, gen)?);
     check_hygiene(&out, &hw, gen)?;
     Ok(out)
+}
+
+/// The module name of §9.1 for the control path's tree `name` (rust-hdl's
+/// name): `concord_arbiter` (`unified`), `concord_arbiter_branch` and
+/// `concord_arbiter_mem` (`split`). Under `unified` the memory tree is
+/// constant-fed and unread (synthesis removes it) and keeps its path name.
+fn arbiter_module(name: &str, split: bool) -> Option<&'static str> {
+    match (name, split) {
+        ("top$ctl$tree_b", false) => Some("concord_arbiter"),
+        ("top$ctl$tree_b", true) => Some("concord_arbiter_branch"),
+        ("top$ctl$tree_m", true) => Some("concord_arbiter_mem"),
+        _ => None,
+    }
 }
 
 /// `Kt` (thread-id component bits) and `row_bits` of a core: with `L` and
