@@ -939,6 +939,10 @@ pub struct Body<
     r_pred_data: Reg<Bits<32>>,
     /// The operands and addresses the control path reads at X (not yet).
     unused_dp: Signal<Local, bool>,
+    // ---- memory refusals at A (§10.1 port rule, §10.2 no free entry):
+    // one signal per memory unit, ORed into the commit's `refused` ----
+    sh_refused: Signal<Local, bool>,
+    gm_refused: Signal<Local, bool>,
     // ---- control path (v2ctl) ----
     /// Stage X control, the lane pcs and depths, the tree(s), the commit
     /// and the re-arbitration engine (`ctlpath.rs`).
@@ -1269,6 +1273,8 @@ impl<
             r_pred_addr: Default::default(),
             r_pred_data: Default::default(),
             unused_dp: Default::default(),
+            sh_refused: Default::default(),
+            gm_refused: Default::default(),
             // ---- control path (v2ctl) ----
             ctl: CtlPath::new(hw),
             z_ctl_threads: Default::default(),
@@ -2116,9 +2122,12 @@ impl<
         }
         self.ctl.code_len.next = self.lreg[1].q.val();
         self.ctl.window.next = self.l_window.q.val();
-        // A: traps (§13) come next; memory refusals with the memory units.
+        // A: traps (§13) come next.
         self.ctl.a_kill.next = false;
-        self.ctl.a_refused.next = false;
+        // Each memory unit drives its own refusal in its section.
+        self.sh_refused.next = false;
+        self.gm_refused.next = false;
+        self.ctl.a_refused.next = self.sh_refused.val() | self.gm_refused.val();
         for w in 0..self._w {
             self.ctl.wslot[w].next = self.launch.wslot[w].val();
             self.ctl.wstate[w].next = self.launch.wstate[w].val();
