@@ -18,7 +18,8 @@
 //! **Outside this block (warp level):** the divergence compare, the one
 //! cross-lane term, is [`XDiverge`] (at A, from the lanes' registered
 //! `npc`/`ndepth`); the link value (`gpc + 1` as 32 bits, the same in
-//! every lane: the lane data path's `alt_a` source at R); the trap order
+//! every lane: the data path carries it to W and writes it through the
+//! lane's `alt_w` source, `datapath.rs`); the trap order
 //! of §13.1 over the flags below (each flag is one check alone, not gated
 //! by an earlier one except *out of range*, which `check_access` only
 //! reports for aligned lanes); the stack check, completed in A (§13.1)
