@@ -49,16 +49,31 @@
 //! predicate file (read at F for D's guard and sources, written at A by
 //! `setp`, `pand/por/pxor`, `vote.any/all`, cleared at a block's
 //! allocation), init slots' register zeroing, `tr_rf_*`, `tr_pred_*`; the
-//! commit (`ctl.commit`) gates both writes. Not yet: traps (§13: the
+//! commit (`ctl.commit`) gates both writes.
+//! Shared memory (`shmem.rs`, branch `v2shm`): a shared pass's class, load
+//! width and atomic op carried R→A, its lanes' addresses X→A; at A the
+//! commit's served lanes (commit-gated), the row (the OR of the served
+//! lanes' rows: the tree's minimum or the atomic's lane), banks, byte
+//! offsets, store data, the atomic's operand and the slot's `base_row`
+//! registered for M; init slots' row clears through the same block; the
+//! port rule (`port_busy` → `sh_refused` for a shared pass,
+//! `launch.a_refused` and `tr_a_kind` `INIT_REFUSED` for a row clear);
+//! the load words at W written by the lanes (`ld_en`/`ld_d`, at the
+//! pass's `rd` row or a return slot's `rs_w_row`); `tr_sh_*` from the
+//! block's write port; `port_busy_replays`. The return-slot inputs
+//! (`rs_*`: words, served lanes, offsets, width at M, row at W) are
+//! interim constants for the global-memory helper (v2gm).
+//! Not yet: traps (§13: the
 //! control path computes the flags of causes 1, 2, 5, 6, 10 and 7 at A
 //! (`ctl.f_*`, `ctl.trap7`) but nothing raises a trap: no held trap,
 //! frozen slots, squashed passes, `STOPPING`/`TRAP`, report registers or
 //! `tr_trap`; `ctl.a_kill` is the hook), *PC outside the program*, HALT
-//! pausing the engine, shared and global memory (loads, stores, atomics,
-//! return slots; `ctl.a_refused` is the hook).
-//! Lock-step: every case without memory or a trap agrees on every trace
-//! field and bus signal, the host's debug-register reads after `DONE`
-//! included. First mismatches: PROGRESS.md.
+//! pausing the engine, global memory (loads, stores, atomics, return
+//! slots; `gm_refused` and the `rs_*` locals are the hooks).
+//! Lock-step: every case without global memory or a trap agrees on every
+//! trace field and bus signal, the host's debug-register reads after
+//! `DONE` included (every shared load, store and atomic case of
+//! `every_instruction_under_three_guards`). First mismatches: PROGRESS.md.
 
 use std::collections::HashMap;
 
@@ -2604,16 +2619,23 @@ impl<
             self.rs_m_word[l].next = self.zero32.val(); // interim: driven by global memory (v2gm)
             self.rs_m_off[l].next = self.zero2.val(); // interim: driven by global memory (v2gm)
         }
+        // The block's W registers have no reset: a reset edge loads them
+        // from these inputs, forced to "no item" (a run cut short must not
+        // write a register or a bank in the first cycle after reset).
         self.shm.kind.next = self.sh_m_kind.q.val();
+        if self.reset.val() {
+            self.shm.kind.next = self.zero4.val();
+        }
         self.shm.base_row.next = self.sh_m_base.q.val();
         self.shm.min_row.next = self.sh_m_min.q.val();
         self.shm.lw.next = self.sh_m_lw.q.val() | self.rs_m_lw.val();
         self.shm.aop.next = self.sh_m_aop.q.val();
         self.shm.aopnd.next = self.sh_m_opnd.q.val();
-        self.shm.rs_sel.next = self.rs_m_sel.val();
+        self.shm.rs_sel.next = self.rs_m_sel.val() & !self.reset.val();
         for l in 0..self._lanes {
-            self.shm.served[l].next =
-                self.sh_m_served.q.val().get_bit(l) | self.rs_m_served.val().get_bit(l);
+            self.shm.served[l].next = (self.sh_m_served.q.val().get_bit(l)
+                | self.rs_m_served.val().get_bit(l))
+                & !self.reset.val();
             self.shm.bank[l].next = self.sh_m_bank[l].q.val();
             self.shm.off[l].next = self.sh_m_off[l].q.val() | self.rs_m_off[l].val();
             self.shm.sd[l].next = self.sh_m_sd[l].q.val();
