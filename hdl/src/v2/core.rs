@@ -97,6 +97,7 @@ use super::resize::Resize;
 use super::scheduler::{Policy, Scheduler};
 use super::setup::{Setup, COUNT_BITS, THREADS_BITS};
 use super::shmem::Shmem;
+use super::trap::{PassCause, TrapUnit, CAUSE_W};
 use super::warpstate::WarpState;
 use crate::ram::Ram;
 use crate::util::{Ext, Reg, RegE};
@@ -207,7 +208,17 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
         // orders whole blocks and reports UNOPTFLAT (a simulation-speed
         // warning). Waived on this one signal until `launch.rs` drives the
         // output from its own block.
-        let waive = line.trim() == "wire  launch$init_req;" || line.trim() == "wire  sched$init;";
+        // ---- traps (v2trap): the pass's cause (`tpc$trap`) kills the commit
+        // in the control path, whose cause 7 returns to the trap unit's
+        // inputs in the same block: no signal-level loop, waived likewise.
+        // Its cause 7 pc read (`trap$t_read`, `trap$t_lane`) passes through
+        // the control path's copy 2 and back (`ctl$t_pc`) likewise.
+        let t = line.trim();
+        let waive = t == "wire  launch$init_req;"
+            || t == "wire  sched$init;"
+            || t == "wire  tpc$trap;"
+            || t == "wire  trap$t_read;"
+            || (t.starts_with("wire") && t.ends_with(" trap$t_lane;"));
         if waive {
             out.push_str("    /* verilator lint_off UNOPTFLAT */\n");
         }
@@ -1061,6 +1072,63 @@ pub struct Body<
     _dbg_lanepc1: usize,
     _dbg_slot: usize,
     _dbg_slot1: usize,
+    // ---- traps (v2trap) ----
+    /// The held trap, frozen slots and report registers (`trap.rs`).
+    trap: TrapUnit<L>,
+    /// The cause of the pass in A (§13.1 order).
+    tpc: PassCause<L>,
+    /// Cause 4 (`gpc ≥ code_len` at F), carried F→D→R→X→A.
+    t_out_d: Reg<bool>,
+    t_out_r: Reg<bool>,
+    t_out_x: Reg<bool>,
+    t_out_a: Reg<bool>,
+    /// The instruction word (cause 3's detail), D→R→X→A.
+    t_word_r: Reg<Bits<32>>,
+    t_word_x: Reg<Bits<32>>,
+    t_word_a: Reg<Bits<32>>,
+    /// Invalid word (R→A), `ldparam` past `PARAM_COUNT` and its index
+    /// (R→A), access width one-hot = bytes (R→A).
+    t_inv_x: Reg<bool>,
+    t_inv_a: Reg<bool>,
+    t_pm_x: Reg<bool>,
+    t_pm_a: Reg<bool>,
+    t_pidx_x: Reg<Bits<32>>,
+    t_pidx_a: Reg<Bits<32>>,
+    t_mw_x: Reg<Bits<3>>,
+    t_mw_a: Reg<Bits<3>>,
+    t_x_pidx: Ext<{ super::decode::PARAM_W }, 32>,
+    t_x_mw: Ext<3, 32>,
+    t_r_trap: Reg<bool>,
+    t_ldparam: Constant<Bits<{ super::decode::NCLS }>>,
+    t_st_frozen: Constant<Bits<2>>,
+    t_st_launch: Constant<Bits<2>>,
+    t_st_run: Constant<Bits<2>>,
+    t_k_squashed: Constant<Bits<3>>,
+    t_k_trapped: Constant<Bits<3>>,
+    t_k7: Constant<Bits<CAUSE_W>>,
+    t_zero_l: Constant<Bits<L>>,
+    t_outside_f: Signal<Local, bool>,
+    t_a_pass: Signal<Local, bool>,
+    t_a_st: Signal<Local, Bits<2>>,
+    t_a_slot: Signal<Local, Bits<4>>,
+    t_a_wib: Signal<Local, Bits<4>>,
+    t_frozen: Signal<Local, bool>,
+    t_trapped: Signal<Local, bool>,
+    t_slots_live: Signal<Local, bool>,
+    /// Cause 11 from the global unit (`gmaster`'s `trap`): the entry's
+    /// warp, served lanes, pc and the beat's byte address.
+    gm_err_valid: Signal<Local, bool>,
+    gm_err_warp: Signal<Local, Bits<4>>,
+    gm_err_lanes: Signal<Local, Bits<L>>,
+    gm_err_pc: Signal<Local, Bits<16>>,
+    gm_err_addr: Signal<Local, Bits<32>>,
+    /// No global entry is in use (§13.2's `STOPPING` → `TRAP`).
+    gm_idle: Signal<Local, bool>,
+    t_g_slot: Signal<Local, Bits<4>>,
+    t_g_wib: Signal<Local, Bits<4>>,
+    /// `update`'s index of the `squashed` counter (one-iteration loop).
+    _t_sq: usize,
+    _t_sq1: usize,
 }
 
 impl<
@@ -1467,6 +1535,57 @@ impl<
             _dbg_lanepc1: dbg_rd("DBG_LANE_PC").1,
             _dbg_slot: dbg_rd("DBG_SLOT[0]").0,
             _dbg_slot1: dbg_rd("DBG_SLOT[0]").1,
+            // ---- traps (v2trap) ----
+            trap: TrapUnit::new(hw.block_slots, hw.warps),
+            tpc: PassCause::default(),
+            t_out_d: Default::default(),
+            t_out_r: Default::default(),
+            t_out_x: Default::default(),
+            t_out_a: Default::default(),
+            t_word_r: Default::default(),
+            t_word_x: Default::default(),
+            t_word_a: Default::default(),
+            t_inv_x: Default::default(),
+            t_inv_a: Default::default(),
+            t_pm_x: Default::default(),
+            t_pm_a: Default::default(),
+            t_pidx_x: Default::default(),
+            t_pidx_a: Default::default(),
+            t_mw_x: Default::default(),
+            t_mw_a: Default::default(),
+            t_x_pidx: Default::default(),
+            t_x_mw: Default::default(),
+            t_r_trap: Default::default(),
+            t_ldparam: k(1
+                << super::decode::CLASSES
+                    .iter()
+                    .position(|&c| c == super::decode::Class::LdParam)
+                    .unwrap()),
+            t_st_frozen: k(super::warpstate::slot_state::FROZEN),
+            t_st_launch: k(super::warpstate::slot_state::LAUNCH),
+            t_st_run: k(super::warpstate::slot_state::RUN),
+            t_k_squashed: k(trace::a_kind::SQUASHED as u64),
+            t_k_trapped: k(trace::a_kind::TRAPPED as u64),
+            t_k7: k(concord_uarch::trap::TrapCode::BarrierNeverCompletes.code() as u64),
+            t_zero_l: k(0),
+            t_outside_f: Default::default(),
+            t_a_pass: Default::default(),
+            t_a_st: Default::default(),
+            t_a_slot: Default::default(),
+            t_a_wib: Default::default(),
+            t_frozen: Default::default(),
+            t_trapped: Default::default(),
+            t_slots_live: Default::default(),
+            gm_err_valid: Default::default(),
+            gm_err_warp: Default::default(),
+            gm_err_lanes: Default::default(),
+            gm_err_pc: Default::default(),
+            gm_err_addr: Default::default(),
+            gm_idle: Default::default(),
+            t_g_slot: Default::default(),
+            t_g_wib: Default::default(),
+            _t_sq: V2Counter::Squashed.index(),
+            _t_sq1: V2Counter::Squashed.index() + 1,
         }
     }
 }
@@ -1740,8 +1859,8 @@ impl<
             (self.st.q.val() == self.s_run.val()) | (self.st.q.val() == self.s_stopping.val());
         self.launch.halt.next = self.halt.q.val();
         // Traps (§13) and retires (§9.4) come with the commit.
-        self.launch.held.next = false;
-        self.launch.trap_slots.next = self.zero16.val();
+        self.launch.held.next = self.trap.held.val();
+        self.launch.trap_slots.next = self.trap.freeze.val();
         self.launch.init_take.next = self.sched.init.val();
 
         // ---- stage S (§6) ----
@@ -2121,6 +2240,27 @@ impl<
         {
             self.next_st.next = self.s_done.val();
         }
+        // ---- traps (v2trap): §13.2, `STOPPING` while a trap is held, then
+        // `TRAP` once no live slot, item or global entry remains (slot
+        // states at the start of the cycle: in a quiet cycle none changes)
+        // interim: driven by global memory (v2gm) (assigned before its use
+        // here: a later assignment in this block would be a loop)
+        self.gm_idle.next = true;
+        self.t_slots_live.next = false;
+        for k in 0..self._slots {
+            self.t_slots_live.next = self.t_slots_live.val()
+                | (self.launch.state[k].val() == self.t_st_launch.val())
+                | (self.launch.state[k].val() == self.t_st_run.val());
+        }
+        if ((self.st.q.val() == self.s_run.val()) | (self.st.q.val() == self.s_stopping.val()))
+            & self.trap.held_next.val()
+        {
+            self.next_st.next = self.s_stopping.val();
+            if self.pipe_empty.val() & self.gm_idle.val() & !self.t_slots_live.val() {
+                self.next_st.next = self.s_trap.val();
+            }
+        }
+        // ---- end traps (v2trap) ----
         self.is_running.next = (self.st.q.val() == self.s_setup.val())
             | (self.st.q.val() == self.s_run.val())
             | (self.st.q.val() == self.s_stopping.val());
@@ -2329,7 +2469,6 @@ impl<
         self.tr_retire_slot.next = self.r_retire_slot.q.val();
         self.r_warp_state.d.next = self.warps.codes.val();
         self.tr_warp_state.next = self.r_warp_state.q.val();
-        self.tr_trap.next = false;
 
         // ---- control path (v2ctl) ----
         self.ctl.clock.next = self.clock.val();
@@ -2360,8 +2499,43 @@ impl<
         }
         self.ctl.code_len.next = self.lreg[1].q.val();
         self.ctl.window.next = self.l_window.q.val();
-        // A: traps (§13) come next.
-        self.ctl.a_kill.next = false;
+        // ---- traps (v2trap): stage A, the pass's cause and the kill ----
+        self.t_a_pass.next = self.p_kind[4].q.val() == self.k_warp.val();
+        self.t_a_st.next = self.zero2.val();
+        self.t_a_slot.next = self.zero4.val();
+        self.t_a_wib.next = self.zero4.val();
+        for w in 0..self._w {
+            if self.a_oh.val().get_bit(w) {
+                self.t_a_st.next = self.t_a_st.val() | self.launch.wstate[w].val();
+                self.t_a_slot.next = self.t_a_slot.val() | self.launch.wslot[w].val();
+                self.t_a_wib.next = self.t_a_wib.val() | self.launch.wib[w].val();
+            }
+        }
+        // §13.2: a pass of a frozen slot is squashed (no checks, no commit).
+        self.t_frozen.next = self.t_a_pass.val() & (self.t_a_st.val() == self.t_st_frozen.val());
+        self.tpc.pass.next = self.t_a_pass.val() & !self.t_frozen.val();
+        self.tpc.outside.next = self.t_out_a.q.val();
+        self.tpc.invalid.next = self.t_inv_a.q.val();
+        self.tpc.word.next = self.t_word_a.q.val();
+        self.tpc.active.next = self.p_active[4].q.val();
+        self.tpc.m_mis.next = self.ctl.m_mis.val();
+        self.tpc.m_oob.next = self.ctl.m_oob.val();
+        // Cause 9 (stack overflow) is not checked yet.
+        self.tpc.m_stk.next = self.t_zero_l.val();
+        self.tpc.pmiss.next = self.t_pm_a.q.val();
+        self.tpc.pidx.next = self.t_pidx_a.q.val();
+        self.tpc.m_ovf.next = self.ctl.m_ovf.val();
+        self.tpc.m_ret0.next = self.ctl.m_ret0.val();
+        self.tpc.m_npc.next = self.ctl.m_npc.val();
+        self.t_x_mw.i.next = self.t_mw_a.q.val();
+        self.tpc.bytes.next = self.t_x_mw.o.val();
+        for i in 0..self._lanes {
+            self.tpc.addr[i].next = self.dp.y_a[i].val();
+            self.tpc.npc[i].next = self.ctl.a_npc[i].val();
+        }
+        self.t_trapped.next = self.tpc.trap.val();
+        self.ctl.a_kill.next = self.t_frozen.val() | self.t_trapped.val();
+        // ---- end traps (v2trap) ----
         // Each memory unit drives its own refusal in its section.
         self.gm_refused.next = false;
         self.ctl.a_refused.next = self.sh_refused.val() | self.gm_refused.val();
@@ -2665,5 +2839,153 @@ impl<
         }
         // `ld` carries the atomic's old word.
         self.unused_sh.next = self.shm.atom_old.val().any();
+        // ---- traps (v2trap) ----
+        self.trap.clock.next = self.clock.val();
+        self.trap.reset.next = self.reset.val();
+        self.trap.clear.next = self.slave.start.val();
+        self.t_out_d.clock.next = self.clock.val();
+        self.t_out_r.clock.next = self.clock.val();
+        self.t_out_x.clock.next = self.clock.val();
+        self.t_out_a.clock.next = self.clock.val();
+        self.t_word_r.clock.next = self.clock.val();
+        self.t_word_x.clock.next = self.clock.val();
+        self.t_word_a.clock.next = self.clock.val();
+        self.t_inv_x.clock.next = self.clock.val();
+        self.t_inv_a.clock.next = self.clock.val();
+        self.t_pm_x.clock.next = self.clock.val();
+        self.t_pm_a.clock.next = self.clock.val();
+        self.t_pidx_x.clock.next = self.clock.val();
+        self.t_pidx_a.clock.next = self.clock.val();
+        self.t_mw_x.clock.next = self.clock.val();
+        self.t_mw_a.clock.next = self.clock.val();
+        self.t_r_trap.clock.next = self.clock.val();
+        self.t_out_d.reset.next = self.reset.val();
+        self.t_out_r.reset.next = self.reset.val();
+        self.t_out_x.reset.next = self.reset.val();
+        self.t_out_a.reset.next = self.reset.val();
+        self.t_word_r.reset.next = self.reset.val();
+        self.t_word_x.reset.next = self.reset.val();
+        self.t_word_a.reset.next = self.reset.val();
+        self.t_inv_x.reset.next = self.reset.val();
+        self.t_inv_a.reset.next = self.reset.val();
+        self.t_pm_x.reset.next = self.reset.val();
+        self.t_pm_a.reset.next = self.reset.val();
+        self.t_pidx_x.reset.next = self.reset.val();
+        self.t_pidx_a.reset.next = self.reset.val();
+        self.t_mw_x.reset.next = self.reset.val();
+        self.t_mw_a.reset.next = self.reset.val();
+        self.t_r_trap.reset.next = self.reset.val();
+        // F: cause 4. D: the decoder treats the word as invalid (§13.1:
+        // causes 3 and 4 precede everything, the instruction is not used).
+        self.t_outside_f.next = (self.p_kind[0].q.val() == self.k_warp.val())
+            & !self.lreg[1].q.val().get_bits::<16>(16).any()
+            & (self.p_pc[0].q.val() >= self.lreg[1].q.val().get_bits::<16>(0));
+        self.t_out_d.d.next = self.t_outside_f.val();
+        self.decode.outside.next = self.t_out_d.q.val();
+        self.t_out_r.d.next = self.t_out_d.q.val();
+        self.t_out_x.d.next = self.t_out_r.q.val();
+        self.t_out_a.d.next = self.t_out_x.q.val();
+        self.t_word_r.d.next = self.imem.rdata.val();
+        self.t_word_x.d.next = self.t_word_r.q.val();
+        self.t_word_a.d.next = self.t_word_x.q.val();
+        // R: invalid word; `ldparam` past `PARAM_COUNT` with executing
+        // lanes (cause 8); the access width.
+        self.t_inv_x.d.next = self.decode.invalid.val();
+        self.t_inv_a.d.next = self.t_inv_x.q.val();
+        self.t_x_pidx.i.next = self.decode.param.val();
+        self.t_pm_x.d.next = (self.decode.cls.val() & self.t_ldparam.val()).any()
+            & self.decode.exec.val().any()
+            & (self.t_x_pidx.o.val() >= self.lreg[8].q.val());
+        self.t_pm_a.d.next = self.t_pm_x.q.val();
+        self.t_pidx_x.d.next = self.t_x_pidx.o.val();
+        self.t_pidx_a.d.next = self.t_pidx_x.q.val();
+        self.t_mw_x.d.next = self.decode.msize.val();
+        self.t_mw_a.d.next = self.t_mw_x.q.val();
+        // A: the pass's trap, or cause 7 after its commit (§9.4).
+        self.trap.a_valid.next = self.t_trapped.val() | self.ctl.trap7.val();
+        self.trap.a_cause.next = self.tpc.cause.val();
+        if self.ctl.trap7.val() {
+            self.trap.a_cause.next = self.t_k7.val();
+        }
+        self.trap.a_slot.next = self.t_a_slot.val();
+        self.trap.a_wib.next = self.t_a_wib.val();
+        self.trap.a_pc.next = self.p_pc[4].q.val();
+        self.trap.a_lanes.next = self.tpc.lanes.val();
+        self.trap.a_addr.next = self.tpc.t_addr.val();
+        self.trap.a_detail.next = self.tpc.detail.val();
+        // Cause 11 (interim: driven by global memory (v2gm)).
+        self.gm_err_valid.next = false;
+        self.gm_err_warp.next = self.zero4.val();
+        self.gm_err_lanes.next = self.t_zero_l.val();
+        self.gm_err_pc.next = self.zero16.val();
+        self.gm_err_addr.next = self.zero32.val();
+        self.t_g_slot.next = self.zero4.val();
+        self.t_g_wib.next = self.zero4.val();
+        for w in 0..self._w {
+            if self.gm_err_warp.val() == self.widx[w].val() {
+                self.t_g_slot.next = self.t_g_slot.val() | self.launch.wslot[w].val();
+                self.t_g_wib.next = self.t_g_wib.val() | self.launch.wib[w].val();
+            }
+        }
+        self.trap.g_valid.next = self.gm_err_valid.val();
+        self.trap.g_slot.next = self.t_g_slot.val();
+        self.trap.g_wib.next = self.t_g_wib.val();
+        self.trap.g_pc.next = self.gm_err_pc.val();
+        self.trap.g_lanes.next = self.gm_err_lanes.val();
+        self.trap.g_addr.next = self.gm_err_addr.val();
+        for k in 0..self._slots {
+            self.trap.older[k].next = self.launch.older[k].val();
+            self.trap.ctaid_x[k].next = self.launch.ctaid_x[k].val();
+            self.trap.ctaid_y[k].next = self.launch.ctaid_y[k].val();
+            self.trap.ctaid_z[k].next = self.launch.ctaid_z[k].val();
+            self.trap.arrived[k].next = self.ctl.slot_arrived[k].val();
+            self.trap.exited[k].next = self.ctl.slot_exited[k].val();
+            self.trap.slot_warps[k].next = self.z_ctl_smask[k].o.val();
+        }
+        self.trap.threads.next = self.x_threads.o.val();
+        for w in 0..self._w {
+            self.trap.waiting[w].next = self.warps.waiting[w].val();
+            self.trap.wib[w].next = self.launch.wib[w].val();
+        }
+        // Cause 7's pc through copy 2 of the lane-PC LUT-RAM (§13.3).
+        self.trap.port_busy.next = self.ctl.e_sel.val().any();
+        self.trap.t_pc.next = self.ctl.t_pc.val();
+        self.ctl.t_read.next = self.trap.t_read.val();
+        self.ctl.t_warp.next = self.trap.t_warp.val();
+        self.ctl.t_lane.next = self.trap.t_lane.val();
+        // The report registers, host-readable (§14.4 `TRAP_*`, read words 6..17).
+        self.slave.rd[6].next = self.trap.r_cause.val();
+        self.slave.rd[7].next = self.trap.r_pc.val();
+        self.slave.rd[8].next = self.trap.r_warp.val();
+        self.slave.rd[9].next = self.trap.r_lanes.val();
+        self.slave.rd[10].next = self.trap.r_block_x.val();
+        self.slave.rd[11].next = self.trap.r_block_y.val();
+        self.slave.rd[12].next = self.trap.r_block_z.val();
+        self.slave.rd[13].next = self.trap.r_addr.val();
+        self.slave.rd[14].next = self.trap.r_detail.val();
+        self.slave.rd[15].next = self.trap.r_arrived.val();
+        self.slave.rd[16].next = self.trap.r_exited.val();
+        self.slave.rd[17].next = self.trap.r_threads.val();
+        // Trace (§15.2): the squashed and trapped kinds; a pass that did
+        // not get past decode (causes 3, 4) or was squashed shows no lanes.
+        if self.t_frozen.val() {
+            self.r_a_kind.d.next = self.t_k_squashed.val();
+        }
+        if self.t_trapped.val() {
+            self.r_a_kind.d.next = self.t_k_trapped.val();
+        }
+        if self.t_frozen.val() | (self.t_trapped.val() & !self.tpc.executed.val()) {
+            self.r_a_active.d.next = self.zero32.val();
+            self.r_a_exec.d.next = self.zero32.val();
+        }
+        self.t_r_trap.d.next = self.trap.raise.val();
+        self.tr_trap.next = self.t_r_trap.q.val();
+        // Counter `squashed` (§15.1).
+        for i in self._t_sq..self._t_sq1 {
+            if self.t_frozen.val() {
+                self.ctr.inc[i].next = self.one8.val();
+            }
+        }
+        // ---- end traps (v2trap) ----
     }
 }

@@ -50,6 +50,7 @@ pub mod scheduler;
 pub mod setup;
 pub mod shmem;
 pub mod tidwalk;
+pub mod trap;
 pub mod warpstate;
 pub mod xctl;
 

@@ -130,6 +130,8 @@ pub struct WarpState<const L: usize> {
     pub d_replay: Signal<Out, bool>,
     pub d_rearb: Signal<Out, bool>,
     pub d_outstanding: Signal<Out, Bits<OUT_W>>,
+    /// Every warp's `waiting` (traps, v2trap: cause 7's report, §13.3).
+    pub waiting: Vec<Signal<Out, Bits<L>>>,
     // Per warp (§5.1), cleared by `clear` through the registers' load.
     gm: Vec<RegE<Bits<L>>>,
     pc: Vec<RegE<Bits<PC_W>>>,
@@ -267,6 +269,7 @@ impl<const L: usize> WarpState<L> {
             d_replay: Default::default(),
             d_rearb: Default::default(),
             d_outstanding: Default::default(),
+            waiting: sig(warps),
             a_replay: Default::default(),
             a_outstanding: Default::default(),
             gm: sig(warps),
@@ -615,6 +618,9 @@ impl<const L: usize> Logic for WarpState<L> {
             self.d_outstanding.next = self.ch_d_outstanding[n].val();
             self.a_replay.next = self.ch_a_replay[n].val();
             self.a_outstanding.next = self.ch_a_outstanding[n].val();
+        }
+        for w in 0..self._w {
+            self.waiting[w].next = self.wt[w].q.val();
         }
     }
 }
