@@ -60,9 +60,10 @@
 //! `launch.a_refused` and `tr_a_kind` `INIT_REFUSED` for a row clear);
 //! the load words at W written by the lanes (`ld_en`/`ld_d`, at the
 //! pass's `rd` row or a return slot's `rs_w_row`); `tr_sh_*` from the
-//! block's write port; `port_busy_replays`. The return-slot inputs
-//! (`rs_*`: words, served lanes, offsets, width at M, row at W) are
-//! interim constants for the global-memory helper (v2gm).
+//! block's write port; `port_busy_replays`. A return slot whose entry
+//! had no `ERR` beat takes the same extraction and write (`rs_*`: the
+//! global unit's words, lanes, offsets and load type at M, the row
+//! `warp · RP + rd` at W).
 //! Not yet: traps (§13: the
 //! control path computes the flags of causes 1, 2, 5, 6, 10 and 7 at A
 //! (`ctl.f_*`, `ctl.trap7`) but nothing raises a trap: no held trap,
@@ -1040,8 +1041,7 @@ pub struct Body<
     k_a_init_refused: Constant<Bits<3>>,
     unused_sh: Signal<Local, bool>,
     /// A global return slot at M and W (§10.2), through the shared
-    /// extraction and the load write: interim, driven by global memory
-    /// (v2gm).
+    /// extraction and the load write (from the global unit's `rs_*`).
     rs_m_sel: Signal<Local, bool>,
     rs_m_word: Vec<Signal<Local, Bits<32>>>,
     rs_m_served: Signal<Local, Bits<L>>,
