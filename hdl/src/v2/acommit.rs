@@ -48,7 +48,7 @@
 //! | `c_we` | 16 | `warp` when `commit` |
 //! | `c_gmask`, `c_gpc`, `c_gdepth` | `L`, 16, 8 | the group after the commit |
 //! | `c_alive`, `c_waiting`, `c_replay` | `L`, `L`, 1 | |
-//! | `served` | `L` | memory passes: lanes served (0 for a refused pass or `exec == 0`) |
+//! | `served` | `L` | memory passes that commit: lanes served (0 for a refused pass, `exec == 0` or a pass that does not commit) |
 //! | `pending` | `L` | memory passes: lanes still pending after the pass |
 //! | `pcw_we` | `L` | lane-PC LUT-RAM write enables (both copies) |
 //! | `pcw_data[l]` | 16 | its data: `npc[l]` (control) or `gpc + 1` (lanes leaving a replayed group) |
@@ -438,7 +438,12 @@ impl<const L: usize> Logic for ACommit<L> {
         if self.commit.val() {
             self.c_we.next = self.warp.val();
         }
-        self.served.next = self.mem_srv.val();
+        // Commit-gated (§13.2): a killed pass serves nothing, so the memory
+        // units reserve no entry and write nothing for it.
+        self.served.next = self.zl.val();
+        if self.commit.val() {
+            self.served.next = self.mem_srv.val();
+        }
         self.pending.next = self.pend.val();
 
         // Lane pcs: every active lane of a control pass; the lanes leaving

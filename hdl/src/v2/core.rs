@@ -49,16 +49,32 @@
 //! predicate file (read at F for D's guard and sources, written at A by
 //! `setp`, `pand/por/pxor`, `vote.any/all`, cleared at a block's
 //! allocation), init slots' register zeroing, `tr_rf_*`, `tr_pred_*`; the
-//! commit (`ctl.commit`) gates both writes. Not yet: traps (§13: the
+//! commit (`ctl.commit`) gates both writes.
+//! Shared memory (`shmem.rs`, branch `v2shm`): a shared pass's class, load
+//! width and atomic op carried R→A, its lanes' addresses X→A; at A the
+//! commit's served lanes (commit-gated), the row (the OR of the served
+//! lanes' rows: the tree's minimum or the atomic's lane), banks, byte
+//! offsets, store data, the atomic's operand and the slot's `base_row`
+//! registered for M; init slots' row clears through the same block; the
+//! port rule (`port_busy` → `sh_refused` for a shared pass,
+//! `launch.a_refused` and `tr_a_kind` `INIT_REFUSED` for a row clear);
+//! the load words at W written by the lanes (`ld_en`/`ld_d`, at the
+//! pass's `rd` row or a return slot's `rs_w_row`); `tr_sh_*` from the
+//! block's write port; `port_busy_replays`. A return slot whose entry
+//! had no `ERR` beat takes the same extraction and write (`rs_*`: the
+//! global unit's words, lanes, offsets and load type at M, the row
+//! `warp · RP + rd` at W).
+//! Not yet: traps (§13: the
 //! control path computes the flags of causes 1, 2, 5, 6, 10 and 7 at A
 //! (`ctl.f_*`, `ctl.trap7`) but nothing raises a trap: no held trap,
 //! frozen slots, squashed passes, `STOPPING`/`TRAP`, report registers or
 //! `tr_trap`; `ctl.a_kill` is the hook), *PC outside the program*, HALT
-//! pausing the engine, shared and global memory (loads, stores, atomics,
-//! return slots; `ctl.a_refused` is the hook).
-//! Lock-step: every case without memory or a trap agrees on every trace
-//! field and bus signal, the host's debug-register reads after `DONE`
-//! included. First mismatches: PROGRESS.md.
+//! pausing the engine, global memory (loads, stores, atomics, return
+//! slots; `gm_refused` and the `rs_*` locals are the hooks).
+//! Lock-step: every case without global memory or a trap agrees on every
+//! trace field and bus signal, the host's debug-register reads after
+//! `DONE` included (every shared load, store and atomic case of
+//! `every_instruction_under_three_guards`). First mismatches: PROGRESS.md.
 
 use std::collections::HashMap;
 
@@ -77,10 +93,13 @@ use super::dbgwords::DebugWords;
 use super::decode::Decode;
 use super::fieldpack::FieldPack;
 use super::gentry::LutRam;
+use super::gmem::GlobalMem;
 use super::launch::LaunchUnit;
 use super::resize::Resize;
 use super::scheduler::{Policy, Scheduler};
 use super::setup::{Setup, COUNT_BITS, THREADS_BITS};
+use super::shmem::Shmem;
+use super::trap::{PassCause, TrapUnit, CAUSE_W};
 use super::warpstate::WarpState;
 use crate::ram::Ram;
 use crate::util::{Ext, Reg, RegE};
@@ -191,11 +210,31 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
         // orders whole blocks and reports UNOPTFLAT (a simulation-speed
         // warning). Waived on this one signal until `launch.rs` drives the
         // output from its own block.
-        let waive = line.trim() == "wire  launch$init_req;" || line.trim() == "wire  sched$init;";
+        // ---- traps (v2trap): the pass's cause (`tpc$trap`) kills the commit
+        // in the control path, whose cause 7 returns to the trap unit's
+        // inputs in the same block: no signal-level loop, waived likewise.
+        // Its cause 7 pc read (`trap$t_read`, `trap$t_lane`) passes through
+        // the control path's copy 2 and back (`ctl$t_pc`) likewise.
+        let t = line.trim();
+        let waive = t == "wire  launch$init_req;"
+            || t == "wire  sched$init;"
+            || t == "wire  tpc$trap;"
+            || t == "wire  trap$t_read;"
+            || (t.starts_with("wire") && t.ends_with(" trap$t_lane;"));
         if waive {
             out.push_str("    /* verilator lint_off UNOPTFLAT */\n");
         }
         if line.starts_with("module top$ctl") {
+            in_ctl = true;
+            out.push_str("/* verilator lint_off UNOPTFLAT */\n");
+        }
+        // ---- global memory (v2gm) ----
+        // The refusal at A reads the ring's `rsv_ok` (flip-flops) and the
+        // reservation reads the commit's `served`, which depends on the
+        // refusal: no signal-level loop, but the global unit's blocks sit
+        // on both sides of the control path's block (UNOPTFLAT, waived as
+        // on the control path).
+        if line.starts_with("module top$gmem") {
             in_ctl = true;
             out.push_str("/* verilator lint_off UNOPTFLAT */\n");
         }
@@ -625,6 +664,14 @@ fn registered(
         .rsplit_once('$')
         .filter(|(i, p)| !i.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
         .ok_or_else(|| format!("{module}.{port} = {rhs}: not a register or a child's output"))?;
+    // A child's vector port: `inst$port$k` (the global unit's bus words).
+    let (inst, child_port) = match inst.rsplit_once('$') {
+        Some((i, p)) if child_port.chars().all(|c| c.is_ascii_digit()) && !i.is_empty() => {
+            (i, format!("{p}${child_port}"))
+        }
+        _ => (inst, child_port.to_string()),
+    };
+    let child_port = child_port.as_str();
     let child = format!("{module}__{}", inst.replace('$', "__"));
     let child = if module == BODY {
         format!("{TOP}__{}", inst.replace('$', "__"))
@@ -857,8 +904,6 @@ pub struct Body<
     r_a_warp: Reg<Bits<4>>,
     r_rf_we: Reg<Bits<32>>,
     r_rf_addr: Reg<Bits<16>>,
-    r_sh_we: Reg<Bits<4>>,
-    m_clear: Signal<Local, bool>,
     z_ws0: Resize<48, 32>,
     z_ws1: Resize<48, 32>,
     ws_shift: Constant<Bits<48>>,
@@ -875,15 +920,12 @@ pub struct Body<
     k_warp: Constant<Bits<2>>,
     k_a_init: Constant<Bits<3>>,
     k_a_committed: Constant<Bits<3>>,
-    ones4: Constant<Bits<4>>,
     one16: Constant<Bits<16>>,
     _w: usize,
     _w1: usize,
     _slots: usize,
     // ---- trace record registers ----
     r_state: Reg<Bits<3>>,
-    r_free: Reg<Bits<5>>,
-    n_entries: Constant<Bits<5>>,
     // Constants and locals.
     s_idle: Constant<Bits<3>>,
     s_setup: Constant<Bits<3>>,
@@ -900,7 +942,6 @@ pub struct Body<
     row_shift: Constant<Bits<32>>,
     next_st: Signal<Local, Bits<3>>,
     is_running: Signal<Local, bool>,
-    unused_in: Signal<Local, bool>,
     unused_mem: Signal<Local, bool>,
     _nsel: usize,
     _ndat: usize,
@@ -943,6 +984,77 @@ pub struct Body<
     // one signal per memory unit, ORed into the commit's `refused` ----
     sh_refused: Signal<Local, bool>,
     gm_refused: Signal<Local, bool>,
+    // ---- shared memory (v2shm) ----
+    /// The banks, crossbars, atomic ALU, row clear and port rule (§10.1,
+    /// `shmem.rs`); its M inputs are the registers `sh_m_*`, loaded at
+    /// the end of A.
+    shm: Shmem<RB>,
+    /// R -> X -> A: the pass is a shared load, store or atomic (one-hot),
+    /// its load width (one-hot `LoadWidth::ALL`) and atomic op.
+    sh_x_cls: Reg<Bits<3>>,
+    sh_x_lw: Reg<Bits<5>>,
+    sh_x_aop: Reg<Bits<9>>,
+    sh_a_cls: Reg<Bits<3>>,
+    sh_a_lw: Reg<Bits<5>>,
+    sh_a_aop: Reg<Bits<9>>,
+    /// X -> A: each lane's block-relative byte address.
+    sh_a_addr: Vec<Reg<Bits<32>>>,
+    /// A -> M: the block's inputs.
+    sh_m_kind: Reg<Bits<4>>,
+    sh_m_served: Reg<Bits<L>>,
+    sh_m_base: Reg<Bits<RB>>,
+    sh_m_min: Reg<Bits<RB>>,
+    sh_m_lw: Reg<Bits<5>>,
+    sh_m_aop: Reg<Bits<9>>,
+    sh_m_opnd: Reg<Bits<32>>,
+    sh_m_bank: Vec<Reg<Bits<32>>>,
+    sh_m_off: Vec<Reg<Bits<2>>>,
+    sh_m_sd: Vec<Reg<Bits<32>>>,
+    sh_m_be: Vec<Reg<Bits<4>>>,
+    /// The write port, traced (§15.2), registered.
+    r_sh_we: Vec<Reg<Bits<4>>>,
+    r_sh_wd: Vec<Reg<Bits<32>>>,
+    // Locals at R and A.
+    sh_r_lw: Signal<Local, Bits<5>>,
+    sh_a_served: Signal<Local, Bits<L>>,
+    sh_a_slot: Signal<Local, Bits<4>>,
+    sh_a_base: Signal<Local, Bits<RB>>,
+    sh_a_min: Signal<Local, Bits<RB>>,
+    sh_a_opnd: Signal<Local, Bits<32>>,
+    sh_a_kind: Signal<Local, Bits<4>>,
+    sh_lwb: Vec<Constant<Bits<5>>>,
+    sh_clsb: Vec<Constant<Bits<3>>>,
+    sh_init_refused: Signal<Local, bool>,
+    z_sh_row: Vec<Resize<32, RB>>,
+    sh_row_shift: Constant<Bits<32>>,
+    sh_bank_mask: Constant<Bits<32>>,
+    sh_two: Constant<Bits<32>>,
+    sh_zero_rb: Constant<Bits<RB>>,
+    sh_zero_l: Constant<Bits<L>>,
+    sh_zero5: Constant<Bits<5>>,
+    sh_zero3: Constant<Bits<3>>,
+    sh_kind_ld: Constant<Bits<4>>,
+    sh_kind_st: Constant<Bits<4>>,
+    sh_kind_at: Constant<Bits<4>>,
+    sh_kind_clr: Constant<Bits<4>>,
+    sh_sidx: Vec<Constant<Bits<4>>>,
+    k_a_init_refused: Constant<Bits<3>>,
+    unused_sh: Signal<Local, bool>,
+    /// A global return slot at M and W (§10.2), through the shared
+    /// extraction and the load write (from the global unit's `rs_*`).
+    rs_m_sel: Signal<Local, bool>,
+    rs_m_word: Vec<Signal<Local, Bits<32>>>,
+    rs_m_served: Signal<Local, Bits<L>>,
+    rs_m_off: Vec<Signal<Local, Bits<2>>>,
+    rs_m_lw: Signal<Local, Bits<5>>,
+    rs_w_row: Signal<Local, Bits<AW>>,
+    rs_w_row_sel: Signal<Local, bool>,
+    rs_lw: Signal<Local, Bits<5>>,
+    sh_w_rsrow: Reg<Bits<AW>>,
+    sh_w_rssel: Reg<bool>,
+    z_rs_warp: Resize<4, AW>,
+    z_rs_rd: Resize<5, AW>,
+    sh_rp_shift: Constant<Bits<AW>>,
     // ---- control path (v2ctl) ----
     /// Stage X control, the lane pcs and depths, the tree(s), the commit
     /// and the re-arbitration engine (`ctlpath.rs`).
@@ -981,6 +1093,81 @@ pub struct Body<
     _dbg_lanepc1: usize,
     _dbg_slot: usize,
     _dbg_slot1: usize,
+    // ---- traps (v2trap) ----
+    /// The held trap, frozen slots and report registers (`trap.rs`).
+    trap: TrapUnit<L>,
+    /// The cause of the pass in A (§13.1 order).
+    tpc: PassCause<L>,
+    /// Cause 4 (`gpc ≥ code_len` at F), carried F→D→R→X→A.
+    t_out_d: Reg<bool>,
+    t_out_r: Reg<bool>,
+    t_out_x: Reg<bool>,
+    t_out_a: Reg<bool>,
+    /// The instruction word (cause 3's detail), D→R→X→A.
+    t_word_r: Reg<Bits<32>>,
+    t_word_x: Reg<Bits<32>>,
+    t_word_a: Reg<Bits<32>>,
+    /// Invalid word (R→A), `ldparam` past `PARAM_COUNT` and its index
+    /// (R→A), access width one-hot = bytes (R→A).
+    t_inv_x: Reg<bool>,
+    t_inv_a: Reg<bool>,
+    t_pm_x: Reg<bool>,
+    t_pm_a: Reg<bool>,
+    t_pidx_x: Reg<Bits<32>>,
+    t_pidx_a: Reg<Bits<32>>,
+    t_mw_x: Reg<Bits<3>>,
+    t_mw_a: Reg<Bits<3>>,
+    t_x_pidx: Ext<{ super::decode::PARAM_W }, 32>,
+    t_x_mw: Ext<3, 32>,
+    t_r_trap: Reg<bool>,
+    t_ldparam: Constant<Bits<{ super::decode::NCLS }>>,
+    t_st_frozen: Constant<Bits<2>>,
+    t_st_launch: Constant<Bits<2>>,
+    t_st_run: Constant<Bits<2>>,
+    t_k_squashed: Constant<Bits<3>>,
+    t_k_trapped: Constant<Bits<3>>,
+    t_k7: Constant<Bits<CAUSE_W>>,
+    t_zero_l: Constant<Bits<L>>,
+    t_outside_f: Signal<Local, bool>,
+    t_a_pass: Signal<Local, bool>,
+    t_a_st: Signal<Local, Bits<2>>,
+    t_a_slot: Signal<Local, Bits<4>>,
+    t_a_wib: Signal<Local, Bits<4>>,
+    t_frozen: Signal<Local, bool>,
+    t_trapped: Signal<Local, bool>,
+    t_slots_live: Signal<Local, bool>,
+    /// Cause 11 from the global unit (`gmaster`'s `trap`): the entry's
+    /// warp, served lanes, pc and the beat's byte address.
+    gm_err_valid: Signal<Local, bool>,
+    gm_err_warp: Signal<Local, Bits<4>>,
+    gm_err_lanes: Signal<Local, Bits<L>>,
+    gm_err_pc: Signal<Local, Bits<16>>,
+    gm_err_addr: Signal<Local, Bits<32>>,
+    /// No global entry is in use (§13.2's `STOPPING` → `TRAP`).
+    gm_idle: Signal<Local, bool>,
+    t_g_slot: Signal<Local, Bits<4>>,
+    t_g_wib: Signal<Local, Bits<4>>,
+    /// `update`'s index of the `squashed` counter (one-iteration loop).
+    _t_sq: usize,
+    _t_sq1: usize,
+    // ---- global memory (v2gm) ----
+    /// The global unit (`gmem.rs`: the core side; `gmaster.rs`: the ring
+    /// and the Wishbone master).
+    gmem: GlobalMem<L>,
+    /// A return slot's entry and whether it failed (an `ERR` beat: no
+    /// register write), in F..M.
+    p_ent: Vec<Reg<Bits<4>>>,
+    p_rerr: Vec<Reg<bool>>,
+    gm_k_ret: Constant<Bits<2>>,
+    gm_k_a_return: Constant<Bits<3>>,
+    gm_s_ret_oh: Signal<Local, Bits<16>>,
+    gm_a_ret: Signal<Local, bool>,
+    gm_done_oh: Signal<Local, Bits<16>>,
+    z_gm_ret_warp: Resize<4, 16>,
+    z_gm_done_warp: Resize<4, 16>,
+    /// The return slot's words at M, until the load extension and the
+    /// register write at W take them (the shared-memory unit's path).
+    gm_unused: Signal<Local, bool>,
 }
 
 impl<
@@ -1009,6 +1196,28 @@ impl<
         assert_eq!(V2Counter::IdleIssueCycles.index(), 11);
         assert_eq!(V2Counter::Blocks.index(), 10);
         assert_eq!(V2Counter::InitSlots.index(), 16);
+        // ---- shared memory (v2shm): literal positions in `update` ----
+        assert_eq!(V2Counter::PortBusyReplays.index(), 23);
+        assert_eq!(
+            concord_isa::instr::LoadWidth::ALL,
+            [
+                concord_isa::instr::LoadWidth::U8,
+                concord_isa::instr::LoadWidth::S8,
+                concord_isa::instr::LoadWidth::U16,
+                concord_isa::instr::LoadWidth::S16,
+                concord_isa::instr::LoadWidth::B32
+            ]
+        );
+        assert_eq!(super::decode::MSIZES, [1, 2, 4]);
+        assert_eq!(
+            (
+                super::shmem::KIND_LOAD,
+                super::shmem::KIND_STORE,
+                super::shmem::KIND_ATOMIC,
+                super::shmem::KIND_CLEAR
+            ),
+            (0, 1, 2, 3)
+        );
         // ---- control path (v2ctl): counter indices `update` uses ----
         for (c, i) in [
             (V2Counter::Issued, 1),
@@ -1025,6 +1234,12 @@ impl<
             (V2Counter::BarrierWarpCycles, 14),
             (V2Counter::Rearbs, 17),
             (V2Counter::RearbWaitCycles, 18),
+            // ---- global memory (v2gm) ----
+            (V2Counter::ReturnSlots, 15),
+            (V2Counter::GlobalRequests, 19),
+            (V2Counter::GlobalBeats, 20),
+            (V2Counter::GlobalStallCycles, 21),
+            (V2Counter::QueueFullReplays, 22),
         ] {
             assert_eq!(c.index(), i, "{c:?}");
         }
@@ -1201,8 +1416,6 @@ impl<
             r_a_warp: Default::default(),
             r_rf_we: Default::default(),
             r_rf_addr: Default::default(),
-            r_sh_we: Default::default(),
-            m_clear: Default::default(),
             z_ws0: Default::default(),
             z_ws1: Default::default(),
             ws_shift: k(3 * regmap::WSTATE0_WARPS as u64),
@@ -1219,14 +1432,11 @@ impl<
             k_warp: k(trace::s_kind::WARP as u64),
             k_a_init: k(trace::a_kind::INIT as u64),
             k_a_committed: k(trace::a_kind::COMMITTED as u64),
-            ones4: k(15),
             one16: k(1),
             _w: hw.warps,
             _w1: hw.warps + 1,
             _slots: hw.block_slots,
             r_state: Default::default(),
-            r_free: Default::default(),
-            n_entries: k(hw.global_outstanding as u64),
             s_idle: k(state::IDLE),
             s_setup: k(state::SETUP),
             s_run: k(state::RUN),
@@ -1242,7 +1452,6 @@ impl<
             row_shift: k(hw.shared_row_shift as u64),
             next_st: Default::default(),
             is_running: Default::default(),
-            unused_in: Default::default(),
             unused_mem: Default::default(),
             _nsel: bus_words,
             _ndat: bus_words,
@@ -1275,6 +1484,66 @@ impl<
             unused_dp: Default::default(),
             sh_refused: Default::default(),
             gm_refused: Default::default(),
+            // ---- shared memory (v2shm) ----
+            shm: Shmem::new(hw.lanes, hw.shared_banks),
+            sh_x_cls: Default::default(),
+            sh_x_lw: Default::default(),
+            sh_x_aop: Default::default(),
+            sh_a_cls: Default::default(),
+            sh_a_lw: Default::default(),
+            sh_a_aop: Default::default(),
+            sh_a_addr: sig(hw.lanes),
+            sh_m_kind: Default::default(),
+            sh_m_served: Default::default(),
+            sh_m_base: Default::default(),
+            sh_m_min: Default::default(),
+            sh_m_lw: Default::default(),
+            sh_m_aop: Default::default(),
+            sh_m_opnd: Default::default(),
+            sh_m_bank: sig(hw.lanes),
+            sh_m_off: sig(hw.lanes),
+            sh_m_sd: sig(hw.lanes),
+            sh_m_be: sig(hw.lanes),
+            r_sh_we: sig(hw.shared_banks),
+            r_sh_wd: sig(hw.shared_banks),
+            sh_r_lw: Default::default(),
+            sh_a_served: Default::default(),
+            sh_a_slot: Default::default(),
+            sh_a_base: Default::default(),
+            sh_a_min: Default::default(),
+            sh_a_opnd: Default::default(),
+            sh_a_kind: Default::default(),
+            sh_lwb: (0..5).map(|i| k(1 << i)).collect(),
+            sh_clsb: (0..3).map(|i| k(1 << i)).collect(),
+            sh_init_refused: Default::default(),
+            z_sh_row: sig(hw.lanes),
+            sh_row_shift: k(u64::from(hw.shared_row_shift)),
+            sh_bank_mask: k(hw.shared_banks as u64 - 1),
+            sh_two: k(2),
+            sh_zero_rb: k(0),
+            sh_zero_l: k(0),
+            sh_zero5: k(0),
+            sh_zero3: k(0),
+            sh_kind_ld: k(1 << super::shmem::KIND_LOAD),
+            sh_kind_st: k(1 << super::shmem::KIND_STORE),
+            sh_kind_at: k(1 << super::shmem::KIND_ATOMIC),
+            sh_kind_clr: k(1 << super::shmem::KIND_CLEAR),
+            sh_sidx: (0..hw.block_slots).map(|i| k(i as u64)).collect(),
+            k_a_init_refused: k(trace::a_kind::INIT_REFUSED as u64),
+            unused_sh: Default::default(),
+            rs_m_sel: Default::default(),
+            rs_m_word: sig(hw.lanes),
+            rs_m_served: Default::default(),
+            rs_m_off: sig(hw.lanes),
+            rs_m_lw: Default::default(),
+            rs_w_row: Default::default(),
+            rs_w_row_sel: Default::default(),
+            rs_lw: Default::default(),
+            sh_w_rsrow: Default::default(),
+            sh_w_rssel: Default::default(),
+            z_rs_warp: Default::default(),
+            z_rs_rd: Default::default(),
+            sh_rp_shift: k(hw.rf_rows_per_warp.trailing_zeros() as u64),
             // ---- control path (v2ctl) ----
             ctl: CtlPath::new(hw),
             z_ctl_threads: Default::default(),
@@ -1313,6 +1582,69 @@ impl<
             _dbg_lanepc1: dbg_rd("DBG_LANE_PC").1,
             _dbg_slot: dbg_rd("DBG_SLOT[0]").0,
             _dbg_slot1: dbg_rd("DBG_SLOT[0]").1,
+            // ---- traps (v2trap) ----
+            trap: TrapUnit::new(hw.block_slots, hw.warps),
+            tpc: PassCause::default(),
+            t_out_d: Default::default(),
+            t_out_r: Default::default(),
+            t_out_x: Default::default(),
+            t_out_a: Default::default(),
+            t_word_r: Default::default(),
+            t_word_x: Default::default(),
+            t_word_a: Default::default(),
+            t_inv_x: Default::default(),
+            t_inv_a: Default::default(),
+            t_pm_x: Default::default(),
+            t_pm_a: Default::default(),
+            t_pidx_x: Default::default(),
+            t_pidx_a: Default::default(),
+            t_mw_x: Default::default(),
+            t_mw_a: Default::default(),
+            t_x_pidx: Default::default(),
+            t_x_mw: Default::default(),
+            t_r_trap: Default::default(),
+            t_ldparam: k(1
+                << super::decode::CLASSES
+                    .iter()
+                    .position(|&c| c == super::decode::Class::LdParam)
+                    .unwrap()),
+            t_st_frozen: k(super::warpstate::slot_state::FROZEN),
+            t_st_launch: k(super::warpstate::slot_state::LAUNCH),
+            t_st_run: k(super::warpstate::slot_state::RUN),
+            t_k_squashed: k(trace::a_kind::SQUASHED as u64),
+            t_k_trapped: k(trace::a_kind::TRAPPED as u64),
+            t_k7: k(concord_uarch::trap::TrapCode::BarrierNeverCompletes.code() as u64),
+            t_zero_l: k(0),
+            t_outside_f: Default::default(),
+            t_a_pass: Default::default(),
+            t_a_st: Default::default(),
+            t_a_slot: Default::default(),
+            t_a_wib: Default::default(),
+            t_frozen: Default::default(),
+            t_trapped: Default::default(),
+            t_slots_live: Default::default(),
+            gm_err_valid: Default::default(),
+            gm_err_warp: Default::default(),
+            gm_err_lanes: Default::default(),
+            gm_err_pc: Default::default(),
+            gm_err_addr: Default::default(),
+            gm_idle: Default::default(),
+            t_g_slot: Default::default(),
+            t_g_wib: Default::default(),
+            _t_sq: V2Counter::Squashed.index(),
+            _t_sq1: V2Counter::Squashed.index() + 1,
+            // ---- global memory (v2gm) ----
+            gmem: GlobalMem::new(hw),
+            p_ent: sig(6),
+            p_rerr: sig(6),
+            gm_k_ret: k(trace::s_kind::RETURN as u64),
+            gm_k_a_return: k(trace::a_kind::RETURN as u64),
+            gm_s_ret_oh: Default::default(),
+            gm_a_ret: Default::default(),
+            gm_done_oh: Default::default(),
+            z_gm_ret_warp: Default::default(),
+            z_gm_done_warp: Default::default(),
+            gm_unused: Default::default(),
         }
     }
 }
@@ -1420,8 +1752,6 @@ impl<
         self.r_rf_we.reset.next = self.reset.val();
         self.r_rf_addr.clock.next = self.clock.val();
         self.r_rf_addr.reset.next = self.reset.val();
-        self.r_sh_we.clock.next = self.clock.val();
-        self.r_sh_we.reset.next = self.reset.val();
         self.r_sh_row.clock.next = self.clock.val();
         self.r_sh_row.reset.next = self.reset.val();
         self.r_alloc.clock.next = self.clock.val();
@@ -1440,8 +1770,6 @@ impl<
         self.r_warp_state.reset.next = self.reset.val();
         self.r_state.clock.next = self.clock.val();
         self.r_state.reset.next = self.reset.val();
-        self.r_free.clock.next = self.clock.val();
-        self.r_free.reset.next = self.reset.val();
 
         // ---- the host slave (plain wires: its outputs depend on the
         // top-level inputs, so nothing larger reads them through logic) ----
@@ -1588,15 +1916,15 @@ impl<
             (self.st.q.val() == self.s_run.val()) | (self.st.q.val() == self.s_stopping.val());
         self.launch.halt.next = self.halt.q.val();
         // Traps (§13) and retires (§9.4) come with the commit.
-        self.launch.held.next = false;
-        self.launch.trap_slots.next = self.zero16.val();
+        self.launch.held.next = self.trap.held.val();
+        self.launch.trap_slots.next = self.trap.freeze.val();
         self.launch.init_take.next = self.sched.init.val();
 
         // ---- stage S (§6) ----
         self.sched.start.next = self.slave.start.val();
         self.sched.run.next =
             (self.st.q.val() == self.s_run.val()) | (self.st.q.val() == self.s_stopping.val());
-        self.sched.ret_req.next = false;
+        self.sched.ret_req.next = self.gmem.ret_valid.val();
         self.sched.init_req.next = self.launch.init_req.val();
         self.sched.halt.next = self.halt.q.val();
         self.z_ready.i.next = self.warps.ready.val();
@@ -1627,7 +1955,104 @@ impl<
                 self.s_warp.next = self.launch.init_warp.val();
             }
         }
+        // ---- global memory (v2gm): a return slot (priority 1) ----
+        if self.sched.ret.val() {
+            self.s_kind.next = self.gm_k_ret.val();
+            self.s_warp.next = self.gmem.ret_warp.val();
+        }
         self.s_item.next = self.s_kind.val().any();
+
+        // ---- global memory (v2gm) ----
+        self.gmem.clock.next = self.clock.val();
+        self.gmem.reset.next = self.reset.val();
+        for i in 0..6 {
+            self.p_ent[i].clock.next = self.clock.val();
+            self.p_ent[i].reset.next = self.reset.val();
+            self.p_rerr[i].clock.next = self.clock.val();
+            self.p_rerr[i].reset.next = self.reset.val();
+        }
+        // R: the decoder's outputs.
+        self.gmem.r_pass.next = self.p_kind[2].q.val() == self.k_warp.val();
+        self.gmem.r_cls.next = self.decode.cls.val();
+        self.gmem.r_shared.next = self.decode.shared.val();
+        self.gmem.r_msize.next = self.decode.msize.val();
+        self.gmem.r_msigned.next = self.decode.msigned.val();
+        self.gmem.r_atom.next = self.decode.atom.val();
+        self.gmem.r_rd.next = self.decode.rd.val();
+        // A: the pass, its commit (commit-gated `served`), addresses and
+        // store data.
+        self.gmem.a_pass.next = self.p_kind[4].q.val() == self.k_warp.val();
+        self.gmem.a_warp.next = self.p_warp[4].q.val();
+        self.gmem.a_pc.next = self.p_pc[4].q.val();
+        self.gmem.a_exec.next = self.p_exec[1].q.val();
+        self.gmem.a_kill.next = self.ctl.a_kill.val();
+        self.gmem.a_commit.next = self.ctl.commit.val();
+        self.gmem.a_served.next = self.ctl.served.val();
+        for i in 0..self._lanes {
+            self.gmem.a_addr[i].next = self.dp.y_a[i].val();
+            self.gmem.a_sd[i].next = self.ctl.sd[i].val();
+            self.gmem.a_be[i].next = self.ctl.be[i].val();
+        }
+        // S: a return slot takes the oldest returnable entry.
+        self.gmem.ret_take.next = self.sched.ret.val();
+        self.z_gm_ret_warp.i.next = self.gmem.ret_warp.val();
+        self.gm_s_ret_oh.next = self.zero16.val();
+        if self.sched.ret.val() {
+            self.gm_s_ret_oh.next = self.one16.val() << self.z_gm_ret_warp.o.val();
+        }
+        self.p_ent[0].d.next = self.gmem.ret_idx.val();
+        self.p_rerr[0].d.next = self.gmem.ret_err.val();
+        for i in 0..5 {
+            self.p_ent[i + 1].d.next = self.p_ent[i].q.val();
+            self.p_rerr[i + 1].d.next = self.p_rerr[i].q.val();
+        }
+        // A: the return slot frees its entry (`outstanding` − 1, `busy_r`
+        // := 0 through the warp state's `a_ret`).
+        self.gm_a_ret.next = self.p_kind[4].q.val() == self.gm_k_ret.val();
+        self.gmem.free.next = self.gm_a_ret.val();
+        self.gmem.free_idx.next = self.p_ent[4].q.val();
+        // M: the return slot reads its entry.
+        self.gmem.rt_idx.next = self.p_ent[5].q.val();
+        // Write completions.
+        self.z_gm_done_warp.i.next = self.gmem.done_warp.val();
+        self.gm_done_oh.next = self.zero16.val();
+        if self.gmem.wdone.val() {
+            self.gm_done_oh.next = self.one16.val() << self.z_gm_done_warp.o.val();
+        }
+        // Counters of §15.1 (indices asserted in `new`).
+        if self.gm_a_ret.val() {
+            self.ctr.inc[15].next = self.one8.val();
+        }
+        if self.gmem.rsv.val() {
+            self.ctr.inc[19].next = self.one8.val();
+        }
+        if self.gmem.ev_beat.val() {
+            self.ctr.inc[20].next = self.one8.val();
+        }
+        if self.gmem.ev_stall.val() {
+            self.ctr.inc[21].next = self.one8.val();
+        }
+        if self.gmem.ev_qfull.val() {
+            self.ctr.inc[22].next = self.one8.val();
+        }
+        // interim: the return slot's words at M go to the load extension
+        // and the register write of the shared-memory unit (v2shm); the
+        // bus error to the trap unit (v2trap).
+        self.gm_unused.next = self.p_rerr[5].q.val()
+            | self.gmem.rs_lt.val().any()
+            | self.gmem.rs_lanes.val().any()
+            | self.gmem.rs_rd.val().any()
+            | self.gmem.rs_warp.val().any()
+            | self.gmem.trap.val()
+            | self.gmem.trap_idx.val().any()
+            | self.gmem.trap_warp.val().any()
+            | self.gmem.trap_lanes.val().any()
+            | self.gmem.trap_pc.val().any();
+        for i in 0..self._lanes {
+            self.gm_unused.next = self.gm_unused.val()
+                | self.gmem.rs_word[i].val().any()
+                | self.gmem.rs_off[i].val().any();
+        }
 
         // ---- the items in F..W: a shift, nothing stalls (§3.3) ----
         self.p_kind[0].d.next = self.s_kind.val();
@@ -1672,7 +2097,6 @@ impl<
         // ---- stage A (index 4): init slots return to the launch unit;
         // warp passes leave S..A (their commit is M2's next step) ----
         self.launch.a_init.next = self.p_kind[4].q.val() == self.k_init.val();
-        self.launch.a_refused.next = false;
         self.launch.a_has_reg.next = self.p_has_reg[4].q.val();
         self.launch.a_warp.next = self.p_warp[4].q.val();
         self.launch.a_reg.next = self.p_reg[4].q.val();
@@ -1837,6 +2261,101 @@ impl<
             self.r_rf_data[i].d.next = self.dp.tr_rf_data[i].val();
         }
 
+        // ---- shared memory (v2shm), R..A: a shared pass's class, load
+        // width and atomic op carried to A, its lanes' addresses at A; the
+        // port rule (§10.1) refuses a shared pass or an init slot's row
+        // clear at A while M holds an atomic that served a lane ----
+        self.shm.clock.next = self.clock.val();
+        self.sh_x_cls.clock.next = self.clock.val();
+        self.sh_x_cls.reset.next = self.reset.val();
+        self.sh_x_lw.clock.next = self.clock.val();
+        self.sh_x_lw.reset.next = self.reset.val();
+        self.sh_x_aop.clock.next = self.clock.val();
+        self.sh_x_aop.reset.next = self.reset.val();
+        self.sh_a_cls.clock.next = self.clock.val();
+        self.sh_a_cls.reset.next = self.reset.val();
+        self.sh_a_lw.clock.next = self.clock.val();
+        self.sh_a_lw.reset.next = self.reset.val();
+        self.sh_a_aop.clock.next = self.clock.val();
+        self.sh_a_aop.reset.next = self.reset.val();
+        self.sh_m_kind.clock.next = self.clock.val();
+        self.sh_m_kind.reset.next = self.reset.val();
+        self.sh_m_served.clock.next = self.clock.val();
+        self.sh_m_served.reset.next = self.reset.val();
+        self.sh_m_base.clock.next = self.clock.val();
+        self.sh_m_base.reset.next = self.reset.val();
+        self.sh_m_min.clock.next = self.clock.val();
+        self.sh_m_min.reset.next = self.reset.val();
+        self.sh_m_lw.clock.next = self.clock.val();
+        self.sh_m_lw.reset.next = self.reset.val();
+        self.sh_m_aop.clock.next = self.clock.val();
+        self.sh_m_aop.reset.next = self.reset.val();
+        self.sh_m_opnd.clock.next = self.clock.val();
+        self.sh_m_opnd.reset.next = self.reset.val();
+        for l in 0..self._lanes {
+            self.sh_a_addr[l].clock.next = self.clock.val();
+            self.sh_a_addr[l].reset.next = self.reset.val();
+            self.sh_m_bank[l].clock.next = self.clock.val();
+            self.sh_m_bank[l].reset.next = self.reset.val();
+            self.sh_m_off[l].clock.next = self.clock.val();
+            self.sh_m_off[l].reset.next = self.reset.val();
+            self.sh_m_sd[l].clock.next = self.clock.val();
+            self.sh_m_sd[l].reset.next = self.reset.val();
+            self.sh_m_be[l].clock.next = self.clock.val();
+            self.sh_m_be[l].reset.next = self.reset.val();
+        }
+        for i in 0..self._banks {
+            self.r_sh_we[i].clock.next = self.clock.val();
+            self.r_sh_we[i].reset.next = self.reset.val();
+            self.r_sh_wd[i].clock.next = self.clock.val();
+            self.r_sh_wd[i].reset.next = self.reset.val();
+        }
+        // R: the load width, one-hot over `LoadWidth::ALL` (U8, S8, U16,
+        // S16, B32) from the one-hot size (1, 2, 4 bytes) and the sign.
+        self.sh_r_lw.next = self.sh_zero5.val();
+        if self.decode.msize.val().get_bit(0) & !self.decode.msigned.val() {
+            self.sh_r_lw.next = self.sh_lwb[0].val();
+        }
+        if self.decode.msize.val().get_bit(0) & self.decode.msigned.val() {
+            self.sh_r_lw.next = self.sh_lwb[1].val();
+        }
+        if self.decode.msize.val().get_bit(1) & !self.decode.msigned.val() {
+            self.sh_r_lw.next = self.sh_lwb[2].val();
+        }
+        if self.decode.msize.val().get_bit(1) & self.decode.msigned.val() {
+            self.sh_r_lw.next = self.sh_lwb[3].val();
+        }
+        if self.decode.msize.val().get_bit(2) {
+            self.sh_r_lw.next = self.sh_lwb[4].val();
+        }
+        // The classes Load, Store, Atom are `cls` bits 8, 9, 10 (asserted
+        // by the control path).
+        self.sh_x_cls.d.next = self.sh_zero3.val();
+        if (self.p_kind[2].q.val() == self.k_warp.val()) & self.decode.shared.val() {
+            if self.decode.cls.val().get_bit(8) {
+                self.sh_x_cls.d.next = self.sh_clsb[0].val();
+            }
+            if self.decode.cls.val().get_bit(9) {
+                self.sh_x_cls.d.next = self.sh_clsb[1].val();
+            }
+            if self.decode.cls.val().get_bit(10) {
+                self.sh_x_cls.d.next = self.sh_clsb[2].val();
+            }
+        }
+        self.sh_x_lw.d.next = self.sh_r_lw.val();
+        self.sh_x_aop.d.next = self.decode.atom.val();
+        self.sh_a_cls.d.next = self.sh_x_cls.q.val();
+        self.sh_a_lw.d.next = self.sh_x_lw.q.val();
+        self.sh_a_aop.d.next = self.sh_x_aop.q.val();
+        for l in 0..self._lanes {
+            self.sh_a_addr[l].d.next = self.dp.addr_x[l].val();
+        }
+        self.sh_refused.next = self.sh_a_cls.q.val().any() & self.shm.port_busy.val();
+        self.sh_init_refused.next = (self.p_kind[4].q.val() == self.k_init.val())
+            & self.p_has_row[4].q.val()
+            & self.shm.port_busy.val();
+        self.launch.a_refused.next = self.sh_init_refused.val();
+
         // ---- warp state (§5) ----
         self.warps.clear.next = self.slave.start.val();
         for w in 0..self._w {
@@ -1850,13 +2369,17 @@ impl<
         self.z_entry.i.next = self.lreg[0].q.val();
         self.warps.entry_pc.next = self.z_entry.o.val();
         self.warps.s_pass.next = self.z_sel.o.val();
-        self.warps.s_ret.next = self.zero16.val();
+        self.warps.s_ret.next = self.gm_s_ret_oh.val();
         self.warps.a_pass.next = self.zero16.val();
         if self.p_kind[4].q.val() == self.k_warp.val() {
             self.warps.a_pass.next = self.a_oh.val();
         }
         self.warps.a_ret.next = self.zero16.val();
-        self.warps.c_reserve.next = false;
+        if self.gm_a_ret.val() {
+            self.warps.a_ret.next = self.a_oh.val();
+        }
+        self.warps.c_reserve.next = self.gmem.rsv.val();
+        self.warps.w_done.next = self.gm_done_oh.val();
         self.warps.f_sel.next = self.z_sel.o.val();
 
         // ---- the core state machine ----
@@ -1872,9 +2395,31 @@ impl<
         if (self.st.q.val() == self.s_run.val())
             & self.launch.all_done.val()
             & self.pipe_empty.val()
+            & self.gmem.idle.val()
         {
             self.next_st.next = self.s_done.val();
         }
+        // ---- traps (v2trap): §13.2, `STOPPING` while a trap is held, then
+        // `TRAP` once no live slot, item or global entry remains (slot
+        // states at the start of the cycle: in a quiet cycle none changes)
+        // interim: driven by global memory (v2gm) (assigned before its use
+        // here: a later assignment in this block would be a loop)
+        self.gm_idle.next = true;
+        self.t_slots_live.next = false;
+        for k in 0..self._slots {
+            self.t_slots_live.next = self.t_slots_live.val()
+                | (self.launch.state[k].val() == self.t_st_launch.val())
+                | (self.launch.state[k].val() == self.t_st_run.val());
+        }
+        if ((self.st.q.val() == self.s_run.val()) | (self.st.q.val() == self.s_stopping.val()))
+            & self.trap.held_next.val()
+        {
+            self.next_st.next = self.s_stopping.val();
+            if self.pipe_empty.val() & self.gm_idle.val() & !self.t_slots_live.val() {
+                self.next_st.next = self.s_trap.val();
+            }
+        }
+        // ---- end traps (v2trap) ----
         self.is_running.next = (self.st.q.val() == self.s_setup.val())
             | (self.st.q.val() == self.s_run.val())
             | (self.st.q.val() == self.s_stopping.val());
@@ -1959,7 +2504,7 @@ impl<
             self.pk_status.f[4].next = self.one32.val();
         }
         // `halted`: HALT set and nothing in flight (M4: and no entry in use).
-        if self.halt.q.val() & self.pipe_empty.val() {
+        if self.halt.q.val() & self.pipe_empty.val() & self.gmem.idle.val() {
             self.pk_status.f[5].next = self.one32.val();
         }
         self.x_state.i.next = self.st.q.val();
@@ -1990,31 +2535,32 @@ impl<
         }
         // DBG_QUEUE: free entries [4:0] (every entry is free until the
         // global unit exists, M4).
-        self.z_free.i.next = self.n_entries.val();
+        self.z_free.i.next = self.gmem.n_free.val();
         for i in self._dq..self._dq1 {
             self.slave.rd[i].next = self.z_free.o.val();
         }
 
-        // ---- bus outputs (M4) ----
-        self.gm_cyc_o.next = false;
-        self.gm_stb_o.next = false;
-        self.gm_we_o.next = false;
-        self.gm_adr_o.next = self.zero32.val();
-        self.gm_tga_o.next = self.zero4.val();
+        // ---- bus outputs: the global unit's master (v2gm) ----
+        self.gm_cyc_o.next = self.gmem.cyc_o.val();
+        self.gm_stb_o.next = self.gmem.stb_o.val();
+        self.gm_we_o.next = self.gmem.we_o.val();
+        self.gm_adr_o.next = self.gmem.adr_o.val();
+        self.gm_tga_o.next = self.gmem.tga_o.val();
         for i in 0..self._nsel {
-            self.gm_sel_o[i].next = self.zero4.val();
+            self.gm_sel_o[i].next = self.gmem.sel_o[i].val();
         }
-        self.unused_in.next = self.gm_ack_i.val() | self.gm_err_i.val() | self.gm_stall_i.val();
         for i in 0..self._ndat {
-            self.gm_dat_o[i].next = self.zero32.val();
-            self.unused_in.next = self.unused_in.val() | self.gm_dat_i[i].val().any();
+            self.gm_dat_o[i].next = self.gmem.dat_o[i].val();
+            self.gmem.dat_i[i].next = self.gm_dat_i[i].val();
         }
+        self.gmem.ack_i.next = self.gm_ack_i.val();
+        self.gmem.err_i.next = self.gm_err_i.val();
+        self.gmem.stall_i.next = self.gm_stall_i.val();
 
         // ---- the trace record (§15.2): the record of cycle c during c+1 ----
         self.r_state.d.next = self.st.q.val();
         self.tr_state.next = self.r_state.q.val();
-        self.r_free.d.next = self.n_entries.val();
-        self.tr_free.next = self.r_free.q.val();
+        self.tr_free.next = self.gmem.tr_free.val();
         self.r_s_kind.d.next = self.s_kind.val();
         self.tr_s_kind.next = self.r_s_kind.q.val();
         self.r_s_warp.d.next = self.s_warp.val();
@@ -2028,6 +2574,9 @@ impl<
         }
         if self.p_kind[4].q.val() == self.k_warp.val() {
             self.r_a_kind.d.next = self.k_a_committed.val();
+        }
+        if self.gm_a_ret.val() {
+            self.r_a_kind.d.next = self.gm_k_a_return.val();
         }
         self.r_a_warp.d.next = self.p_warp[4].q.val();
         if !self.p_kind[4].q.val().any() {
@@ -2060,23 +2609,15 @@ impl<
         for i in 0..self._lanes {
             self.tr_rf_data[i].next = self.r_rf_data[i].q.val();
         }
-        // M (index 5): an init slot's row clear, every byte of every bank.
-        self.m_clear.next =
-            (self.p_kind[5].q.val() == self.k_init.val()) & self.p_has_row[5].q.val();
-        self.z_row.i.next = self.p_row[5].q.val();
-        self.r_sh_we.d.next = self.zero4.val();
-        self.r_sh_row.d.next = self.zero16.val();
-        if self.m_clear.val() {
-            self.r_sh_we.d.next = self.ones4.val();
-            self.r_sh_row.d.next = self.z_row.o.val();
-        }
+        // M: the shared memory's write port (`tr_sh_*`): the shared
+        // memory section (v2shm) loads the registers.
         for i in 0..self._banks {
-            self.tr_sh_we[i].next = self.r_sh_we.q.val();
-            self.tr_sh_data[i].next = self.zero32.val();
+            self.tr_sh_we[i].next = self.r_sh_we[i].q.val();
+            self.tr_sh_data[i].next = self.r_sh_wd[i].q.val();
         }
         self.tr_sh_row.next = self.r_sh_row.q.val();
-        self.tr_rsp.next = false;
-        self.tr_rsp_entry.next = self.zero4.val();
+        self.tr_rsp.next = self.gmem.tr_rsp.val();
+        self.tr_rsp_entry.next = self.gmem.tr_rsp_entry.val();
         self.r_alloc.d.next = self.launch.tr_alloc.val();
         self.r_start.d.next = self.launch.tr_start.val();
         self.r_retire.d.next = self.launch.tr_retire.val();
@@ -2091,7 +2632,6 @@ impl<
         self.tr_retire_slot.next = self.r_retire_slot.q.val();
         self.r_warp_state.d.next = self.warps.codes.val();
         self.tr_warp_state.next = self.r_warp_state.q.val();
-        self.tr_trap.next = false;
 
         // ---- control path (v2ctl) ----
         self.ctl.clock.next = self.clock.val();
@@ -2122,11 +2662,45 @@ impl<
         }
         self.ctl.code_len.next = self.lreg[1].q.val();
         self.ctl.window.next = self.l_window.q.val();
-        // A: traps (§13) come next.
-        self.ctl.a_kill.next = false;
+        // ---- traps (v2trap): stage A, the pass's cause and the kill ----
+        self.t_a_pass.next = self.p_kind[4].q.val() == self.k_warp.val();
+        self.t_a_st.next = self.zero2.val();
+        self.t_a_slot.next = self.zero4.val();
+        self.t_a_wib.next = self.zero4.val();
+        for w in 0..self._w {
+            if self.a_oh.val().get_bit(w) {
+                self.t_a_st.next = self.t_a_st.val() | self.launch.wstate[w].val();
+                self.t_a_slot.next = self.t_a_slot.val() | self.launch.wslot[w].val();
+                self.t_a_wib.next = self.t_a_wib.val() | self.launch.wib[w].val();
+            }
+        }
+        // §13.2: a pass of a frozen slot is squashed (no checks, no commit).
+        self.t_frozen.next = self.t_a_pass.val() & (self.t_a_st.val() == self.t_st_frozen.val());
+        self.tpc.pass.next = self.t_a_pass.val() & !self.t_frozen.val();
+        self.tpc.outside.next = self.t_out_a.q.val();
+        self.tpc.invalid.next = self.t_inv_a.q.val();
+        self.tpc.word.next = self.t_word_a.q.val();
+        self.tpc.active.next = self.p_active[4].q.val();
+        self.tpc.m_mis.next = self.ctl.m_mis.val();
+        self.tpc.m_oob.next = self.ctl.m_oob.val();
+        // Cause 9 (stack overflow) is not checked yet.
+        self.tpc.m_stk.next = self.t_zero_l.val();
+        self.tpc.pmiss.next = self.t_pm_a.q.val();
+        self.tpc.pidx.next = self.t_pidx_a.q.val();
+        self.tpc.m_ovf.next = self.ctl.m_ovf.val();
+        self.tpc.m_ret0.next = self.ctl.m_ret0.val();
+        self.tpc.m_npc.next = self.ctl.m_npc.val();
+        self.t_x_mw.i.next = self.t_mw_a.q.val();
+        self.tpc.bytes.next = self.t_x_mw.o.val();
+        for i in 0..self._lanes {
+            self.tpc.addr[i].next = self.dp.y_a[i].val();
+            self.tpc.npc[i].next = self.ctl.a_npc[i].val();
+        }
+        self.t_trapped.next = self.tpc.trap.val();
+        self.ctl.a_kill.next = self.t_frozen.val() | self.t_trapped.val();
+        // ---- end traps (v2trap) ----
         // Each memory unit drives its own refusal in its section.
-        self.sh_refused.next = false;
-        self.gm_refused.next = false;
+        self.gm_refused.next = self.gmem.refused.val();
         self.ctl.a_refused.next = self.sh_refused.val() | self.gm_refused.val();
         for w in 0..self._w {
             self.ctl.wslot[w].next = self.launch.wslot[w].val();
@@ -2304,5 +2878,314 @@ impl<
             self.unused_ctl.next =
                 self.unused_ctl.val() | self.ctl.sd[i].val().any() | self.ctl.be[i].val().any();
         }
+
+        // ---- shared memory (v2shm), A -> M -> W: the commit's served
+        // lanes (none for a pass that does not commit), their row and
+        // banks, the store data, the atomic's operand, registered for M;
+        // the load words written at W; the write port traced ----
+        self.sh_a_served.next = self.sh_zero_l.val();
+        if self.ctl.commit.val() {
+            self.sh_a_served.next = self.ctl.served.val();
+        }
+        self.sh_a_slot.next = self.zero4.val();
+        for w in 0..self._w {
+            if self.a_oh.val().get_bit(w) {
+                self.sh_a_slot.next = self.sh_a_slot.val() | self.launch.wslot[w].val();
+            }
+        }
+        self.sh_a_base.next = self.sh_zero_rb.val();
+        for k in 0..self._slots {
+            if self.sh_a_slot.val() == self.sh_sidx[k].val() {
+                self.sh_a_base.next = self.sh_a_base.val() | self.launch.base_row[k].val();
+            }
+        }
+        // The served lanes are on one row (the tree's minimum, or the
+        // atomic's one lane): the OR of their rows is that row.
+        self.sh_a_min.next = self.sh_zero_rb.val();
+        self.sh_a_opnd.next = self.zero32.val();
+        for l in 0..self._lanes {
+            self.z_sh_row[l].i.next = self.sh_a_addr[l].q.val() >> self.sh_row_shift.val();
+            if self.sh_a_served.val().get_bit(l) {
+                self.sh_a_min.next = self.sh_a_min.val() | self.z_sh_row[l].o.val();
+                self.sh_a_opnd.next = self.sh_a_opnd.val() | self.ctl.sd[l].val();
+            }
+            self.sh_m_bank[l].d.next = self.one32.val()
+                << ((self.sh_a_addr[l].q.val() >> self.sh_two.val()) & self.sh_bank_mask.val());
+            self.sh_m_off[l].d.next = self.zero2.val();
+            if self.sh_a_cls.q.val().get_bit(0) {
+                self.sh_m_off[l].d.next = self.sh_a_addr[l].q.val().get_bits::<2>(0);
+            }
+            self.sh_m_sd[l].d.next = self.ctl.sd[l].val();
+            self.sh_m_be[l].d.next = self.ctl.be[l].val();
+        }
+        self.sh_a_kind.next = self.zero4.val();
+        if self.ctl.commit.val() & self.sh_a_cls.q.val().get_bit(0) {
+            self.sh_a_kind.next = self.sh_kind_ld.val();
+        }
+        if self.ctl.commit.val() & self.sh_a_cls.q.val().get_bit(1) {
+            self.sh_a_kind.next = self.sh_kind_st.val();
+        }
+        if self.ctl.commit.val() & self.sh_a_cls.q.val().get_bit(2) {
+            self.sh_a_kind.next = self.sh_kind_at.val();
+        }
+        self.sh_m_base.d.next = self.sh_a_base.val();
+        if (self.p_kind[4].q.val() == self.k_init.val())
+            & self.p_has_row[4].q.val()
+            & !self.sh_init_refused.val()
+        {
+            self.sh_a_kind.next = self.sh_kind_clr.val();
+            self.sh_m_base.d.next = self.p_row[4].q.val();
+        }
+        self.sh_m_kind.d.next = self.sh_a_kind.val();
+        self.sh_m_served.d.next = self.sh_a_served.val();
+        self.sh_m_min.d.next = self.sh_a_min.val();
+        self.sh_m_lw.d.next = self.sh_zero5.val();
+        if self.sh_a_cls.q.val().get_bit(0) {
+            self.sh_m_lw.d.next = self.sh_a_lw.q.val();
+        }
+        self.sh_m_aop.d.next = self.sh_a_aop.q.val();
+        self.sh_m_opnd.d.next = self.sh_a_opnd.val();
+        // M: the block (a return slot's words join through `rs_*`, whose
+        // fields are 0 while a shared item is at M, and the other way).
+        // A return slot at M whose entry did not fail (§10.2): the
+        // entry's words, lanes, offsets and load type (`rs_lt`: size
+        // one-hot 1, 2, 4 bytes in bits 0..2, bit 3 signed); its row
+        // (`warp · RP + rd`) registered for W.
+        self.sh_w_rsrow.clock.next = self.clock.val();
+        self.sh_w_rsrow.reset.next = self.reset.val();
+        self.sh_w_rssel.clock.next = self.clock.val();
+        self.sh_w_rssel.reset.next = self.reset.val();
+        self.rs_m_sel.next =
+            (self.p_kind[5].q.val() == self.gm_k_ret.val()) & !self.p_rerr[5].q.val();
+        self.rs_lw.next = self.sh_zero5.val();
+        if self.gmem.rs_lt.val().get_bit(0) & !self.gmem.rs_lt.val().get_bit(3) {
+            self.rs_lw.next = self.sh_lwb[0].val();
+        }
+        if self.gmem.rs_lt.val().get_bit(0) & self.gmem.rs_lt.val().get_bit(3) {
+            self.rs_lw.next = self.sh_lwb[1].val();
+        }
+        if self.gmem.rs_lt.val().get_bit(1) & !self.gmem.rs_lt.val().get_bit(3) {
+            self.rs_lw.next = self.sh_lwb[2].val();
+        }
+        if self.gmem.rs_lt.val().get_bit(1) & self.gmem.rs_lt.val().get_bit(3) {
+            self.rs_lw.next = self.sh_lwb[3].val();
+        }
+        if self.gmem.rs_lt.val().get_bit(2) {
+            self.rs_lw.next = self.sh_lwb[4].val();
+        }
+        self.rs_m_served.next = self.sh_zero_l.val();
+        self.rs_m_lw.next = self.sh_zero5.val();
+        if self.rs_m_sel.val() {
+            self.rs_m_served.next = self.gmem.rs_lanes.val();
+            self.rs_m_lw.next = self.rs_lw.val();
+        }
+        for l in 0..self._lanes {
+            self.rs_m_word[l].next = self.gmem.rs_word[l].val();
+            self.rs_m_off[l].next = self.zero2.val();
+            if self.rs_m_sel.val() {
+                self.rs_m_off[l].next = self.gmem.rs_off[l].val();
+            }
+        }
+        self.z_rs_warp.i.next = self.gmem.rs_warp.val();
+        self.z_rs_rd.i.next = self.gmem.rs_rd.val();
+        self.sh_w_rsrow.d.next =
+            (self.z_rs_warp.o.val() << self.sh_rp_shift.val()) | self.z_rs_rd.o.val();
+        self.sh_w_rssel.d.next = self.rs_m_sel.val();
+        self.rs_w_row.next = self.sh_w_rsrow.q.val();
+        self.rs_w_row_sel.next = self.sh_w_rssel.q.val();
+        // The block's W registers have no reset: a reset edge loads them
+        // from these inputs, forced to "no item" (a run cut short must not
+        // write a register or a bank in the first cycle after reset).
+        self.shm.kind.next = self.sh_m_kind.q.val();
+        if self.reset.val() {
+            self.shm.kind.next = self.zero4.val();
+        }
+        self.shm.base_row.next = self.sh_m_base.q.val();
+        self.shm.min_row.next = self.sh_m_min.q.val();
+        self.shm.lw.next = self.sh_m_lw.q.val() | self.rs_m_lw.val();
+        self.shm.aop.next = self.sh_m_aop.q.val();
+        self.shm.aopnd.next = self.sh_m_opnd.q.val();
+        self.shm.rs_sel.next = self.rs_m_sel.val() & !self.reset.val();
+        for l in 0..self._lanes {
+            self.shm.served[l].next = (self.sh_m_served.q.val().get_bit(l)
+                | self.rs_m_served.val().get_bit(l))
+                & !self.reset.val();
+            self.shm.bank[l].next = self.sh_m_bank[l].q.val();
+            self.shm.off[l].next = self.sh_m_off[l].q.val() | self.rs_m_off[l].val();
+            self.shm.sd[l].next = self.sh_m_sd[l].q.val();
+            self.shm.be[l].next = self.sh_m_be[l].q.val();
+            self.shm.rs_word[l].next = self.rs_m_word[l].val();
+            // W: shared loads, atomics and return slots write `rd`.
+            self.dp.w_ld_en[l].next = self.shm.ld_en[l].val();
+            self.dp.w_ld[l].next = self.shm.ld[l].val();
+        }
+        self.dp.w_ld_row.next = self.rs_w_row.val();
+        self.dp.w_ld_row_sel.next = self.rs_w_row_sel.val();
+        // The trace of the cycle's write port (§15.2), and of a refused
+        // row clear at A.
+        for i in 0..self._banks {
+            self.r_sh_we[i].d.next = self.shm.t_we[i].val();
+            self.r_sh_wd[i].d.next = self.shm.t_wd[i].val();
+        }
+        self.z_row.i.next = self.shm.t_row.val();
+        self.r_sh_row.d.next = self.z_row.o.val();
+        if self.sh_init_refused.val() {
+            self.r_a_kind.d.next = self.k_a_init_refused.val();
+        }
+        // §15.1 `port_busy_replays`: a refused shared pass with pending
+        // lanes that does not trap (the trap is checked first).
+        if self.sh_refused.val() & self.p_exec[1].q.val().any() & !self.ctl.a_kill.val() {
+            self.ctr.inc[23].next = self.one8.val();
+        }
+        // `ld` carries the atomic's old word.
+        self.unused_sh.next = self.shm.atom_old.val().any();
+        // ---- traps (v2trap) ----
+        self.trap.clock.next = self.clock.val();
+        self.trap.reset.next = self.reset.val();
+        self.trap.clear.next = self.slave.start.val();
+        self.t_out_d.clock.next = self.clock.val();
+        self.t_out_r.clock.next = self.clock.val();
+        self.t_out_x.clock.next = self.clock.val();
+        self.t_out_a.clock.next = self.clock.val();
+        self.t_word_r.clock.next = self.clock.val();
+        self.t_word_x.clock.next = self.clock.val();
+        self.t_word_a.clock.next = self.clock.val();
+        self.t_inv_x.clock.next = self.clock.val();
+        self.t_inv_a.clock.next = self.clock.val();
+        self.t_pm_x.clock.next = self.clock.val();
+        self.t_pm_a.clock.next = self.clock.val();
+        self.t_pidx_x.clock.next = self.clock.val();
+        self.t_pidx_a.clock.next = self.clock.val();
+        self.t_mw_x.clock.next = self.clock.val();
+        self.t_mw_a.clock.next = self.clock.val();
+        self.t_r_trap.clock.next = self.clock.val();
+        self.t_out_d.reset.next = self.reset.val();
+        self.t_out_r.reset.next = self.reset.val();
+        self.t_out_x.reset.next = self.reset.val();
+        self.t_out_a.reset.next = self.reset.val();
+        self.t_word_r.reset.next = self.reset.val();
+        self.t_word_x.reset.next = self.reset.val();
+        self.t_word_a.reset.next = self.reset.val();
+        self.t_inv_x.reset.next = self.reset.val();
+        self.t_inv_a.reset.next = self.reset.val();
+        self.t_pm_x.reset.next = self.reset.val();
+        self.t_pm_a.reset.next = self.reset.val();
+        self.t_pidx_x.reset.next = self.reset.val();
+        self.t_pidx_a.reset.next = self.reset.val();
+        self.t_mw_x.reset.next = self.reset.val();
+        self.t_mw_a.reset.next = self.reset.val();
+        self.t_r_trap.reset.next = self.reset.val();
+        // F: cause 4. D: the decoder treats the word as invalid (§13.1:
+        // causes 3 and 4 precede everything, the instruction is not used).
+        self.t_outside_f.next = (self.p_kind[0].q.val() == self.k_warp.val())
+            & !self.lreg[1].q.val().get_bits::<16>(16).any()
+            & (self.p_pc[0].q.val() >= self.lreg[1].q.val().get_bits::<16>(0));
+        self.t_out_d.d.next = self.t_outside_f.val();
+        self.decode.outside.next = self.t_out_d.q.val();
+        self.t_out_r.d.next = self.t_out_d.q.val();
+        self.t_out_x.d.next = self.t_out_r.q.val();
+        self.t_out_a.d.next = self.t_out_x.q.val();
+        self.t_word_r.d.next = self.imem.rdata.val();
+        self.t_word_x.d.next = self.t_word_r.q.val();
+        self.t_word_a.d.next = self.t_word_x.q.val();
+        // R: invalid word; `ldparam` past `PARAM_COUNT` with executing
+        // lanes (cause 8); the access width.
+        self.t_inv_x.d.next = self.decode.invalid.val();
+        self.t_inv_a.d.next = self.t_inv_x.q.val();
+        self.t_x_pidx.i.next = self.decode.param.val();
+        self.t_pm_x.d.next = (self.decode.cls.val() & self.t_ldparam.val()).any()
+            & self.decode.exec.val().any()
+            & (self.t_x_pidx.o.val() >= self.lreg[8].q.val());
+        self.t_pm_a.d.next = self.t_pm_x.q.val();
+        self.t_pidx_x.d.next = self.t_x_pidx.o.val();
+        self.t_pidx_a.d.next = self.t_pidx_x.q.val();
+        self.t_mw_x.d.next = self.decode.msize.val();
+        self.t_mw_a.d.next = self.t_mw_x.q.val();
+        // A: the pass's trap, or cause 7 after its commit (§9.4).
+        self.trap.a_valid.next = self.t_trapped.val() | self.ctl.trap7.val();
+        self.trap.a_cause.next = self.tpc.cause.val();
+        if self.ctl.trap7.val() {
+            self.trap.a_cause.next = self.t_k7.val();
+        }
+        self.trap.a_slot.next = self.t_a_slot.val();
+        self.trap.a_wib.next = self.t_a_wib.val();
+        self.trap.a_pc.next = self.p_pc[4].q.val();
+        self.trap.a_lanes.next = self.tpc.lanes.val();
+        self.trap.a_addr.next = self.tpc.t_addr.val();
+        self.trap.a_detail.next = self.tpc.detail.val();
+        // Cause 11 (interim: driven by global memory (v2gm)).
+        self.gm_err_valid.next = false;
+        self.gm_err_warp.next = self.zero4.val();
+        self.gm_err_lanes.next = self.t_zero_l.val();
+        self.gm_err_pc.next = self.zero16.val();
+        self.gm_err_addr.next = self.zero32.val();
+        self.t_g_slot.next = self.zero4.val();
+        self.t_g_wib.next = self.zero4.val();
+        for w in 0..self._w {
+            if self.gm_err_warp.val() == self.widx[w].val() {
+                self.t_g_slot.next = self.t_g_slot.val() | self.launch.wslot[w].val();
+                self.t_g_wib.next = self.t_g_wib.val() | self.launch.wib[w].val();
+            }
+        }
+        self.trap.g_valid.next = self.gm_err_valid.val();
+        self.trap.g_slot.next = self.t_g_slot.val();
+        self.trap.g_wib.next = self.t_g_wib.val();
+        self.trap.g_pc.next = self.gm_err_pc.val();
+        self.trap.g_lanes.next = self.gm_err_lanes.val();
+        self.trap.g_addr.next = self.gm_err_addr.val();
+        for k in 0..self._slots {
+            self.trap.older[k].next = self.launch.older[k].val();
+            self.trap.ctaid_x[k].next = self.launch.ctaid_x[k].val();
+            self.trap.ctaid_y[k].next = self.launch.ctaid_y[k].val();
+            self.trap.ctaid_z[k].next = self.launch.ctaid_z[k].val();
+            self.trap.arrived[k].next = self.ctl.slot_arrived[k].val();
+            self.trap.exited[k].next = self.ctl.slot_exited[k].val();
+            self.trap.slot_warps[k].next = self.z_ctl_smask[k].o.val();
+        }
+        self.trap.threads.next = self.x_threads.o.val();
+        for w in 0..self._w {
+            self.trap.waiting[w].next = self.warps.waiting[w].val();
+            self.trap.wib[w].next = self.launch.wib[w].val();
+        }
+        // Cause 7's pc through copy 2 of the lane-PC LUT-RAM (§13.3).
+        self.trap.port_busy.next = self.ctl.e_sel.val().any();
+        self.trap.t_pc.next = self.ctl.t_pc.val();
+        self.ctl.t_read.next = self.trap.t_read.val();
+        self.ctl.t_warp.next = self.trap.t_warp.val();
+        self.ctl.t_lane.next = self.trap.t_lane.val();
+        // The report registers, host-readable (§14.4 `TRAP_*`, read words 6..17).
+        self.slave.rd[6].next = self.trap.r_cause.val();
+        self.slave.rd[7].next = self.trap.r_pc.val();
+        self.slave.rd[8].next = self.trap.r_warp.val();
+        self.slave.rd[9].next = self.trap.r_lanes.val();
+        self.slave.rd[10].next = self.trap.r_block_x.val();
+        self.slave.rd[11].next = self.trap.r_block_y.val();
+        self.slave.rd[12].next = self.trap.r_block_z.val();
+        self.slave.rd[13].next = self.trap.r_addr.val();
+        self.slave.rd[14].next = self.trap.r_detail.val();
+        self.slave.rd[15].next = self.trap.r_arrived.val();
+        self.slave.rd[16].next = self.trap.r_exited.val();
+        self.slave.rd[17].next = self.trap.r_threads.val();
+        // Trace (§15.2): the squashed and trapped kinds; a pass that did
+        // not get past decode (causes 3, 4) or was squashed shows no lanes.
+        if self.t_frozen.val() {
+            self.r_a_kind.d.next = self.t_k_squashed.val();
+        }
+        if self.t_trapped.val() {
+            self.r_a_kind.d.next = self.t_k_trapped.val();
+        }
+        if self.t_frozen.val() | (self.t_trapped.val() & !self.tpc.executed.val()) {
+            self.r_a_active.d.next = self.zero32.val();
+            self.r_a_exec.d.next = self.zero32.val();
+        }
+        self.t_r_trap.d.next = self.trap.raise.val();
+        self.tr_trap.next = self.t_r_trap.q.val();
+        // Counter `squashed` (§15.1).
+        for i in self._t_sq..self._t_sq1 {
+            if self.t_frozen.val() {
+                self.ctr.inc[i].next = self.one8.val();
+            }
+        }
+        // ---- end traps (v2trap) ----
     }
 }

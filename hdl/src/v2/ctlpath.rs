@@ -153,6 +153,20 @@ pub struct CtlPath<const L: usize> {
     pub f_mis: Signal<Out, bool>,
     pub f_oob: Signal<Out, bool>,
     pub trap7: Signal<Out, bool>,
+    // ---- traps (v2trap): the faulting lanes per cause at A, each lane's
+    // next PC, and cause 7's pc read through copy 2 (§13.3) ----
+    pub m_ovf: Signal<Out, Bits<L>>,
+    pub m_ret0: Signal<Out, Bits<L>>,
+    pub m_npc: Signal<Out, Bits<L>>,
+    pub m_mis: Signal<Out, Bits<L>>,
+    pub m_oob: Signal<Out, Bits<L>>,
+    pub a_npc: Vec<Signal<Out, Bits<32>>>,
+    /// The trap unit reads lane `t_lane` (one-hot) of warp `t_warp`
+    /// through copy 2 when `t_read` and the engine does not load.
+    pub t_read: Signal<In, bool>,
+    pub t_warp: Signal<In, Bits<4>>,
+    pub t_lane: Signal<In, Bits<L>>,
+    pub t_pc: Signal<Out, Bits<PC_W>>,
     // ---- counter events (§15.1) ----
     pub ev_issued: Signal<Out, bool>,
     pub ev_active: Signal<Out, Bits<EV_W>>,
@@ -413,6 +427,16 @@ impl<const L: usize> CtlPath<L> {
             f_mis: Default::default(),
             f_oob: Default::default(),
             trap7: Default::default(),
+            m_ovf: Default::default(),
+            m_ret0: Default::default(),
+            m_npc: Default::default(),
+            m_mis: Default::default(),
+            m_oob: Default::default(),
+            a_npc: (0..L).map(|_| Default::default()).collect(),
+            t_read: Default::default(),
+            t_warp: Default::default(),
+            t_lane: Default::default(),
+            t_pc: Default::default(),
             ev_issued: Default::default(),
             ev_active: Default::default(),
             ev_executed: Default::default(),
@@ -785,6 +809,9 @@ impl<const L: usize> Logic for CtlPath<L> {
         for l in 0..self._lanes {
             // The debug read takes copy 2's port when the engine does not.
             self.pc2[l].raddr.next = self.dbg_widx.val();
+            if self.t_read.val() {
+                self.pc2[l].raddr.next = self.t_warp.val();
+            }
             if self.ac.e_load.val().any() {
                 self.pc2[l].raddr.next = self.e_idx.val();
             }
@@ -968,6 +995,31 @@ impl<const L: usize> Logic for CtlPath<L> {
             self.unused_ctl.next = self.unused_ctl.val()
                 | self.xl[l].f_ovf.val()
                 | self.xl[l].npc.val().get_bits::<16>(16).any();
+        }
+        // Traps (v2trap): per-cause lane masks, next PCs, cause 7's pc.
+        self.m_ovf.next = self.a_ovf.q.val();
+        self.m_ret0.next = self.zero_l.val();
+        self.m_npc.next = self.zero_l.val();
+        self.m_mis.next = self.zero_l.val();
+        self.m_oob.next = self.zero_l.val();
+        self.t_pc.next = self.zero_pc16.val();
+        for l in 0..self._lanes {
+            if self.xl[l].f_ret0.val() {
+                self.m_ret0.next = self.m_ret0.val() | self.lbit[l].val();
+            }
+            if self.xl[l].f_npc.val() {
+                self.m_npc.next = self.m_npc.val() | self.lbit[l].val();
+            }
+            if self.xl[l].f_mis.val() {
+                self.m_mis.next = self.m_mis.val() | self.lbit[l].val();
+            }
+            if self.xl[l].f_oob.val() {
+                self.m_oob.next = self.m_oob.val() | self.lbit[l].val();
+            }
+            self.a_npc[l].next = self.xl[l].npc.val();
+            if self.t_lane.val().get_bit(l) {
+                self.t_pc.next = self.t_pc.val() | self.pc2[l].rdata.val();
+            }
         }
         // Warp state ports.
         self.c_we.next = self.ac.c_we.val();

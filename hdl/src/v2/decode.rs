@@ -271,6 +271,9 @@ pub struct Decode<const L: usize, const PB: usize, const AW: usize> {
     pub clock: Signal<In, Clock>,
     /// The instruction word (instruction-memory output).
     pub word: Signal<In, Bits<32>>,
+    /// The pass's pc is at or beyond `code_len` (trap 4, §13.1): nothing of
+    /// the word is used, so it decodes as invalid (class 0, no tree use).
+    pub outside: Signal<In, bool>,
     /// The warp of the pass (index) and its active lanes, registered at
     /// the end of F.
     pub warp: Signal<In, Bits<WARP_IDX_BITS>>,
@@ -594,6 +597,7 @@ impl<const L: usize, const PB: usize, const AW: usize> Decode<L, PB, AW> {
         Decode {
             clock: Default::default(),
             word: Default::default(),
+            outside: Default::default(),
             warp: Default::default(),
             active: Default::default(),
             bank: Default::default(),
@@ -1000,7 +1004,7 @@ impl<const L: usize, const PB: usize, const AW: usize> Logic for Decode<L, PB, A
                 & (self.f_rd_low.val() != self.z_rd_low.val()))
             | (self.k_shift.val() & (self.x_imm12.val() > self.shift_max.val()))
             | (self.k_tgt.val() & (self.tsel.val() >= self.max_target.val()));
-        self.valid.next = self.k_valid.val() & !self.bad.val();
+        self.valid.next = self.k_valid.val() & !self.bad.val() & !self.outside.val();
 
         // Class, gated by validity.
         self.cls_v.next = self.z_cls.val();
