@@ -49,13 +49,21 @@
 //! predicate file (read at F for D's guard and sources, written at A by
 //! `setp`, `pand/por/pxor`, `vote.any/all`, cleared at a block's
 //! allocation), init slots' register zeroing, `tr_rf_*`, `tr_pred_*`; the
-//! commit (`ctl.commit`) gates both writes. Not yet: traps (§13: the
-//! control path computes the flags of causes 1, 2, 5, 6, 10 and 7 at A
-//! (`ctl.f_*`, `ctl.trap7`) but nothing raises a trap: no held trap,
-//! frozen slots, squashed passes, `STOPPING`/`TRAP`, report registers or
-//! `tr_trap`; `ctl.a_kill` is the hook), *PC outside the program*, HALT
-//! pausing the engine, shared and global memory (loads, stores, atomics,
-//! return slots; `ctl.a_refused` is the hook).
+//! commit (`ctl.commit`) gates both writes.
+//! Traps (`trap.rs`, branch `v2trap`, sections `traps (v2trap)`): causes
+//! 1–8 and 10 (4 at F, 3 at D, 8 at R, the others from the control path's
+//! per-lane flags at A, 7 after the commit) in §13.1's order
+//! (`PassCause`); the held trap with the oldest-slot rule, frozen slots
+//! (the launch unit's `trap_slots`), squashed and trapped passes
+//! (`ctl.a_kill`; `served` commit-gated), `STOPPING`/`TRAP`,
+//! `trapped_o`, `tr_trap`, counter `squashed`, the report registers and
+//! their host words (`TrapUnit`). Cause 7's pc is read through copy 2 of
+//! the lane-PC LUT-RAM in a cycle the engine does not load (the report
+//! waits a cycle otherwise; the frozen block's pcs cannot change). Cause
+//! 11 enters through interim `gm_err_*` signals and `gm_idle` (global
+//! memory, `v2gm`). Not yet: cause 9 (stack overflow), `HALT` pausing
+//! the re-arbitration engine, shared and global memory (loads, stores,
+//! atomics, return slots; `ctl.a_refused` is the hook).
 //! Lock-step: every case without memory or a trap agrees on every trace
 //! field and bus signal, the host's debug-register reads after `DONE`
 //! included. First mismatches: PROGRESS.md.
