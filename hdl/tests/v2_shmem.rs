@@ -67,16 +67,35 @@ struct In {
     off: Vec<u32>,
     sd: Vec<u32>,
     be: Vec<u32>,
+    /// A global return slot's words (§10.2, the extension shared with
+    /// shared loads).
+    rs_sel: bool,
+    rs_word: Vec<u32>,
 }
 
 /// The outputs of one cycle (W): `ld_en`, `ld` (of the enabled lanes),
-/// `atom_old`, and `port_busy` (M).
+/// `atom_old`, and `port_busy` (M); the write port as §15.2 traces it
+/// (`t_we`, `t_wd` per bank, `t_row`).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 struct Out {
     port_busy: bool,
     atom_old: u32,
     ld_en: u32,
     ld: Vec<u32>,
+    t_we: Vec<u32>,
+    t_wd: Vec<u32>,
+    t_row: u32,
+}
+
+impl Out {
+    /// Records a byte written at byte address `a` (bank `a/4 mod B`, row
+    /// `a / 4B`): a later write of the same byte in the cycle replaces it.
+    fn trace(&mut self, banks: usize, a: u32, v: u8) {
+        let (k, j) = ((a / 4) as usize % banks, a % 4);
+        self.t_we[k] |= 1 << j;
+        self.t_wd[k] = (self.t_wd[k] & !(0xff << (8 * j))) | (u32::from(v) << (8 * j));
+        self.t_row = a / (4 * banks as u32);
+    }
 }
 
 /// The reference: shared memory as bytes; byte address of bank `k`, row
@@ -107,6 +126,8 @@ impl Reference {
         let mut out = Out {
             port_busy: busy,
             ld: vec![0; self.lanes],
+            t_we: vec![0; self.banks],
+            t_wd: vec![0; self.banks],
             ..Default::default()
         };
         for (l, v) in self.w_ld.iter().enumerate() {
@@ -134,6 +155,14 @@ impl Reference {
                 }
             }
         }
+        if i.rs_sel {
+            for l in 0..self.lanes {
+                if i.served >> l & 1 != 0 {
+                    let raw = i.rs_word[l] >> (8 * i.off[l]);
+                    self.w_ld[l] = Some(semantics::load_extend(width, raw));
+                }
+            }
+        }
         if i.kind & (1 << KIND_ATOMIC) != 0 && i.served != 0 {
             let l = i.served.trailing_zeros() as usize;
             let a = addr(l);
@@ -149,6 +178,9 @@ impl Reference {
                     && (i.kind & (1 << KIND_STORE) == 0 || i.served == 0)
             );
             self.mem[a as usize..a as usize + 4].copy_from_slice(&new.to_le_bytes());
+            for (j, v) in new.to_le_bytes().into_iter().enumerate() {
+                out.trace(self.banks, a + j as u32, v);
+            }
         }
         if i.kind & (1 << KIND_STORE) != 0 {
             let mut addrs = [0u32; MAX_LANES];
@@ -158,13 +190,17 @@ impl Reference {
                 // The register value; X aligned it into `sd` (tested below).
                 data[l] = i.sd[l] >> (8 * i.off[l]);
             }
-            let mem = &mut self.mem;
-            simt::store_merge(i.served, &addrs, &data, swidth, |a, v| mem[a as usize] = v);
+            let (mem, banks) = (&mut self.mem, self.banks);
+            simt::store_merge(i.served, &addrs, &data, swidth, |a, v| {
+                mem[a as usize] = v;
+                out.trace(banks, a, v);
+            });
         }
         if i.kind & (1 << KIND_CLEAR) != 0 {
-            let a = (4 * row * b) as usize;
-            for x in &mut self.mem[a..a + 4 * self.banks] {
-                *x = 0;
+            let a = 4 * row * b;
+            for x in a..a + 4 * b {
+                self.mem[x as usize] = 0;
+                out.trace(self.banks, x, 0);
             }
         }
         out
@@ -187,15 +223,20 @@ fn item(
         off: vec![0; lanes],
         sd: vec![0; lanes],
         be: vec![0; lanes],
+        rs_word: vec![0; lanes],
         ..Default::default()
     };
     // After an atomic, mostly a shared item (to meet the port rule).
     let k = if prev_kind == 1 << KIND_ATOMIC && rng.percent(80) {
         rng.index(4)
+    } else if rng.percent(15) {
+        5
     } else {
         rng.index(6)
     };
     i.kind = if k < 4 { 1 << k } else { 0 };
+    // Half of the other items are return slots.
+    i.rs_sel = k == 5 && rng.percent(50);
     let wbits = rng.index(RB + 1);
     i.base_row = ((rng.index(1 << RB) >> wbits) << wbits) as u32;
     i.min_row = rng.index(1 << wbits) as u32;
@@ -205,7 +246,7 @@ fn item(
     let width = LoadWidth::ALL[rng.index(5)];
     let swidth = [StoreWidth::B8, StoreWidth::B16, StoreWidth::B32][rng.index(3)];
     let op = AtomOp::ALL[rng.index(9)];
-    let bytes = if i.kind == 1 << KIND_LOAD {
+    let bytes = if i.kind == 1 << KIND_LOAD || i.rs_sel {
         width.bytes()
     } else if i.kind == 1 << KIND_STORE {
         swidth.bytes()
@@ -220,6 +261,7 @@ fn item(
         };
         i.bank[l] = 1 << k;
         i.off[l] = (rng.index(4) as u32) & !(bytes - 1);
+        i.rs_word[l] = rng.operand();
         let data = rng.operand();
         i.sd[l] = semantics::store_truncate(swidth, data) << (8 * i.off[l]);
         i.be[l] = (((1 << swidth.bytes()) - 1) << i.off[l]) & 0xf;
@@ -242,7 +284,8 @@ fn item(
     i.aopnd = rng.operand();
     let shared = i.kind != 0;
     let refused = busy && shared && (i.served != 0 || i.kind == 1 << KIND_CLEAR);
-    if busy {
+    // A return slot does not use the banks: the port rule leaves it alone.
+    if busy && !i.rs_sel {
         i.served = 0;
         if i.kind == 1 << KIND_CLEAR {
             i.kind = 0;
@@ -254,7 +297,7 @@ fn item(
 /// A random run of `n` cycles: inputs, expected outputs, and how many
 /// items were refused by the port rule, how many stores merged several
 /// lanes into one word, how many loads broadcast a word.
-fn program(banks: usize, lanes: usize, n: usize, seed: u64) -> (Vec<In>, Vec<Out>, [usize; 3]) {
+fn program(banks: usize, lanes: usize, n: usize, seed: u64) -> (Vec<In>, Vec<Out>, [usize; 4]) {
     let mut rng = Rng(seed);
     let mut r = Reference {
         banks,
@@ -266,10 +309,11 @@ fn program(banks: usize, lanes: usize, n: usize, seed: u64) -> (Vec<In>, Vec<Out
     let (mut ins, mut outs) = (Vec::new(), Vec::new());
     let mut busy = false;
     let mut prev_kind = 0;
-    let mut stats = [0; 3];
+    let mut stats = [0; 4];
     for _ in 0..n {
         let (i, w, sw, op, refused) = item(&mut rng, banks, lanes, busy, prev_kind);
         stats[0] += refused as usize;
+        stats[3] += (i.rs_sel && i.served != 0 && busy) as usize;
         let served_banks: Vec<u32> = (0..lanes)
             .filter(|&l| i.served >> l & 1 != 0)
             .map(|l| i.bank[l])
@@ -299,6 +343,11 @@ fn compare(tag: &str, cycle: usize, want: &Out, got: &Out) {
         (got.port_busy, got.ld_en, got.atom_old),
         "{tag}, cycle {cycle}: (port_busy, ld_en, atom_old)"
     );
+    assert_eq!(
+        (&want.t_we, &want.t_wd, want.t_row),
+        (&got.t_we, &got.t_wd, got.t_row),
+        "{tag}, cycle {cycle}: (t_we, t_wd, t_row)"
+    );
     for l in 0..want.ld.len() {
         if want.ld_en >> l & 1 != 0 {
             assert_eq!(
@@ -317,9 +366,9 @@ fn settle<T: Block>(b: &mut T) {
     assert!(common::settled(b, 50), "the block does not settle");
 }
 
-fn run_model<const B: usize>(lanes: usize, seed: u64) -> usize {
-    let (ins, outs, _) = program(B, lanes, CYCLES, seed);
-    let mut s = Shmem::<B, RB>::new(lanes);
+fn run_model(banks: usize, lanes: usize, seed: u64) -> usize {
+    let (ins, outs, _) = program(banks, lanes, CYCLES, seed);
+    let mut s = Shmem::<RB>::new(lanes, banks);
     s.connect_all();
     for (c, (i, want)) in ins.iter().zip(&outs).enumerate() {
         s.kind.next = u64::from(i.kind).into();
@@ -328,7 +377,9 @@ fn run_model<const B: usize>(lanes: usize, seed: u64) -> usize {
         s.lw.next = u64::from(i.lw).into();
         s.aop.next = u64::from(i.aop).into();
         s.aopnd.next = u64::from(i.aopnd).into();
+        s.rs_sel.next = i.rs_sel;
         for l in 0..lanes {
+            s.rs_word[l].next = u64::from(i.rs_word[l]).into();
             s.served[l].next = i.served >> l & 1 != 0;
             s.bank[l].next = u64::from(i.bank[l]).into();
             s.off[l].next = u64::from(i.off[l]).into();
@@ -341,8 +392,11 @@ fn run_model<const B: usize>(lanes: usize, seed: u64) -> usize {
             atom_old: s.atom_old.val().index() as u32,
             ld_en: (0..lanes).fold(0, |m, l| m | (s.ld_en[l].val() as u32) << l),
             ld: (0..lanes).map(|l| s.ld[l].val().index() as u32).collect(),
+            t_we: (0..banks).map(|k| s.t_we[k].val().index() as u32).collect(),
+            t_wd: (0..banks).map(|k| s.t_wd[k].val().index() as u32).collect(),
+            t_row: s.t_row.val().index() as u32,
         };
-        compare(&format!("model B={B} L={lanes}"), c, want, &got);
+        compare(&format!("model B={banks} L={lanes}"), c, want, &got);
         s.clock.next = true.into();
         settle(&mut s);
         s.clock.next = false.into();
@@ -354,21 +408,29 @@ fn run_model<const B: usize>(lanes: usize, seed: u64) -> usize {
 #[test]
 fn rust_hdl_model_matches_the_reference() {
     for lanes in [4, 8, 32] {
-        run_model::<1>(lanes, 11 + lanes as u64);
-        run_model::<4>(lanes, 12 + lanes as u64);
-        run_model::<8>(lanes, 13 + lanes as u64);
-        run_model::<32>(lanes, 14 + lanes as u64);
+        run_model(1, lanes, 11 + lanes as u64);
+        run_model(4, lanes, 12 + lanes as u64);
+        run_model(8, lanes, 13 + lanes as u64);
+        run_model(32, lanes, 14 + lanes as u64);
     }
 }
 
 #[test]
 fn the_programs_cover_the_cases() {
     for (b, l) in [(1, 4), (4, 8), (8, 8), (8, 32), (32, 32), (32, 4)] {
-        let (_, outs, [refused, merges, broadcasts]) = program(b, l, CYCLES, 7 + b as u64);
+        let (ins, outs, [refused, merges, broadcasts, rs_busy]) =
+            program(b, l, CYCLES, 7 + b as u64);
         let atomics = outs.iter().filter(|o| o.atom_old != 0).count();
+        let returns = ins.iter().filter(|i| i.rs_sel && i.served != 0).count();
         assert!(
-            refused > 20 && merges > 20 && broadcasts > 20 && atomics > 20,
-            "B={b} L={l}: refused {refused}, merged stores {merges}, broadcasts {broadcasts}, atomics {atomics}"
+            refused > 20
+                && merges > 20
+                && broadcasts > 20
+                && atomics > 20
+                && returns > 100
+                && rs_busy > 5,
+            "B={b} L={l}: refused {refused}, merged stores {merges}, broadcasts {broadcasts}, \
+             atomics {atomics}, return slots {returns} ({rs_busy} behind an atomic)"
         );
     }
 }
@@ -389,23 +451,32 @@ fn lint_shmem() {
 
 /// The C++ harness of `lanes` lanes: one line of hex inputs per cycle in,
 /// one line of outputs out (values read after `eval()`, before the edge).
-fn harness(lanes: usize) -> String {
+fn harness(lanes: usize, banks: usize) -> String {
     let p = |n: &str, l: usize| format!("t->{n}__024{l}");
     let mut set = String::new();
     let mut get = String::new();
     for l in 0..lanes {
         set.push_str(&format!(
-            "        if (fscanf(fi, \"%x %x %x %x\", &a, &b, &c, &d) != 4) return 1;\n        {} = (srv >> {l}) & 1; {} = a; {} = b; {} = c; {} = d;\n",
+            "        if (fscanf(fi, \"%x %x %x %x %x\", &a, &b, &c, &d, &e) != 5) return 1;\n        {} = (srv >> {l}) & 1; {} = a; {} = b; {} = c; {} = d; {} = e;\n",
             p("served", l),
             p("bank", l),
             p("off", l),
             p("sd", l),
-            p("be", l)
+            p("be", l),
+            p("rs_word", l)
         ));
         get.push_str(&format!(
             "        fprintf(fo, \" %x %x\", (unsigned){}, (unsigned){});\n",
             p("ld_en", l),
             p("ld", l)
+        ));
+    }
+    let mut trace = String::new();
+    for k in 0..banks {
+        trace.push_str(&format!(
+            "        fprintf(fo, \" %x %x\", (unsigned){}, (unsigned){});\n",
+            p("t_we", k),
+            p("t_wd", k)
         ));
     }
     format!(
@@ -416,14 +487,14 @@ int main() {{
     Vtop* t = new Vtop;
     FILE* fi = fopen(\"in.txt\", \"r\");
     FILE* fo = fopen(\"out.txt\", \"w\");
-    unsigned kind, srv, br, mr, lw, aop, opnd, a, b, c, d;
+    unsigned kind, srv, br, mr, lw, aop, opnd, rs, a, b, c, d, e;
     t->clock = 0;
     t->eval();
-    while (fscanf(fi, \"%x %x %x %x %x %x %x\", &kind, &srv, &br, &mr, &lw, &aop, &opnd) == 7) {{
-        t->kind = kind; t->base_row = br; t->min_row = mr; t->lw = lw; t->aop = aop; t->aopnd = opnd;
+    while (fscanf(fi, \"%x %x %x %x %x %x %x %x\", &kind, &srv, &br, &mr, &lw, &aop, &opnd, &rs) == 8) {{
+        t->kind = kind; t->base_row = br; t->min_row = mr; t->lw = lw; t->aop = aop; t->aopnd = opnd; t->rs_sel = rs;
 {set}        t->eval();
-        fprintf(fo, \"%x %x\", (unsigned)t->port_busy, (unsigned)t->atom_old);
-{get}        fprintf(fo, \"\\n\");
+        fprintf(fo, \"%x %x %x\", (unsigned)t->port_busy, (unsigned)t->atom_old, (unsigned)t->t_row);
+{trace}{get}        fprintf(fo, \"\\n\");
         t->clock = 1;
         t->eval();
         t->clock = 0;
@@ -441,18 +512,18 @@ fn run_verilator(banks: usize, lanes: usize, seed: u64) {
     let tag = format!("v2-shmem-verilator-{banks}-{lanes}");
     let dir = common::scratch(&tag);
     std::fs::write(dir.join("top.v"), shmem_verilog(lanes, banks, RB)).unwrap();
-    std::fs::write(dir.join("main.cpp"), harness(lanes)).unwrap();
+    std::fs::write(dir.join("main.cpp"), harness(lanes, banks)).unwrap();
     let (ins, outs, _) = program(banks, lanes, CYCLES, seed);
     let mut text = String::new();
     for i in &ins {
         text.push_str(&format!(
-            "{:x} {:x} {:x} {:x} {:x} {:x} {:x}",
-            i.kind, i.served, i.base_row, i.min_row, i.lw, i.aop, i.aopnd
+            "{:x} {:x} {:x} {:x} {:x} {:x} {:x} {:x}",
+            i.kind, i.served, i.base_row, i.min_row, i.lw, i.aop, i.aopnd, i.rs_sel as u32
         ));
         for l in 0..lanes {
             text.push_str(&format!(
-                " {:x} {:x} {:x} {:x}",
-                i.bank[l], i.off[l], i.sd[l], i.be[l]
+                " {:x} {:x} {:x} {:x} {:x}",
+                i.bank[l], i.off[l], i.sd[l], i.be[l], i.rs_word[l]
             ));
         }
         text.push('\n');
@@ -479,12 +550,16 @@ fn run_verilator(banks: usize, lanes: usize, seed: u64) {
             .split_whitespace()
             .map(|x| u32::from_str_radix(x, 16).unwrap())
             .collect();
-        assert_eq!(f.len(), 2 + 2 * lanes, "{tag}: cycle {c}");
+        assert_eq!(f.len(), 3 + 2 * banks + 2 * lanes, "{tag}: cycle {c}");
+        let v = 3 + 2 * banks;
         let got = Out {
             port_busy: f[0] != 0,
             atom_old: f[1],
-            ld_en: (0..lanes).fold(0, |m, l| m | (f[2 + 2 * l] & 1) << l),
-            ld: (0..lanes).map(|l| f[3 + 2 * l]).collect(),
+            t_row: f[2],
+            t_we: (0..banks).map(|k| f[3 + 2 * k]).collect(),
+            t_wd: (0..banks).map(|k| f[4 + 2 * k]).collect(),
+            ld_en: (0..lanes).fold(0, |m, l| m | (f[v + 2 * l] & 1) << l),
+            ld: (0..lanes).map(|l| f[v + 1 + 2 * l]).collect(),
         };
         compare(&tag, c, want, &got);
     }

@@ -50,6 +50,21 @@
 //! `setp`, `pand/por/pxor`, `vote.any/all`, cleared at a block's
 //! allocation), init slots' register zeroing, `tr_rf_*`, `tr_pred_*`; the
 //! commit (`ctl.commit`) gates both writes.
+//! Shared memory (`shmem.rs`, branch `v2shm`): a shared pass's class, load
+//! width and atomic op carried R→A, its lanes' addresses X→A; at A the
+//! commit's served lanes (commit-gated), the row (the OR of the served
+//! lanes' rows: the tree's minimum or the atomic's lane), banks, byte
+//! offsets, store data, the atomic's operand and the slot's `base_row`
+//! registered for M; init slots' row clears through the same block; the
+//! port rule (`port_busy` → `sh_refused` for a shared pass,
+//! `launch.a_refused` and `tr_a_kind` `INIT_REFUSED` for a row clear);
+//! the load words at W written by the lanes (`ld_en`/`ld_d`, at the
+//! pass's `rd` row or a return slot's `rs_w_row`); `tr_sh_*` from the
+//! block's write port; `port_busy_replays`. The return-slot inputs
+//! (`rs_*`: words, served lanes, offsets, width at M, row at W) are
+//! interim constants for the global-memory helper (v2gm).
+//! Not yet: global memory (loads, stores, atomics, return
+//! slots; `gm_refused` and the `rs_*` locals are the hooks).
 //! Traps (`trap.rs`, branch `v2trap`, sections `traps (v2trap)`): causes
 //! 1–8 and 10 (4 at F, 3 at D, 8 at R, the others from the control path's
 //! per-lane flags at A, 7 after the commit) in §13.1's order
@@ -62,11 +77,11 @@
 //! waits a cycle otherwise; the frozen block's pcs cannot change). Cause
 //! 11 enters through interim `gm_err_*` signals and `gm_idle` (global
 //! memory, `v2gm`). Not yet: cause 9 (stack overflow), `HALT` pausing
-//! the re-arbitration engine, shared and global memory (loads, stores,
-//! atomics, return slots; `ctl.a_refused` is the hook).
-//! Lock-step: every case without memory or a trap agrees on every trace
-//! field and bus signal, the host's debug-register reads after `DONE`
-//! included. First mismatches: PROGRESS.md.
+//! the re-arbitration engine.
+//! Lock-step: every case without global memory or a trap agrees on every
+//! trace field and bus signal, the host's debug-register reads after
+//! `DONE` included (every shared load, store and atomic case of
+//! `every_instruction_under_three_guards`). First mismatches: PROGRESS.md.
 
 use std::collections::HashMap;
 
@@ -89,6 +104,7 @@ use super::launch::LaunchUnit;
 use super::resize::Resize;
 use super::scheduler::{Policy, Scheduler};
 use super::setup::{Setup, COUNT_BITS, THREADS_BITS};
+use super::shmem::Shmem;
 use super::trap::{PassCause, TrapUnit, CAUSE_W};
 use super::warpstate::WarpState;
 use crate::ram::Ram;
@@ -876,8 +892,6 @@ pub struct Body<
     r_a_warp: Reg<Bits<4>>,
     r_rf_we: Reg<Bits<32>>,
     r_rf_addr: Reg<Bits<16>>,
-    r_sh_we: Reg<Bits<4>>,
-    m_clear: Signal<Local, bool>,
     z_ws0: Resize<48, 32>,
     z_ws1: Resize<48, 32>,
     ws_shift: Constant<Bits<48>>,
@@ -894,7 +908,6 @@ pub struct Body<
     k_warp: Constant<Bits<2>>,
     k_a_init: Constant<Bits<3>>,
     k_a_committed: Constant<Bits<3>>,
-    ones4: Constant<Bits<4>>,
     one16: Constant<Bits<16>>,
     _w: usize,
     _w1: usize,
@@ -962,6 +975,73 @@ pub struct Body<
     // one signal per memory unit, ORed into the commit's `refused` ----
     sh_refused: Signal<Local, bool>,
     gm_refused: Signal<Local, bool>,
+    // ---- shared memory (v2shm) ----
+    /// The banks, crossbars, atomic ALU, row clear and port rule (§10.1,
+    /// `shmem.rs`); its M inputs are the registers `sh_m_*`, loaded at
+    /// the end of A.
+    shm: Shmem<RB>,
+    /// R -> X -> A: the pass is a shared load, store or atomic (one-hot),
+    /// its load width (one-hot `LoadWidth::ALL`) and atomic op.
+    sh_x_cls: Reg<Bits<3>>,
+    sh_x_lw: Reg<Bits<5>>,
+    sh_x_aop: Reg<Bits<9>>,
+    sh_a_cls: Reg<Bits<3>>,
+    sh_a_lw: Reg<Bits<5>>,
+    sh_a_aop: Reg<Bits<9>>,
+    /// X -> A: each lane's block-relative byte address.
+    sh_a_addr: Vec<Reg<Bits<32>>>,
+    /// A -> M: the block's inputs.
+    sh_m_kind: Reg<Bits<4>>,
+    sh_m_served: Reg<Bits<L>>,
+    sh_m_base: Reg<Bits<RB>>,
+    sh_m_min: Reg<Bits<RB>>,
+    sh_m_lw: Reg<Bits<5>>,
+    sh_m_aop: Reg<Bits<9>>,
+    sh_m_opnd: Reg<Bits<32>>,
+    sh_m_bank: Vec<Reg<Bits<32>>>,
+    sh_m_off: Vec<Reg<Bits<2>>>,
+    sh_m_sd: Vec<Reg<Bits<32>>>,
+    sh_m_be: Vec<Reg<Bits<4>>>,
+    /// The write port, traced (§15.2), registered.
+    r_sh_we: Vec<Reg<Bits<4>>>,
+    r_sh_wd: Vec<Reg<Bits<32>>>,
+    // Locals at R and A.
+    sh_r_lw: Signal<Local, Bits<5>>,
+    sh_a_served: Signal<Local, Bits<L>>,
+    sh_a_slot: Signal<Local, Bits<4>>,
+    sh_a_base: Signal<Local, Bits<RB>>,
+    sh_a_min: Signal<Local, Bits<RB>>,
+    sh_a_opnd: Signal<Local, Bits<32>>,
+    sh_a_kind: Signal<Local, Bits<4>>,
+    sh_lwb: Vec<Constant<Bits<5>>>,
+    sh_clsb: Vec<Constant<Bits<3>>>,
+    sh_zero_aw: Constant<Bits<AW>>,
+    sh_init_refused: Signal<Local, bool>,
+    z_sh_row: Vec<Resize<32, RB>>,
+    sh_row_shift: Constant<Bits<32>>,
+    sh_bank_mask: Constant<Bits<32>>,
+    sh_two: Constant<Bits<32>>,
+    sh_zero_rb: Constant<Bits<RB>>,
+    sh_zero_l: Constant<Bits<L>>,
+    sh_zero5: Constant<Bits<5>>,
+    sh_zero3: Constant<Bits<3>>,
+    sh_kind_ld: Constant<Bits<4>>,
+    sh_kind_st: Constant<Bits<4>>,
+    sh_kind_at: Constant<Bits<4>>,
+    sh_kind_clr: Constant<Bits<4>>,
+    sh_sidx: Vec<Constant<Bits<4>>>,
+    k_a_init_refused: Constant<Bits<3>>,
+    unused_sh: Signal<Local, bool>,
+    /// A global return slot at M and W (§10.2), through the shared
+    /// extraction and the load write: interim, driven by global memory
+    /// (v2gm).
+    rs_m_sel: Signal<Local, bool>,
+    rs_m_word: Vec<Signal<Local, Bits<32>>>,
+    rs_m_served: Signal<Local, Bits<L>>,
+    rs_m_off: Vec<Signal<Local, Bits<2>>>,
+    rs_m_lw: Signal<Local, Bits<5>>,
+    rs_w_row: Signal<Local, Bits<AW>>,
+    rs_w_row_sel: Signal<Local, bool>,
     // ---- control path (v2ctl) ----
     /// Stage X control, the lane pcs and depths, the tree(s), the commit
     /// and the re-arbitration engine (`ctlpath.rs`).
@@ -1085,6 +1165,28 @@ impl<
         assert_eq!(V2Counter::IdleIssueCycles.index(), 11);
         assert_eq!(V2Counter::Blocks.index(), 10);
         assert_eq!(V2Counter::InitSlots.index(), 16);
+        // ---- shared memory (v2shm): literal positions in `update` ----
+        assert_eq!(V2Counter::PortBusyReplays.index(), 23);
+        assert_eq!(
+            concord_isa::instr::LoadWidth::ALL,
+            [
+                concord_isa::instr::LoadWidth::U8,
+                concord_isa::instr::LoadWidth::S8,
+                concord_isa::instr::LoadWidth::U16,
+                concord_isa::instr::LoadWidth::S16,
+                concord_isa::instr::LoadWidth::B32
+            ]
+        );
+        assert_eq!(super::decode::MSIZES, [1, 2, 4]);
+        assert_eq!(
+            (
+                super::shmem::KIND_LOAD,
+                super::shmem::KIND_STORE,
+                super::shmem::KIND_ATOMIC,
+                super::shmem::KIND_CLEAR
+            ),
+            (0, 1, 2, 3)
+        );
         // ---- control path (v2ctl): counter indices `update` uses ----
         for (c, i) in [
             (V2Counter::Issued, 1),
@@ -1277,8 +1379,6 @@ impl<
             r_a_warp: Default::default(),
             r_rf_we: Default::default(),
             r_rf_addr: Default::default(),
-            r_sh_we: Default::default(),
-            m_clear: Default::default(),
             z_ws0: Default::default(),
             z_ws1: Default::default(),
             ws_shift: k(3 * regmap::WSTATE0_WARPS as u64),
@@ -1295,7 +1395,6 @@ impl<
             k_warp: k(trace::s_kind::WARP as u64),
             k_a_init: k(trace::a_kind::INIT as u64),
             k_a_committed: k(trace::a_kind::COMMITTED as u64),
-            ones4: k(15),
             one16: k(1),
             _w: hw.warps,
             _w1: hw.warps + 1,
@@ -1351,6 +1450,61 @@ impl<
             unused_dp: Default::default(),
             sh_refused: Default::default(),
             gm_refused: Default::default(),
+            // ---- shared memory (v2shm) ----
+            shm: Shmem::new(hw.lanes, hw.shared_banks),
+            sh_x_cls: Default::default(),
+            sh_x_lw: Default::default(),
+            sh_x_aop: Default::default(),
+            sh_a_cls: Default::default(),
+            sh_a_lw: Default::default(),
+            sh_a_aop: Default::default(),
+            sh_a_addr: sig(hw.lanes),
+            sh_m_kind: Default::default(),
+            sh_m_served: Default::default(),
+            sh_m_base: Default::default(),
+            sh_m_min: Default::default(),
+            sh_m_lw: Default::default(),
+            sh_m_aop: Default::default(),
+            sh_m_opnd: Default::default(),
+            sh_m_bank: sig(hw.lanes),
+            sh_m_off: sig(hw.lanes),
+            sh_m_sd: sig(hw.lanes),
+            sh_m_be: sig(hw.lanes),
+            r_sh_we: sig(hw.shared_banks),
+            r_sh_wd: sig(hw.shared_banks),
+            sh_r_lw: Default::default(),
+            sh_a_served: Default::default(),
+            sh_a_slot: Default::default(),
+            sh_a_base: Default::default(),
+            sh_a_min: Default::default(),
+            sh_a_opnd: Default::default(),
+            sh_a_kind: Default::default(),
+            sh_lwb: (0..5).map(|i| k(1 << i)).collect(),
+            sh_clsb: (0..3).map(|i| k(1 << i)).collect(),
+            sh_zero_aw: k(0),
+            sh_init_refused: Default::default(),
+            z_sh_row: sig(hw.lanes),
+            sh_row_shift: k(u64::from(hw.shared_row_shift)),
+            sh_bank_mask: k(hw.shared_banks as u64 - 1),
+            sh_two: k(2),
+            sh_zero_rb: k(0),
+            sh_zero_l: k(0),
+            sh_zero5: k(0),
+            sh_zero3: k(0),
+            sh_kind_ld: k(1 << super::shmem::KIND_LOAD),
+            sh_kind_st: k(1 << super::shmem::KIND_STORE),
+            sh_kind_at: k(1 << super::shmem::KIND_ATOMIC),
+            sh_kind_clr: k(1 << super::shmem::KIND_CLEAR),
+            sh_sidx: (0..hw.block_slots).map(|i| k(i as u64)).collect(),
+            k_a_init_refused: k(trace::a_kind::INIT_REFUSED as u64),
+            unused_sh: Default::default(),
+            rs_m_sel: Default::default(),
+            rs_m_word: sig(hw.lanes),
+            rs_m_served: Default::default(),
+            rs_m_off: sig(hw.lanes),
+            rs_m_lw: Default::default(),
+            rs_w_row: Default::default(),
+            rs_w_row_sel: Default::default(),
             // ---- control path (v2ctl) ----
             ctl: CtlPath::new(hw),
             z_ctl_threads: Default::default(),
@@ -1547,8 +1701,6 @@ impl<
         self.r_rf_we.reset.next = self.reset.val();
         self.r_rf_addr.clock.next = self.clock.val();
         self.r_rf_addr.reset.next = self.reset.val();
-        self.r_sh_we.clock.next = self.clock.val();
-        self.r_sh_we.reset.next = self.reset.val();
         self.r_sh_row.clock.next = self.clock.val();
         self.r_sh_row.reset.next = self.reset.val();
         self.r_alloc.clock.next = self.clock.val();
@@ -1799,7 +1951,6 @@ impl<
         // ---- stage A (index 4): init slots return to the launch unit;
         // warp passes leave S..A (their commit is M2's next step) ----
         self.launch.a_init.next = self.p_kind[4].q.val() == self.k_init.val();
-        self.launch.a_refused.next = false;
         self.launch.a_has_reg.next = self.p_has_reg[4].q.val();
         self.launch.a_warp.next = self.p_warp[4].q.val();
         self.launch.a_reg.next = self.p_reg[4].q.val();
@@ -1963,6 +2114,101 @@ impl<
         for i in 0..self._lanes {
             self.r_rf_data[i].d.next = self.dp.tr_rf_data[i].val();
         }
+
+        // ---- shared memory (v2shm), R..A: a shared pass's class, load
+        // width and atomic op carried to A, its lanes' addresses at A; the
+        // port rule (§10.1) refuses a shared pass or an init slot's row
+        // clear at A while M holds an atomic that served a lane ----
+        self.shm.clock.next = self.clock.val();
+        self.sh_x_cls.clock.next = self.clock.val();
+        self.sh_x_cls.reset.next = self.reset.val();
+        self.sh_x_lw.clock.next = self.clock.val();
+        self.sh_x_lw.reset.next = self.reset.val();
+        self.sh_x_aop.clock.next = self.clock.val();
+        self.sh_x_aop.reset.next = self.reset.val();
+        self.sh_a_cls.clock.next = self.clock.val();
+        self.sh_a_cls.reset.next = self.reset.val();
+        self.sh_a_lw.clock.next = self.clock.val();
+        self.sh_a_lw.reset.next = self.reset.val();
+        self.sh_a_aop.clock.next = self.clock.val();
+        self.sh_a_aop.reset.next = self.reset.val();
+        self.sh_m_kind.clock.next = self.clock.val();
+        self.sh_m_kind.reset.next = self.reset.val();
+        self.sh_m_served.clock.next = self.clock.val();
+        self.sh_m_served.reset.next = self.reset.val();
+        self.sh_m_base.clock.next = self.clock.val();
+        self.sh_m_base.reset.next = self.reset.val();
+        self.sh_m_min.clock.next = self.clock.val();
+        self.sh_m_min.reset.next = self.reset.val();
+        self.sh_m_lw.clock.next = self.clock.val();
+        self.sh_m_lw.reset.next = self.reset.val();
+        self.sh_m_aop.clock.next = self.clock.val();
+        self.sh_m_aop.reset.next = self.reset.val();
+        self.sh_m_opnd.clock.next = self.clock.val();
+        self.sh_m_opnd.reset.next = self.reset.val();
+        for l in 0..self._lanes {
+            self.sh_a_addr[l].clock.next = self.clock.val();
+            self.sh_a_addr[l].reset.next = self.reset.val();
+            self.sh_m_bank[l].clock.next = self.clock.val();
+            self.sh_m_bank[l].reset.next = self.reset.val();
+            self.sh_m_off[l].clock.next = self.clock.val();
+            self.sh_m_off[l].reset.next = self.reset.val();
+            self.sh_m_sd[l].clock.next = self.clock.val();
+            self.sh_m_sd[l].reset.next = self.reset.val();
+            self.sh_m_be[l].clock.next = self.clock.val();
+            self.sh_m_be[l].reset.next = self.reset.val();
+        }
+        for i in 0..self._banks {
+            self.r_sh_we[i].clock.next = self.clock.val();
+            self.r_sh_we[i].reset.next = self.reset.val();
+            self.r_sh_wd[i].clock.next = self.clock.val();
+            self.r_sh_wd[i].reset.next = self.reset.val();
+        }
+        // R: the load width, one-hot over `LoadWidth::ALL` (U8, S8, U16,
+        // S16, B32) from the one-hot size (1, 2, 4 bytes) and the sign.
+        self.sh_r_lw.next = self.sh_zero5.val();
+        if self.decode.msize.val().get_bit(0) & !self.decode.msigned.val() {
+            self.sh_r_lw.next = self.sh_lwb[0].val();
+        }
+        if self.decode.msize.val().get_bit(0) & self.decode.msigned.val() {
+            self.sh_r_lw.next = self.sh_lwb[1].val();
+        }
+        if self.decode.msize.val().get_bit(1) & !self.decode.msigned.val() {
+            self.sh_r_lw.next = self.sh_lwb[2].val();
+        }
+        if self.decode.msize.val().get_bit(1) & self.decode.msigned.val() {
+            self.sh_r_lw.next = self.sh_lwb[3].val();
+        }
+        if self.decode.msize.val().get_bit(2) {
+            self.sh_r_lw.next = self.sh_lwb[4].val();
+        }
+        // The classes Load, Store, Atom are `cls` bits 8, 9, 10 (asserted
+        // by the control path).
+        self.sh_x_cls.d.next = self.sh_zero3.val();
+        if (self.p_kind[2].q.val() == self.k_warp.val()) & self.decode.shared.val() {
+            if self.decode.cls.val().get_bit(8) {
+                self.sh_x_cls.d.next = self.sh_clsb[0].val();
+            }
+            if self.decode.cls.val().get_bit(9) {
+                self.sh_x_cls.d.next = self.sh_clsb[1].val();
+            }
+            if self.decode.cls.val().get_bit(10) {
+                self.sh_x_cls.d.next = self.sh_clsb[2].val();
+            }
+        }
+        self.sh_x_lw.d.next = self.sh_r_lw.val();
+        self.sh_x_aop.d.next = self.decode.atom.val();
+        self.sh_a_cls.d.next = self.sh_x_cls.q.val();
+        self.sh_a_lw.d.next = self.sh_x_lw.q.val();
+        self.sh_a_aop.d.next = self.sh_x_aop.q.val();
+        for l in 0..self._lanes {
+            self.sh_a_addr[l].d.next = self.dp.addr_x[l].val();
+        }
+        self.sh_refused.next = self.sh_a_cls.q.val().any() & self.shm.port_busy.val();
+        self.sh_init_refused.next = (self.p_kind[4].q.val() == self.k_init.val())
+            & self.p_has_row[4].q.val()
+            & self.shm.port_busy.val();
+        self.launch.a_refused.next = self.sh_init_refused.val();
 
         // ---- warp state (§5) ----
         self.warps.clear.next = self.slave.start.val();
@@ -2208,19 +2454,11 @@ impl<
         for i in 0..self._lanes {
             self.tr_rf_data[i].next = self.r_rf_data[i].q.val();
         }
-        // M (index 5): an init slot's row clear, every byte of every bank.
-        self.m_clear.next =
-            (self.p_kind[5].q.val() == self.k_init.val()) & self.p_has_row[5].q.val();
-        self.z_row.i.next = self.p_row[5].q.val();
-        self.r_sh_we.d.next = self.zero4.val();
-        self.r_sh_row.d.next = self.zero16.val();
-        if self.m_clear.val() {
-            self.r_sh_we.d.next = self.ones4.val();
-            self.r_sh_row.d.next = self.z_row.o.val();
-        }
+        // M: the shared memory's write port (`tr_sh_*`): the shared
+        // memory section (v2shm) loads the registers.
         for i in 0..self._banks {
-            self.tr_sh_we[i].next = self.r_sh_we.q.val();
-            self.tr_sh_data[i].next = self.zero32.val();
+            self.tr_sh_we[i].next = self.r_sh_we[i].q.val();
+            self.tr_sh_data[i].next = self.r_sh_wd[i].q.val();
         }
         self.tr_sh_row.next = self.r_sh_row.q.val();
         self.tr_rsp.next = false;
@@ -2307,7 +2545,6 @@ impl<
         self.ctl.a_kill.next = self.t_frozen.val() | self.t_trapped.val();
         // ---- end traps (v2trap) ----
         // Each memory unit drives its own refusal in its section.
-        self.sh_refused.next = false;
         self.gm_refused.next = false;
         self.ctl.a_refused.next = self.sh_refused.val() | self.gm_refused.val();
         for w in 0..self._w {
@@ -2487,6 +2724,129 @@ impl<
                 self.unused_ctl.val() | self.ctl.sd[i].val().any() | self.ctl.be[i].val().any();
         }
 
+        // ---- shared memory (v2shm), A -> M -> W: the commit's served
+        // lanes (none for a pass that does not commit), their row and
+        // banks, the store data, the atomic's operand, registered for M;
+        // the load words written at W; the write port traced ----
+        self.sh_a_served.next = self.sh_zero_l.val();
+        if self.ctl.commit.val() {
+            self.sh_a_served.next = self.ctl.served.val();
+        }
+        self.sh_a_slot.next = self.zero4.val();
+        for w in 0..self._w {
+            if self.a_oh.val().get_bit(w) {
+                self.sh_a_slot.next = self.sh_a_slot.val() | self.launch.wslot[w].val();
+            }
+        }
+        self.sh_a_base.next = self.sh_zero_rb.val();
+        for k in 0..self._slots {
+            if self.sh_a_slot.val() == self.sh_sidx[k].val() {
+                self.sh_a_base.next = self.sh_a_base.val() | self.launch.base_row[k].val();
+            }
+        }
+        // The served lanes are on one row (the tree's minimum, or the
+        // atomic's one lane): the OR of their rows is that row.
+        self.sh_a_min.next = self.sh_zero_rb.val();
+        self.sh_a_opnd.next = self.zero32.val();
+        for l in 0..self._lanes {
+            self.z_sh_row[l].i.next = self.sh_a_addr[l].q.val() >> self.sh_row_shift.val();
+            if self.sh_a_served.val().get_bit(l) {
+                self.sh_a_min.next = self.sh_a_min.val() | self.z_sh_row[l].o.val();
+                self.sh_a_opnd.next = self.sh_a_opnd.val() | self.ctl.sd[l].val();
+            }
+            self.sh_m_bank[l].d.next = self.one32.val()
+                << ((self.sh_a_addr[l].q.val() >> self.sh_two.val()) & self.sh_bank_mask.val());
+            self.sh_m_off[l].d.next = self.zero2.val();
+            if self.sh_a_cls.q.val().get_bit(0) {
+                self.sh_m_off[l].d.next = self.sh_a_addr[l].q.val().get_bits::<2>(0);
+            }
+            self.sh_m_sd[l].d.next = self.ctl.sd[l].val();
+            self.sh_m_be[l].d.next = self.ctl.be[l].val();
+        }
+        self.sh_a_kind.next = self.zero4.val();
+        if self.ctl.commit.val() & self.sh_a_cls.q.val().get_bit(0) {
+            self.sh_a_kind.next = self.sh_kind_ld.val();
+        }
+        if self.ctl.commit.val() & self.sh_a_cls.q.val().get_bit(1) {
+            self.sh_a_kind.next = self.sh_kind_st.val();
+        }
+        if self.ctl.commit.val() & self.sh_a_cls.q.val().get_bit(2) {
+            self.sh_a_kind.next = self.sh_kind_at.val();
+        }
+        self.sh_m_base.d.next = self.sh_a_base.val();
+        if (self.p_kind[4].q.val() == self.k_init.val())
+            & self.p_has_row[4].q.val()
+            & !self.sh_init_refused.val()
+        {
+            self.sh_a_kind.next = self.sh_kind_clr.val();
+            self.sh_m_base.d.next = self.p_row[4].q.val();
+        }
+        self.sh_m_kind.d.next = self.sh_a_kind.val();
+        self.sh_m_served.d.next = self.sh_a_served.val();
+        self.sh_m_min.d.next = self.sh_a_min.val();
+        self.sh_m_lw.d.next = self.sh_zero5.val();
+        if self.sh_a_cls.q.val().get_bit(0) {
+            self.sh_m_lw.d.next = self.sh_a_lw.q.val();
+        }
+        self.sh_m_aop.d.next = self.sh_a_aop.q.val();
+        self.sh_m_opnd.d.next = self.sh_a_opnd.val();
+        // M: the block (a return slot's words join through `rs_*`, whose
+        // fields are 0 while a shared item is at M, and the other way).
+        self.rs_m_sel.next = false; // interim: driven by global memory (v2gm)
+        self.rs_m_served.next = self.sh_zero_l.val(); // interim: driven by global memory (v2gm)
+        self.rs_m_lw.next = self.sh_zero5.val(); // interim: driven by global memory (v2gm)
+        self.rs_w_row.next = self.sh_zero_aw.val(); // interim: driven by global memory (v2gm)
+        self.rs_w_row_sel.next = false; // interim: driven by global memory (v2gm)
+        for l in 0..self._lanes {
+            self.rs_m_word[l].next = self.zero32.val(); // interim: driven by global memory (v2gm)
+            self.rs_m_off[l].next = self.zero2.val(); // interim: driven by global memory (v2gm)
+        }
+        // The block's W registers have no reset: a reset edge loads them
+        // from these inputs, forced to "no item" (a run cut short must not
+        // write a register or a bank in the first cycle after reset).
+        self.shm.kind.next = self.sh_m_kind.q.val();
+        if self.reset.val() {
+            self.shm.kind.next = self.zero4.val();
+        }
+        self.shm.base_row.next = self.sh_m_base.q.val();
+        self.shm.min_row.next = self.sh_m_min.q.val();
+        self.shm.lw.next = self.sh_m_lw.q.val() | self.rs_m_lw.val();
+        self.shm.aop.next = self.sh_m_aop.q.val();
+        self.shm.aopnd.next = self.sh_m_opnd.q.val();
+        self.shm.rs_sel.next = self.rs_m_sel.val() & !self.reset.val();
+        for l in 0..self._lanes {
+            self.shm.served[l].next = (self.sh_m_served.q.val().get_bit(l)
+                | self.rs_m_served.val().get_bit(l))
+                & !self.reset.val();
+            self.shm.bank[l].next = self.sh_m_bank[l].q.val();
+            self.shm.off[l].next = self.sh_m_off[l].q.val() | self.rs_m_off[l].val();
+            self.shm.sd[l].next = self.sh_m_sd[l].q.val();
+            self.shm.be[l].next = self.sh_m_be[l].q.val();
+            self.shm.rs_word[l].next = self.rs_m_word[l].val();
+            // W: shared loads, atomics and return slots write `rd`.
+            self.dp.w_ld_en[l].next = self.shm.ld_en[l].val();
+            self.dp.w_ld[l].next = self.shm.ld[l].val();
+        }
+        self.dp.w_ld_row.next = self.rs_w_row.val();
+        self.dp.w_ld_row_sel.next = self.rs_w_row_sel.val();
+        // The trace of the cycle's write port (§15.2), and of a refused
+        // row clear at A.
+        for i in 0..self._banks {
+            self.r_sh_we[i].d.next = self.shm.t_we[i].val();
+            self.r_sh_wd[i].d.next = self.shm.t_wd[i].val();
+        }
+        self.z_row.i.next = self.shm.t_row.val();
+        self.r_sh_row.d.next = self.z_row.o.val();
+        if self.sh_init_refused.val() {
+            self.r_a_kind.d.next = self.k_a_init_refused.val();
+        }
+        // §15.1 `port_busy_replays`: a refused shared pass with pending
+        // lanes that does not trap (the trap is checked first).
+        if self.sh_refused.val() & self.p_exec[1].q.val().any() & !self.ctl.a_kill.val() {
+            self.ctr.inc[23].next = self.one8.val();
+        }
+        // `ld` carries the atomic's old word.
+        self.unused_sh.next = self.shm.atom_old.val().any();
         // ---- traps (v2trap) ----
         self.trap.clock.next = self.clock.val();
         self.trap.reset.next = self.reset.val();

@@ -17,7 +17,7 @@
 //! | R | operand selection per class (one-hot), `s2r` values (§12.4), the parameter word, the ballot mask, the init slot's zero; the write control (`exec` lanes of a class that writes `rd`, every lane of an init slot) |
 //! | X | `a_x`, `b_x`, `addr_x` per lane out (control path: targets, access checks, store data); predicate logic and votes |
 //! | A | the predicate write at the end of A (`exec` lanes, `a_commit`); `a_keep`: the lanes the commit lets write their register |
-//! | W | register-file write (results, multiplier, link values of `call`/`callr`, init zeros); `tr_rf_*` |
+//! | W | register-file write (results, multiplier, link values of `call`/`callr`, init zeros; the memory unit's load words `w_ld_en`/`w_ld`: shared loads and atomics at the pass's `rd`, return slots at `w_ld_row` when `w_ld_row_sel`); `tr_rf_*` |
 //!
 //! Inputs from the control path: `a_keep` (per lane, the commit's write
 //! mask of a warp pass at A: `exec`, or the served lanes) and `a_commit`
@@ -142,7 +142,13 @@ pub struct DataPath<
     pub tr_pred_we: Signal<Out, Bits<L>>,
     pub tr_pred_addr: Signal<Out, Bits<7>>,
     pub tr_pred_data: Signal<Out, Bits<L>>,
-    // W
+    // W: the load words of the memory units (`shmem.rs`'s extraction):
+    // per lane, and the row of a return slot (the item's own `rd` row
+    // otherwise).
+    pub w_ld_en: Vec<Signal<In, bool>>,
+    pub w_ld: Vec<Signal<In, Bits<32>>>,
+    pub w_ld_row: Signal<In, Bits<AW>>,
+    pub w_ld_row_sel: Signal<In, bool>,
     pub tr_rf_we: Signal<Out, Bits<L>>,
     pub tr_rf_addr: Signal<Out, Bits<AW>>,
     pub tr_rf_data: Vec<Signal<Out, Bits<32>>>,
@@ -386,6 +392,10 @@ impl<const L: usize, const W: usize, const K: usize, const PB: usize, const AW: 
             tr_pred_we: Default::default(),
             tr_pred_addr: Default::default(),
             tr_pred_data: Default::default(),
+            w_ld_en: sig(L),
+            w_ld: sig(L),
+            w_ld_row: Default::default(),
+            w_ld_row_sel: Default::default(),
             tr_rf_we: Default::default(),
             tr_rf_addr: Default::default(),
             tr_rf_data: sig(L),
@@ -784,6 +794,10 @@ impl<const L: usize, const W: usize, const K: usize, const PB: usize, const AW: 
             // W: the link value of `call`/`callr`.
             self.lanes[l].alt_w.next = self.w_link.q.val();
             self.lanes[l].sel_alt_w.next = self.w_islink.q.val();
+            self.lanes[l].ld_en.next = self.w_ld_en[l].val();
+            self.lanes[l].ld_d.next = self.w_ld[l].val();
+            self.lanes[l].ld_wa.next = self.w_ld_row.val();
+            self.lanes[l].ld_wa_sel.next = self.w_ld_row_sel.val();
         }
 
         // ---- R -> X ----

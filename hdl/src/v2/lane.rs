@@ -13,7 +13,7 @@
 //! | X | ALU; multiplier (and shift) products; result, `setp` flag registered at the end of X; `a_x`, `b_x`, `addr_x` out (the control path's operands, §8) |
 //! | A | `y_a`/`pred_a` out (addresses, predicate commit); multiplier sums; `drop_a`: the commit keeps the result out of the register file |
 //! | M | result carried |
-//! | W | write data = ALU result, multiplier result or `alt_w` (a link value, one-hot by the function class and `sel_alt_w`); written with `wen`/`wa` of the item |
+//! | W | write data = ALU result, multiplier result or `alt_w` (a link value, one-hot by the function class and `sel_alt_w`); written with `wen`/`wa` of the item; or a load word `ld_d` (`ld_en`: a shared load or atomic, a global return slot), at `wa` or at `ld_wa` (`ld_wa_sel`: a return slot, whose item carries no `rd`) |
 
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::DFF;
@@ -36,8 +36,11 @@ use super::regfile::RegFile;
 /// operand A is the target register, so the link cannot be an operand).
 /// Outputs: X: `a_x`, `b_x` (operands), `addr_x` (the ALU's combinational
 /// result: `a + imm` for `AluFunc::Addr`). A: `y_a` (ALU result: value or address), `pred_a` (`setp`).
-/// W: `w_en`, `w_addr`, `w_data` (what the register file writes at the end
-/// of W).
+/// W: `ld_en`, `ld_d` (a load word written instead of the result: shared
+/// loads, atomics and return slots, which the pipeline's `wen` leaves
+/// out), `ld_wa`, `ld_wa_sel` (the word's address instead of `wa`).
+/// Outputs W: `w_en`, `w_addr`, `w_data` (what the register file writes at
+/// the end of W).
 #[derive(LogicBlock)]
 pub struct LaneDp<const AW: usize> {
     pub clock: Signal<In, Clock>,
@@ -64,6 +67,10 @@ pub struct LaneDp<const AW: usize> {
     // W
     pub alt_w: Signal<In, Bits<32>>,
     pub sel_alt_w: Signal<In, bool>,
+    pub ld_en: Signal<In, bool>,
+    pub ld_d: Signal<In, Bits<32>>,
+    pub ld_wa: Signal<In, Bits<AW>>,
+    pub ld_wa_sel: Signal<In, bool>,
     pub w_en: Signal<Out, bool>,
     pub w_addr: Signal<Out, Bits<AW>>,
     pub w_data: Signal<Out, Bits<32>>,
@@ -106,6 +113,8 @@ pub struct LaneDp<const AW: usize> {
     mw_alu: Signal<Local, Bits<32>>,
     mw_mul: Signal<Local, Bits<32>>,
     mw_alt: Signal<Local, Bits<32>>,
+    mw_ld: Signal<Local, Bits<32>>,
+    wa_w: Signal<Local, Bits<AW>>,
     wd: Signal<Local, Bits<32>>,
 }
 
@@ -131,6 +140,10 @@ impl<const AW: usize> LaneDp<AW> {
             pred_a: Default::default(),
             alt_w: Default::default(),
             sel_alt_w: Default::default(),
+            ld_en: Default::default(),
+            ld_d: Default::default(),
+            ld_wa: Default::default(),
+            ld_wa_sel: Default::default(),
             w_en: Default::default(),
             w_addr: Default::default(),
             w_data: Default::default(),
@@ -166,6 +179,8 @@ impl<const AW: usize> LaneDp<AW> {
             mw_alu: Default::default(),
             mw_mul: Default::default(),
             mw_alt: Default::default(),
+            mw_ld: Default::default(),
+            wa_w: Default::default(),
             wd: Default::default(),
             z32: Default::default(),
         }
@@ -277,14 +292,26 @@ impl<const AW: usize> Logic for LaneDp<AW> {
             self.mw_mul.next = 0.into();
             self.mw_alt.next = !self.z32.val();
         }
+        self.mw_ld.next = 0.into();
+        if self.ld_en.val() {
+            self.mw_alu.next = 0.into();
+            self.mw_mul.next = 0.into();
+            self.mw_alt.next = 0.into();
+            self.mw_ld.next = !self.z32.val();
+        }
         self.wd.next = (self.w_y.q.val() & self.mw_alu.val())
             | (self.mul.y.val() & self.mw_mul.val())
-            | (self.alt_w.val() & self.mw_alt.val());
-        self.rf.we.next = self.w_wen.q.val();
-        self.rf.wa.next = self.w_wa.q.val();
+            | (self.alt_w.val() & self.mw_alt.val())
+            | (self.ld_d.val() & self.mw_ld.val());
+        self.wa_w.next = self.w_wa.q.val();
+        if self.ld_wa_sel.val() {
+            self.wa_w.next = self.ld_wa.val();
+        }
+        self.rf.we.next = self.w_wen.q.val() | self.ld_en.val();
+        self.rf.wa.next = self.wa_w.val();
         self.rf.wd.next = self.wd.val();
-        self.w_en.next = self.w_wen.q.val();
-        self.w_addr.next = self.w_wa.q.val();
+        self.w_en.next = self.w_wen.q.val() | self.ld_en.val();
+        self.w_addr.next = self.wa_w.val();
         self.w_data.next = self.wd.val();
     }
 }

@@ -73,29 +73,46 @@ pub const KIND_ATOMIC: usize = 2;
 /// `kind` bit of an init slot's row clear.
 pub const KIND_CLEAR: usize = 3;
 
-/// The shared memory of `lanes` lanes, `B` banks of `2^RB` rows.
+/// The shared memory of `lanes` lanes, `banks` banks of `2^RB` rows.
+///
+/// The bank count is a run-time value (the core's body has no const
+/// generic for it, `core.rs`): the per-lane bank one-hots are 32-bit ports
+/// of which the low `banks` bits are read, and the vectors of per-bank
+/// trace outputs have `banks` elements.
 #[derive(LogicBlock)]
-pub struct Shmem<const B: usize, const RB: usize> {
+pub struct Shmem<const RB: usize> {
     pub clock: Signal<In, Clock>,
     // M: what A registered
     pub kind: Signal<In, Bits<4>>,
     pub served: Vec<Signal<In, bool>>,
     pub base_row: Signal<In, Bits<RB>>,
     pub min_row: Signal<In, Bits<RB>>,
-    pub bank: Vec<Signal<In, Bits<B>>>,
+    pub bank: Vec<Signal<In, Bits<32>>>,
     pub off: Vec<Signal<In, Bits<2>>>,
     pub sd: Vec<Signal<In, Bits<32>>>,
     pub be: Vec<Signal<In, Bits<4>>>,
     pub lw: Signal<In, Bits<5>>,
     pub aop: Signal<In, Bits<9>>,
     pub aopnd: Signal<In, Bits<32>>,
+    /// M: the item is a global return slot (§10.2): lane `l`'s word is
+    /// `rs_word[l]` instead of its bank's, extracted and extended like a
+    /// shared load's (`off`, `lw`, `served`).
+    pub rs_sel: Signal<In, bool>,
+    pub rs_word: Vec<Signal<In, Bits<32>>>,
     // M
     pub port_busy: Signal<Out, bool>,
+    /// The write port in this cycle (§15.2 `tr_sh_*`): per bank the byte
+    /// enables and the written bytes (0 elsewhere), the physical row (0
+    /// when nothing is written).
+    pub t_we: Vec<Signal<Out, Bits<4>>>,
+    pub t_wd: Vec<Signal<Out, Bits<32>>>,
+    pub t_row: Signal<Out, Bits<RB>>,
     // W
     pub ld_en: Vec<Signal<Out, bool>>,
     pub ld: Vec<Signal<Out, Bits<32>>>,
     pub atom_old: Signal<Out, Bits<32>>,
     _lanes: usize,
+    _banks: usize,
     // The Rust model's state: banks (bank-major) and the W registers.
     _mem: Vec<u32>,
     _rd: Vec<u32>,
@@ -107,6 +124,8 @@ pub struct Shmem<const B: usize, const RB: usize> {
 struct WRegs {
     load: bool,
     atomic: bool,
+    rs: bool,
+    rs_word: Vec<u32>,
     served: Vec<bool>,
     bank: Vec<usize>,
     off: Vec<u32>,
@@ -117,16 +136,17 @@ struct WRegs {
     abank: usize,
 }
 
-impl<const B: usize, const RB: usize> Shmem<B, RB> {
-    pub fn new(lanes: usize) -> Self {
+impl<const RB: usize> Shmem<RB> {
+    pub fn new(lanes: usize, banks: usize) -> Self {
         assert!(
             lanes.is_power_of_two()
                 && lanes <= 32
-                && B.is_power_of_two()
-                && B <= 32
+                && banks.is_power_of_two()
+                && banks <= 32
                 && (1..=14).contains(&RB),
-            "shared memory of {lanes} lanes, {B} banks, 2^{RB} rows"
+            "shared memory of {lanes} lanes, {banks} banks, 2^{RB} rows"
         );
+        let sig = |n: usize| (0..n).map(|_| Default::default()).collect::<Vec<_>>();
         Shmem {
             clock: Default::default(),
             kind: Default::default(),
@@ -140,17 +160,24 @@ impl<const B: usize, const RB: usize> Shmem<B, RB> {
             lw: Default::default(),
             aop: Default::default(),
             aopnd: Default::default(),
+            rs_sel: Default::default(),
+            rs_word: (0..lanes).map(|_| Default::default()).collect(),
             port_busy: Default::default(),
+            t_we: sig(banks),
+            t_wd: (0..banks).map(|_| Default::default()).collect(),
+            t_row: Default::default(),
             ld_en: (0..lanes).map(|_| Default::default()).collect(),
             ld: (0..lanes).map(|_| Default::default()).collect(),
             atom_old: Default::default(),
             _lanes: lanes,
-            _mem: vec![0; B << RB],
-            _rd: vec![0; B],
+            _banks: banks,
+            _mem: vec![0; banks << RB],
+            _rd: vec![0; banks],
             _w: WRegs {
                 served: vec![false; lanes],
                 bank: vec![0; lanes],
                 off: vec![0; lanes],
+                rs_word: vec![0; lanes],
                 ..Default::default()
             },
         }
@@ -160,12 +187,20 @@ impl<const B: usize, const RB: usize> Shmem<B, RB> {
         self._lanes
     }
 
+    pub fn banks(&self) -> usize {
+        self._banks
+    }
+
     /// The W-stage outputs of the Rust model from its registers.
     fn model_outputs(&mut self) {
         let w = &self._w;
         let old = self._rd.get(w.abank).copied().unwrap_or(0);
         for l in 0..self._lanes {
-            let raw = self._rd.get(w.bank[l]).copied().unwrap_or(0);
+            let raw = if w.rs {
+                w.rs_word[l]
+            } else {
+                self._rd.get(w.bank[l]).copied().unwrap_or(0)
+            };
             let shifted = raw >> (8 * w.off[l]);
             let width = if w.atomic {
                 LoadWidth::B32
@@ -178,9 +213,53 @@ impl<const B: usize, const RB: usize> Shmem<B, RB> {
                 semantics::load_extend(width, shifted)
             };
             self.ld[l].next = u64::from(v).into();
-            self.ld_en[l].next = w.served[l] && (w.load || w.atomic);
+            self.ld_en[l].next = w.served[l] && (w.load || w.atomic || w.rs);
         }
         self.atom_old.next = u64::from(if w.atomic { old } else { 0 }).into();
+    }
+
+    /// The write port of this cycle in the Rust model: the row and, per
+    /// bank, the byte enables and the data (the atomic at W, else the
+    /// store or clear at M).
+    fn write_port(&self) -> (usize, Vec<u32>, Vec<u32>) {
+        let banks = self._banks;
+        let kind = bits_u64(self.kind.val());
+        let m_row = (bits_u64(self.base_row.val()) | bits_u64(self.min_row.val())) as usize;
+        let mut we = vec![0u32; banks];
+        let mut wd = vec![0u32; banks];
+        let w = &self._w;
+        if w.atomic && w.abank < banks {
+            let op = AtomOp::ALL[(w.aop.trailing_zeros() as usize).min(8)];
+            let old = self._rd[w.abank];
+            we[w.abank] = 0xf;
+            wd[w.abank] = if w.aop == 0 {
+                0
+            } else {
+                semantics::atomic(op, old, w.aopnd)
+            };
+            return (w.row, we, wd);
+        }
+        if kind & (1 << KIND_CLEAR) != 0 {
+            we.fill(0xf);
+        } else if kind & (1 << KIND_STORE) != 0 {
+            // Lanes in ascending order: the highest lane's byte stays.
+            for l in 0..self._lanes {
+                let bank = bits_u64(self.bank[l].val()) & ((1u64 << banks) - 1);
+                if !self.served[l].val() || bank == 0 {
+                    continue;
+                }
+                let k = bank.trailing_zeros() as usize;
+                let be = bits_u64(self.be[l].val()) as u32;
+                let d = bits_u64(self.sd[l].val()) as u32;
+                for j in 0..4 {
+                    if be >> j & 1 != 0 {
+                        we[k] |= 1 << j;
+                        wd[k] = (wd[k] & !(0xff << (8 * j))) | (d & (0xff << (8 * j)));
+                    }
+                }
+            }
+        }
+        (m_row, we, wd)
     }
 }
 
@@ -188,15 +267,22 @@ fn bits_u64<const N: usize>(b: Bits<N>) -> u64 {
     b.to_u64()
 }
 
-impl<const B: usize, const RB: usize> Logic for Shmem<B, RB> {
+impl<const RB: usize> Logic for Shmem<RB> {
     /// A cycle-exact model of the Verilog (the reference the tests use is
     /// independent of both).
     fn update(&mut self) {
-        let lanes = self._lanes;
+        let (lanes, banks) = (self._lanes, self._banks);
         let kind = bits_u64(self.kind.val());
         let served: Vec<bool> = self.served.iter().map(|s| s.val()).collect();
         let any = served.iter().any(|&s| s);
         self.port_busy.next = kind & (1 << KIND_ATOMIC) != 0 && any;
+        let (wrow, we, wd) = self.write_port();
+        let any_we = we.iter().any(|&e| e != 0);
+        for k in 0..banks {
+            self.t_we[k].next = u64::from(we[k]).into();
+            self.t_wd[k].next = u64::from(wd[k]).into();
+        }
+        self.t_row.next = (if any_we { wrow as u64 } else { 0 }).into();
         if self.clock.pos_edge() {
             let rows = 1usize << RB;
             let row = (bits_u64(self.base_row.val()) | bits_u64(self.min_row.val())) as usize;
@@ -204,58 +290,38 @@ impl<const B: usize, const RB: usize> Logic for Shmem<B, RB> {
                 .bank
                 .iter()
                 .map(|b| {
-                    let v = bits_u64(b.val());
+                    let v = bits_u64(b.val()) & ((1u64 << banks) - 1);
                     if v == 0 {
-                        B
+                        banks
                     } else {
                         v.trailing_zeros() as usize
                     }
                 })
                 .collect();
-            // The atomic at W computes from the word read at the end of M.
-            let w = self._w.clone();
-            let wb = if w.atomic && w.abank < B {
-                let op = AtomOp::ALL[(w.aop.trailing_zeros() as usize).min(8)];
-                let old = self._rd[w.abank];
-                let new = if w.aop == 0 {
-                    0
-                } else {
-                    semantics::atomic(op, old, w.aopnd)
-                };
-                Some((w.abank * rows + w.row, new))
-            } else {
-                None
-            };
             // Reads at the end of M (a word written at this edge reads old).
-            for k in 0..B {
+            for k in 0..banks {
                 self._rd[k] = self._mem[k * rows + row];
             }
             // The write port: the atomic at W, else the store or clear at M.
-            if let Some((a, new)) = wb {
-                self._mem[a] = new;
-            } else if kind & (1 << KIND_CLEAR) != 0 {
-                for k in 0..B {
-                    self._mem[k * rows + row] = 0;
-                }
-            } else if kind & (1 << KIND_STORE) != 0 {
-                for (l, &s) in served.iter().enumerate() {
-                    if s && bank[l] < B {
-                        let be = bits_u64(self.be[l].val());
-                        let d = bits_u64(self.sd[l].val()) as u32;
-                        let m = &mut self._mem[bank[l] * rows + row];
-                        for j in 0..4 {
-                            if be >> j & 1 != 0 {
-                                *m = (*m & !(0xff << (8 * j))) | (d & (0xff << (8 * j)));
-                            }
-                        }
+            for k in 0..banks {
+                let m = &mut self._mem[k * rows + wrow];
+                for j in 0..4 {
+                    if we[k] >> j & 1 != 0 {
+                        *m = (*m & !(0xff << (8 * j))) | (wd[k] & (0xff << (8 * j)));
                     }
                 }
             }
             let atomic = kind & (1 << KIND_ATOMIC) != 0;
-            let abank = (0..lanes).find(|&l| served[l]).map_or(B, |l| bank[l]);
+            let abank = (0..lanes).find(|&l| served[l]).map_or(banks, |l| bank[l]);
             self._w = WRegs {
                 load: kind & (1 << KIND_LOAD) != 0,
-                atomic: atomic && abank < B,
+                atomic: atomic && abank < banks,
+                rs: self.rs_sel.val(),
+                rs_word: self
+                    .rs_word
+                    .iter()
+                    .map(|r| bits_u64(r.val()) as u32)
+                    .collect(),
                 served,
                 bank,
                 off: self.off.iter().map(|o| bits_u64(o.val()) as u32).collect(),
@@ -271,6 +337,13 @@ impl<const B: usize, const RB: usize> Logic for Shmem<B, RB> {
 
     fn connect(&mut self) {
         self.port_busy.connect();
+        for s in &mut self.t_we {
+            s.connect();
+        }
+        for s in &mut self.t_wd {
+            s.connect();
+        }
+        self.t_row.connect();
         for s in &mut self.ld_en {
             s.connect();
         }
@@ -281,7 +354,7 @@ impl<const B: usize, const RB: usize> Logic for Shmem<B, RB> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(shmem_body(self._lanes, B, RB))
+        Verilog::Custom(shmem_body(self._lanes, self._banks, RB))
     }
 }
 
@@ -306,8 +379,14 @@ pub fn shmem_body(lanes: usize, banks: usize, rb: usize) -> String {
     let srv: Vec<String> = (0..l_n).rev().map(|l| format!("served${l}")).collect();
     writeln!(w, "wire [{}:0] srv = {{{}}};", l_n - 1, srv.join(", ")).unwrap();
     writeln!(w, "always @(*) port_busy = kind[2] & (|srv);").unwrap();
+    // The bank one-hots are 32-bit ports (the bank count is a run-time
+    // value of the generator); the bits above the banks are never read.
+    if b_n < 32 {
+        let hi: Vec<String> = (0..l_n).map(|l| format!("bank${l}[31:{b_n}]")).collect();
+        writeln!(w, "wire unused_bank_bits = |{{{}}};", hi.join(", ")).unwrap();
+    }
     // W registers.
-    writeln!(w, "reg w_load, w_atom;").unwrap();
+    writeln!(w, "reg w_load, w_atom, w_rs;").unwrap();
     writeln!(w, "reg [{}:0] w_srv;", l_n - 1).unwrap();
     writeln!(w, "reg [{}:0] w_row;", rb - 1).unwrap();
     writeln!(w, "reg [{}:0] w_abank;", b_n - 1).unwrap();
@@ -317,20 +396,14 @@ pub fn shmem_body(lanes: usize, banks: usize, rb: usize) -> String {
     for l in 0..l_n {
         writeln!(w, "reg [{}:0] w_bank{l};", b_n - 1).unwrap();
         writeln!(w, "reg [3:0] w_off{l};").unwrap();
+        writeln!(w, "reg [31:0] w_rsw{l};").unwrap();
     }
     // Per bank: lanes in the bank, the store requests per byte and their
     // highest lane, the store data.
     for k in 0..b_n {
         let hit: Vec<String> = (0..l_n)
             .rev()
-            .map(|l| {
-                // rust-hdl declares a 1-bit port without a range.
-                if b_n == 1 {
-                    format!("srv[{l}] & bank${l}")
-                } else {
-                    format!("srv[{l}] & bank${l}[{k}]")
-                }
-            })
+            .map(|l| format!("srv[{l}] & bank${l}[{k}]"))
             .collect();
         writeln!(w, "wire [{}:0] hit{k} = {{{}}};", l_n - 1, hit.join(", ")).unwrap();
         for j in 0..4 {
@@ -425,6 +498,22 @@ end",
         )
         .unwrap();
     }
+    // The write port, traced (§15.2): bytes not written show 0.
+    let anywe: Vec<String> = (0..b_n).map(|k| format!("(|we{k})")).collect();
+    writeln!(w, "always @(*) begin").unwrap();
+    for k in 0..b_n {
+        writeln!(
+            w,
+            "    t_we${k} = we{k};\n    t_wd${k} = wd{k} & {{{{8{{we{k}[3]}}}}, {{8{{we{k}[2]}}}}, {{8{{we{k}[1]}}}}, {{8{{we{k}[0]}}}}}};"
+        )
+        .unwrap();
+    }
+    writeln!(
+        w,
+        "    t_row = {{{rb}{{{}}}}} & waddr;\nend",
+        anywe.join(" | ")
+    )
+    .unwrap();
     // M -> W registers.
     let abank: Vec<String> = (0..b_n).rev().map(|k| format!("|hit{k}")).collect();
     writeln!(
@@ -433,6 +522,7 @@ end",
 always @(posedge clock) begin
     w_load <= kind[0];
     w_atom <= kind[2] & (|srv);
+    w_rs <= rs_sel;
     w_srv <= srv;
     w_row <= row;
     w_abank <= {{{}}};
@@ -442,10 +532,11 @@ always @(posedge clock) begin
         abank.join(", ")
     )
     .unwrap();
+    let bh = b_n - 1;
     for l in 0..l_n {
         writeln!(
             w,
-            "    w_bank{l} <= bank${l};\n    w_off{l} <= {{off${l} == 2'd3, off${l} == 2'd2, off${l} == 2'd1, off${l} == 2'd0}};"
+            "    w_bank{l} <= bank${l}[{bh}:0];\n    w_rsw{l} <= rs_word${l};\n    w_off{l} <= {{off${l} == 2'd3, off${l} == 2'd2, off${l} == 2'd1, off${l} == 2'd0}};"
         )
         .unwrap();
     }
@@ -458,7 +549,7 @@ always @(posedge clock) begin
         writeln!(
             w,
             "\
-wire [31:0] raw{l} = {raw};
+wire [31:0] raw{l} = ({{32{{~w_rs}}}} & ({raw})) | ({{32{{w_rs}}}} & w_rsw{l});
 wire [7:0] by{l} = ({{8{{w_off{l}[0]}}}} & raw{l}[7:0]) | ({{8{{w_off{l}[1]}}}} & raw{l}[15:8])
     | ({{8{{w_off{l}[2]}}}} & raw{l}[23:16]) | ({{8{{w_off{l}[3]}}}} & raw{l}[31:24]);
 wire [15:0] hw{l} = ({{16{{w_off{l}[0] | w_off{l}[1]}}}} & raw{l}[15:0])
@@ -467,7 +558,7 @@ always @(*) begin
     ld${l} = ({{32{{w_lw[0]}}}} & {{24'd0, by{l}}}) | ({{32{{w_lw[1]}}}} & {{{{24{{by{l}[7]}}}}, by{l}}})
         | ({{32{{w_lw[2]}}}} & {{16'd0, hw{l}}}) | ({{32{{w_lw[3]}}}} & {{{{16{{hw{l}[15]}}}}, hw{l}}})
         | ({{32{{w_lw[4]}}}} & raw{l});
-    ld_en${l} = w_srv[{l}] & (w_load | w_atom);
+    ld_en${l} = w_srv[{l}] & (w_load | w_atom | w_rs);
 end",
             raw = or_all(&raw, "32'd0")
         )
@@ -480,34 +571,26 @@ end",
 /// `2^row_bits` rows (top module `top`), for the bank counts 1, 2, 4, 8,
 /// 16, 32 and row widths 2..=10.
 pub fn shmem_verilog(lanes: usize, banks: usize, row_bits: usize) -> String {
-    fn conn<const B: usize, const RB: usize>(lanes: usize) -> String {
-        let mut b = Shmem::<B, RB>::new(lanes);
+    fn conn<const RB: usize>(lanes: usize, banks: usize) -> String {
+        let mut b = Shmem::<RB>::new(lanes, banks);
         b.connect_all();
         super::verilog(&b)
     }
-    macro_rules! rows {
-        ($b:literal) => {
-            match row_bits {
-                2 => conn::<$b, 2>(lanes),
-                3 => conn::<$b, 3>(lanes),
-                4 => conn::<$b, 4>(lanes),
-                5 => conn::<$b, 5>(lanes),
-                6 => conn::<$b, 6>(lanes),
-                7 => conn::<$b, 7>(lanes),
-                8 => conn::<$b, 8>(lanes),
-                9 => conn::<$b, 9>(lanes),
-                10 => conn::<$b, 10>(lanes),
-                other => panic!("{other} row bits: 2..=10"),
-            }
-        };
-    }
-    match banks {
-        1 => rows!(1),
-        2 => rows!(2),
-        4 => rows!(4),
-        8 => rows!(8),
-        16 => rows!(16),
-        32 => rows!(32),
-        other => panic!("{other} banks: a power of two up to 32"),
+    assert!(
+        banks.is_power_of_two() && banks <= 32,
+        "{banks} banks: a power of two up to 32"
+    );
+    match row_bits {
+        2 => conn::<2>(lanes, banks),
+        3 => conn::<3>(lanes, banks),
+        4 => conn::<4>(lanes, banks),
+        5 => conn::<5>(lanes, banks),
+        6 => conn::<6>(lanes, banks),
+        7 => conn::<7>(lanes, banks),
+        8 => conn::<8>(lanes, banks),
+        9 => conn::<9>(lanes, banks),
+        10 => conn::<10>(lanes, banks),
+        12 => conn::<12>(lanes, banks),
+        other => panic!("{other} row bits: 2..=10 or 12"),
     }
 }

@@ -28,13 +28,17 @@ impl Pipeline {
     }
 
     /// `tr_sh_*` (§15.2): a byte written at physical byte address `addr`.
+    /// A later write of the same byte in the cycle (a higher lane of one
+    /// store) replaces it: the trace shows the byte the bank keeps.
     fn trace_shared_byte(&mut self, addr: usize, byte: u8) {
         let b = self.hw.shared_banks;
         let bank = addr / 4 % b;
         let e = bank * 4 + addr % 4;
+        let shift = 8 * (addr % 4);
         self.tr.sh_row = (addr >> self.hw.shared_row_shift) as u32;
         self.tr.sh_we[e / 32] |= 1 << (e % 32);
-        self.tr.sh_data[bank] |= (byte as u32) << (8 * (addr % 4));
+        self.tr.sh_data[bank] =
+            (self.tr.sh_data[bank] & !(0xff << shift)) | ((byte as u32) << shift);
     }
 
     /// The port rule (§10.1): a shared pass or a row clear at A is refused
