@@ -100,6 +100,7 @@ use super::dbgwords::DebugWords;
 use super::decode::Decode;
 use super::fieldpack::FieldPack;
 use super::gentry::LutRam;
+use super::gmem::GlobalMem;
 use super::launch::LaunchUnit;
 use super::resize::Resize;
 use super::scheduler::{Policy, Scheduler};
@@ -231,6 +232,16 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
             out.push_str("    /* verilator lint_off UNOPTFLAT */\n");
         }
         if line.starts_with("module top$ctl") {
+            in_ctl = true;
+            out.push_str("/* verilator lint_off UNOPTFLAT */\n");
+        }
+        // ---- global memory (v2gm) ----
+        // The refusal at A reads the ring's `rsv_ok` (flip-flops) and the
+        // reservation reads the commit's `served`, which depends on the
+        // refusal: no signal-level loop, but the global unit's blocks sit
+        // on both sides of the control path's block (UNOPTFLAT, waived as
+        // on the control path).
+        if line.starts_with("module top$gmem") {
             in_ctl = true;
             out.push_str("/* verilator lint_off UNOPTFLAT */\n");
         }
@@ -660,6 +671,14 @@ fn registered(
         .rsplit_once('$')
         .filter(|(i, p)| !i.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
         .ok_or_else(|| format!("{module}.{port} = {rhs}: not a register or a child's output"))?;
+    // A child's vector port: `inst$port$k` (the global unit's bus words).
+    let (inst, child_port) = match inst.rsplit_once('$') {
+        Some((i, p)) if child_port.chars().all(|c| c.is_ascii_digit()) && !i.is_empty() => {
+            (i, format!("{p}${child_port}"))
+        }
+        _ => (inst, child_port.to_string()),
+    };
+    let child_port = child_port.as_str();
     let child = format!("{module}__{}", inst.replace('$', "__"));
     let child = if module == BODY {
         format!("{TOP}__{}", inst.replace('$', "__"))
@@ -914,8 +933,6 @@ pub struct Body<
     _slots: usize,
     // ---- trace record registers ----
     r_state: Reg<Bits<3>>,
-    r_free: Reg<Bits<5>>,
-    n_entries: Constant<Bits<5>>,
     // Constants and locals.
     s_idle: Constant<Bits<3>>,
     s_setup: Constant<Bits<3>>,
@@ -932,7 +949,6 @@ pub struct Body<
     row_shift: Constant<Bits<32>>,
     next_st: Signal<Local, Bits<3>>,
     is_running: Signal<Local, bool>,
-    unused_in: Signal<Local, bool>,
     unused_mem: Signal<Local, bool>,
     _nsel: usize,
     _ndat: usize,
@@ -1137,6 +1153,24 @@ pub struct Body<
     /// `update`'s index of the `squashed` counter (one-iteration loop).
     _t_sq: usize,
     _t_sq1: usize,
+    // ---- global memory (v2gm) ----
+    /// The global unit (`gmem.rs`: the core side; `gmaster.rs`: the ring
+    /// and the Wishbone master).
+    gmem: GlobalMem<L>,
+    /// A return slot's entry and whether it failed (an `ERR` beat: no
+    /// register write), in F..M.
+    p_ent: Vec<Reg<Bits<4>>>,
+    p_rerr: Vec<Reg<bool>>,
+    gm_k_ret: Constant<Bits<2>>,
+    gm_k_a_return: Constant<Bits<3>>,
+    gm_s_ret_oh: Signal<Local, Bits<16>>,
+    gm_a_ret: Signal<Local, bool>,
+    gm_done_oh: Signal<Local, Bits<16>>,
+    z_gm_ret_warp: Resize<4, 16>,
+    z_gm_done_warp: Resize<4, 16>,
+    /// The return slot's words at M, until the load extension and the
+    /// register write at W take them (the shared-memory unit's path).
+    gm_unused: Signal<Local, bool>,
 }
 
 impl<
@@ -1203,6 +1237,12 @@ impl<
             (V2Counter::BarrierWarpCycles, 14),
             (V2Counter::Rearbs, 17),
             (V2Counter::RearbWaitCycles, 18),
+            // ---- global memory (v2gm) ----
+            (V2Counter::ReturnSlots, 15),
+            (V2Counter::GlobalRequests, 19),
+            (V2Counter::GlobalBeats, 20),
+            (V2Counter::GlobalStallCycles, 21),
+            (V2Counter::QueueFullReplays, 22),
         ] {
             assert_eq!(c.index(), i, "{c:?}");
         }
@@ -1400,8 +1440,6 @@ impl<
             _w1: hw.warps + 1,
             _slots: hw.block_slots,
             r_state: Default::default(),
-            r_free: Default::default(),
-            n_entries: k(hw.global_outstanding as u64),
             s_idle: k(state::IDLE),
             s_setup: k(state::SETUP),
             s_run: k(state::RUN),
@@ -1417,7 +1455,6 @@ impl<
             row_shift: k(hw.shared_row_shift as u64),
             next_st: Default::default(),
             is_running: Default::default(),
-            unused_in: Default::default(),
             unused_mem: Default::default(),
             _nsel: bus_words,
             _ndat: bus_words,
@@ -1594,6 +1631,18 @@ impl<
             t_g_wib: Default::default(),
             _t_sq: V2Counter::Squashed.index(),
             _t_sq1: V2Counter::Squashed.index() + 1,
+            // ---- global memory (v2gm) ----
+            gmem: GlobalMem::new(hw),
+            p_ent: sig(6),
+            p_rerr: sig(6),
+            gm_k_ret: k(trace::s_kind::RETURN as u64),
+            gm_k_a_return: k(trace::a_kind::RETURN as u64),
+            gm_s_ret_oh: Default::default(),
+            gm_a_ret: Default::default(),
+            gm_done_oh: Default::default(),
+            z_gm_ret_warp: Default::default(),
+            z_gm_done_warp: Default::default(),
+            gm_unused: Default::default(),
         }
     }
 }
@@ -1719,8 +1768,6 @@ impl<
         self.r_warp_state.reset.next = self.reset.val();
         self.r_state.clock.next = self.clock.val();
         self.r_state.reset.next = self.reset.val();
-        self.r_free.clock.next = self.clock.val();
-        self.r_free.reset.next = self.reset.val();
 
         // ---- the host slave (plain wires: its outputs depend on the
         // top-level inputs, so nothing larger reads them through logic) ----
@@ -1875,7 +1922,7 @@ impl<
         self.sched.start.next = self.slave.start.val();
         self.sched.run.next =
             (self.st.q.val() == self.s_run.val()) | (self.st.q.val() == self.s_stopping.val());
-        self.sched.ret_req.next = false;
+        self.sched.ret_req.next = self.gmem.ret_valid.val();
         self.sched.init_req.next = self.launch.init_req.val();
         self.sched.halt.next = self.halt.q.val();
         self.z_ready.i.next = self.warps.ready.val();
@@ -1906,7 +1953,104 @@ impl<
                 self.s_warp.next = self.launch.init_warp.val();
             }
         }
+        // ---- global memory (v2gm): a return slot (priority 1) ----
+        if self.sched.ret.val() {
+            self.s_kind.next = self.gm_k_ret.val();
+            self.s_warp.next = self.gmem.ret_warp.val();
+        }
         self.s_item.next = self.s_kind.val().any();
+
+        // ---- global memory (v2gm) ----
+        self.gmem.clock.next = self.clock.val();
+        self.gmem.reset.next = self.reset.val();
+        for i in 0..6 {
+            self.p_ent[i].clock.next = self.clock.val();
+            self.p_ent[i].reset.next = self.reset.val();
+            self.p_rerr[i].clock.next = self.clock.val();
+            self.p_rerr[i].reset.next = self.reset.val();
+        }
+        // R: the decoder's outputs.
+        self.gmem.r_pass.next = self.p_kind[2].q.val() == self.k_warp.val();
+        self.gmem.r_cls.next = self.decode.cls.val();
+        self.gmem.r_shared.next = self.decode.shared.val();
+        self.gmem.r_msize.next = self.decode.msize.val();
+        self.gmem.r_msigned.next = self.decode.msigned.val();
+        self.gmem.r_atom.next = self.decode.atom.val();
+        self.gmem.r_rd.next = self.decode.rd.val();
+        // A: the pass, its commit (commit-gated `served`), addresses and
+        // store data.
+        self.gmem.a_pass.next = self.p_kind[4].q.val() == self.k_warp.val();
+        self.gmem.a_warp.next = self.p_warp[4].q.val();
+        self.gmem.a_pc.next = self.p_pc[4].q.val();
+        self.gmem.a_exec.next = self.p_exec[1].q.val();
+        self.gmem.a_kill.next = self.ctl.a_kill.val();
+        self.gmem.a_commit.next = self.ctl.commit.val();
+        self.gmem.a_served.next = self.ctl.served.val();
+        for i in 0..self._lanes {
+            self.gmem.a_addr[i].next = self.dp.y_a[i].val();
+            self.gmem.a_sd[i].next = self.ctl.sd[i].val();
+            self.gmem.a_be[i].next = self.ctl.be[i].val();
+        }
+        // S: a return slot takes the oldest returnable entry.
+        self.gmem.ret_take.next = self.sched.ret.val();
+        self.z_gm_ret_warp.i.next = self.gmem.ret_warp.val();
+        self.gm_s_ret_oh.next = self.zero16.val();
+        if self.sched.ret.val() {
+            self.gm_s_ret_oh.next = self.one16.val() << self.z_gm_ret_warp.o.val();
+        }
+        self.p_ent[0].d.next = self.gmem.ret_idx.val();
+        self.p_rerr[0].d.next = self.gmem.ret_err.val();
+        for i in 0..5 {
+            self.p_ent[i + 1].d.next = self.p_ent[i].q.val();
+            self.p_rerr[i + 1].d.next = self.p_rerr[i].q.val();
+        }
+        // A: the return slot frees its entry (`outstanding` − 1, `busy_r`
+        // := 0 through the warp state's `a_ret`).
+        self.gm_a_ret.next = self.p_kind[4].q.val() == self.gm_k_ret.val();
+        self.gmem.free.next = self.gm_a_ret.val();
+        self.gmem.free_idx.next = self.p_ent[4].q.val();
+        // M: the return slot reads its entry.
+        self.gmem.rt_idx.next = self.p_ent[5].q.val();
+        // Write completions.
+        self.z_gm_done_warp.i.next = self.gmem.done_warp.val();
+        self.gm_done_oh.next = self.zero16.val();
+        if self.gmem.wdone.val() {
+            self.gm_done_oh.next = self.one16.val() << self.z_gm_done_warp.o.val();
+        }
+        // Counters of §15.1 (indices asserted in `new`).
+        if self.gm_a_ret.val() {
+            self.ctr.inc[15].next = self.one8.val();
+        }
+        if self.gmem.rsv.val() {
+            self.ctr.inc[19].next = self.one8.val();
+        }
+        if self.gmem.ev_beat.val() {
+            self.ctr.inc[20].next = self.one8.val();
+        }
+        if self.gmem.ev_stall.val() {
+            self.ctr.inc[21].next = self.one8.val();
+        }
+        if self.gmem.ev_qfull.val() {
+            self.ctr.inc[22].next = self.one8.val();
+        }
+        // interim: the return slot's words at M go to the load extension
+        // and the register write of the shared-memory unit (v2shm); the
+        // bus error to the trap unit (v2trap).
+        self.gm_unused.next = self.p_rerr[5].q.val()
+            | self.gmem.rs_lt.val().any()
+            | self.gmem.rs_lanes.val().any()
+            | self.gmem.rs_rd.val().any()
+            | self.gmem.rs_warp.val().any()
+            | self.gmem.trap.val()
+            | self.gmem.trap_idx.val().any()
+            | self.gmem.trap_warp.val().any()
+            | self.gmem.trap_lanes.val().any()
+            | self.gmem.trap_pc.val().any();
+        for i in 0..self._lanes {
+            self.gm_unused.next = self.gm_unused.val()
+                | self.gmem.rs_word[i].val().any()
+                | self.gmem.rs_off[i].val().any();
+        }
 
         // ---- the items in F..W: a shift, nothing stalls (§3.3) ----
         self.p_kind[0].d.next = self.s_kind.val();
@@ -2223,13 +2367,17 @@ impl<
         self.z_entry.i.next = self.lreg[0].q.val();
         self.warps.entry_pc.next = self.z_entry.o.val();
         self.warps.s_pass.next = self.z_sel.o.val();
-        self.warps.s_ret.next = self.zero16.val();
+        self.warps.s_ret.next = self.gm_s_ret_oh.val();
         self.warps.a_pass.next = self.zero16.val();
         if self.p_kind[4].q.val() == self.k_warp.val() {
             self.warps.a_pass.next = self.a_oh.val();
         }
         self.warps.a_ret.next = self.zero16.val();
-        self.warps.c_reserve.next = false;
+        if self.gm_a_ret.val() {
+            self.warps.a_ret.next = self.a_oh.val();
+        }
+        self.warps.c_reserve.next = self.gmem.rsv.val();
+        self.warps.w_done.next = self.gm_done_oh.val();
         self.warps.f_sel.next = self.z_sel.o.val();
 
         // ---- the core state machine ----
@@ -2245,15 +2393,15 @@ impl<
         if (self.st.q.val() == self.s_run.val())
             & self.launch.all_done.val()
             & self.pipe_empty.val()
+            & self.gmem.idle.val()
         {
             self.next_st.next = self.s_done.val();
         }
         // ---- traps (v2trap): §13.2, `STOPPING` while a trap is held, then
         // `TRAP` once no live slot, item or global entry remains (slot
         // states at the start of the cycle: in a quiet cycle none changes)
-        // interim: driven by global memory (v2gm) (assigned before its use
-        // here: a later assignment in this block would be a loop)
-        self.gm_idle.next = true;
+        // The global unit's `idle` (v2gm).
+        self.gm_idle.next = self.gmem.idle.val();
         self.t_slots_live.next = false;
         for k in 0..self._slots {
             self.t_slots_live.next = self.t_slots_live.val()
@@ -2353,7 +2501,7 @@ impl<
             self.pk_status.f[4].next = self.one32.val();
         }
         // `halted`: HALT set and nothing in flight (M4: and no entry in use).
-        if self.halt.q.val() & self.pipe_empty.val() {
+        if self.halt.q.val() & self.pipe_empty.val() & self.gmem.idle.val() {
             self.pk_status.f[5].next = self.one32.val();
         }
         self.x_state.i.next = self.st.q.val();
@@ -2384,31 +2532,32 @@ impl<
         }
         // DBG_QUEUE: free entries [4:0] (every entry is free until the
         // global unit exists, M4).
-        self.z_free.i.next = self.n_entries.val();
+        self.z_free.i.next = self.gmem.n_free.val();
         for i in self._dq..self._dq1 {
             self.slave.rd[i].next = self.z_free.o.val();
         }
 
-        // ---- bus outputs (M4) ----
-        self.gm_cyc_o.next = false;
-        self.gm_stb_o.next = false;
-        self.gm_we_o.next = false;
-        self.gm_adr_o.next = self.zero32.val();
-        self.gm_tga_o.next = self.zero4.val();
+        // ---- bus outputs: the global unit's master (v2gm) ----
+        self.gm_cyc_o.next = self.gmem.cyc_o.val();
+        self.gm_stb_o.next = self.gmem.stb_o.val();
+        self.gm_we_o.next = self.gmem.we_o.val();
+        self.gm_adr_o.next = self.gmem.adr_o.val();
+        self.gm_tga_o.next = self.gmem.tga_o.val();
         for i in 0..self._nsel {
-            self.gm_sel_o[i].next = self.zero4.val();
+            self.gm_sel_o[i].next = self.gmem.sel_o[i].val();
         }
-        self.unused_in.next = self.gm_ack_i.val() | self.gm_err_i.val() | self.gm_stall_i.val();
         for i in 0..self._ndat {
-            self.gm_dat_o[i].next = self.zero32.val();
-            self.unused_in.next = self.unused_in.val() | self.gm_dat_i[i].val().any();
+            self.gm_dat_o[i].next = self.gmem.dat_o[i].val();
+            self.gmem.dat_i[i].next = self.gm_dat_i[i].val();
         }
+        self.gmem.ack_i.next = self.gm_ack_i.val();
+        self.gmem.err_i.next = self.gm_err_i.val();
+        self.gmem.stall_i.next = self.gm_stall_i.val();
 
         // ---- the trace record (§15.2): the record of cycle c during c+1 ----
         self.r_state.d.next = self.st.q.val();
         self.tr_state.next = self.r_state.q.val();
-        self.r_free.d.next = self.n_entries.val();
-        self.tr_free.next = self.r_free.q.val();
+        self.tr_free.next = self.gmem.tr_free.val();
         self.r_s_kind.d.next = self.s_kind.val();
         self.tr_s_kind.next = self.r_s_kind.q.val();
         self.r_s_warp.d.next = self.s_warp.val();
@@ -2422,6 +2571,9 @@ impl<
         }
         if self.p_kind[4].q.val() == self.k_warp.val() {
             self.r_a_kind.d.next = self.k_a_committed.val();
+        }
+        if self.gm_a_ret.val() {
+            self.r_a_kind.d.next = self.gm_k_a_return.val();
         }
         self.r_a_warp.d.next = self.p_warp[4].q.val();
         if !self.p_kind[4].q.val().any() {
@@ -2461,8 +2613,8 @@ impl<
             self.tr_sh_data[i].next = self.r_sh_wd[i].q.val();
         }
         self.tr_sh_row.next = self.r_sh_row.q.val();
-        self.tr_rsp.next = false;
-        self.tr_rsp_entry.next = self.zero4.val();
+        self.tr_rsp.next = self.gmem.tr_rsp.val();
+        self.tr_rsp_entry.next = self.gmem.tr_rsp_entry.val();
         self.r_alloc.d.next = self.launch.tr_alloc.val();
         self.r_start.d.next = self.launch.tr_start.val();
         self.r_retire.d.next = self.launch.tr_retire.val();
@@ -2545,7 +2697,7 @@ impl<
         self.ctl.a_kill.next = self.t_frozen.val() | self.t_trapped.val();
         // ---- end traps (v2trap) ----
         // Each memory unit drives its own refusal in its section.
-        self.gm_refused.next = false;
+        self.gm_refused.next = self.gmem.refused.val();
         self.ctl.a_refused.next = self.sh_refused.val() | self.gm_refused.val();
         for w in 0..self._w {
             self.ctl.wslot[w].next = self.launch.wslot[w].val();
@@ -2921,11 +3073,12 @@ impl<
         self.trap.a_lanes.next = self.tpc.lanes.val();
         self.trap.a_addr.next = self.tpc.t_addr.val();
         self.trap.a_detail.next = self.tpc.detail.val();
-        // Cause 11 (interim: driven by global memory (v2gm)).
-        self.gm_err_valid.next = false;
-        self.gm_err_warp.next = self.zero4.val();
-        self.gm_err_lanes.next = self.t_zero_l.val();
-        self.gm_err_pc.next = self.zero16.val();
+        // Cause 11 from the global unit (v2gm, `gmem.trap*`). The beat's
+        // byte address is not an output of `gmem.rs` yet: 0 (interim).
+        self.gm_err_valid.next = self.gmem.trap.val();
+        self.gm_err_warp.next = self.gmem.trap_warp.val();
+        self.gm_err_lanes.next = self.gmem.trap_lanes.val();
+        self.gm_err_pc.next = self.gmem.trap_pc.val();
         self.gm_err_addr.next = self.zero32.val();
         self.t_g_slot.next = self.zero4.val();
         self.t_g_wib.next = self.zero4.val();

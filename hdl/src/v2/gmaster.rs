@@ -154,6 +154,16 @@ pub struct GMaster {
     pub free_idx: Signal<In, Bits<4>>,
     pub rt_idx: Signal<In, Bits<4>>,
     pub rt_data: Vec<Signal<Out, Bits<32>>>,
+    /// A registered answer is processed in this cycle (`tr_rsp`; its entry
+    /// is `done_idx`).
+    pub rsp: Signal<Out, bool>,
+    /// Free entries now (`DBG_QUEUE`), and after this cycle's
+    /// reservation and frees (`tr_free`, §15.2: the model counts them at
+    /// the end of the cycle).
+    pub n_free: Signal<Out, Bits<5>>,
+    pub n_free_next: Signal<Out, Bits<5>>,
+    /// No entry in use (§12.5 `DONE`, §13.2 `TRAP`, `STATUS.halted`).
+    pub idle: Signal<Out, bool>,
     // Per-lane storage and entry metadata (LUT-RAM).
     ge: Vec<GEntry>,
     m_skind: LutRam<2>,
@@ -236,12 +246,14 @@ pub struct GMaster {
     infl: Signal<Local, Bits<10>>,
     set_m: Signal<Local, Bits<16>>,
     clr_m: Signal<Local, Bits<16>>,
+    busy_n: Signal<Local, Bits<16>>,
     // Constants.
     c0_4: Constant<Bits<4>>,
     c1_4: Constant<Bits<4>>,
     last4: Constant<Bits<4>>,
     f4: Constant<Bits<4>>,
     c1_5: Constant<Bits<5>>,
+    c0_5: Constant<Bits<5>>,
     c1_10: Constant<Bits<10>>,
     c0_10: Constant<Bits<10>>,
     c1_16: Constant<Bits<16>>,
@@ -269,6 +281,7 @@ pub struct GMaster {
     _l: usize,
     _lm1: usize,
     _wpb: usize,
+    _n: usize,
 }
 
 impl GMaster {
@@ -315,6 +328,10 @@ impl GMaster {
             free_idx: Default::default(),
             rt_idx: Default::default(),
             rt_data: sig(c.lanes),
+            rsp: Default::default(),
+            n_free: Default::default(),
+            n_free_next: Default::default(),
+            idle: Default::default(),
             ge: (0..c.lanes).map(|_| GEntry::new(word_bits)).collect(),
             m_skind: LutRam::new(2),
             m_tga: LutRam::new(4),
@@ -394,11 +411,13 @@ impl GMaster {
             infl: Default::default(),
             set_m: Default::default(),
             clr_m: Default::default(),
+            busy_n: Default::default(),
             c0_4: k(0),
             c1_4: k(1),
             last4: k(c.entries as u64 - 1),
             f4: k(15),
             c1_5: k(1),
+            c0_5: k(0),
             c1_10: k(1),
             c0_10: k(0),
             c1_16: k(1),
@@ -428,6 +447,7 @@ impl GMaster {
             _l: c.lanes,
             _lm1: c.lanes - 1,
             _wpb: wpb,
+            _n: c.entries,
         }
     }
 }
@@ -750,6 +770,7 @@ impl Logic for GMaster {
                 self.aerr.d.next = self.a_bad.val();
             }
         }
+        self.rsp.next = self.p.val();
         self.wdone.next = self.a_last.val() & !self.a_ret.val();
         self.done_warp.next = self.m_warp.rdata.val();
         self.done_idx.next = self.aidx_r.q.val();
@@ -840,8 +861,21 @@ impl Logic for GMaster {
         if self.free.val() {
             self.clr_m.next = self.clr_m.val() | (self.c1_16.val() << self.free_idx.val());
         }
-        self.busy.d.next =
+        self.busy_n.next =
             ((self.busy.q.val() & !self.clr_m.val()) | self.set_m.val()) & self.nmask.val();
+        self.busy.d.next = self.busy_n.val();
+        // Free-entry counts (a chain of `N` increments: `N` ≤ 16).
+        self.n_free.next = self.c0_5.val();
+        self.n_free_next.next = self.c0_5.val();
+        for i in 0..self._n {
+            if !self.busy.q.val().get_bit(i) {
+                self.n_free.next = self.n_free.val() + self.c1_5.val();
+            }
+            if !self.busy_n.val().get_bit(i) {
+                self.n_free_next.next = self.n_free_next.val() + self.c1_5.val();
+            }
+        }
+        self.idle.next = !self.busy.q.val().any();
 
         // ---- CYC: a beat presented or accepted and not yet processed ----
         self.acc.next = self.r_stb.q.val() & !self.stall_i.val();

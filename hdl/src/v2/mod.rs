@@ -13,6 +13,7 @@
 //! | `lane.rs` | [`lane::LaneDp`]: operand registers, ALU, multiplier and register file, stages R–X–A–M–W |
 //! | `datapath.rs` | [`datapath::DataPath`]: the top's data path: the lanes, operand selection per class, special registers and the thread-id LUT-RAM, the predicate file, `setp`/predicate logic/votes, register-file and predicate trace fields (§7, §8, §11, §12.4) |
 //! | `gmaster.rs` | [`gmaster::GMaster`]: the global unit's bus side: entries, beat sequencer, Wishbone B4 master, responses (§10.2, §14.5) |
+//! | `gmem.rs` | [`gmem::GlobalMem`]: the global unit's core side: refusal and reservation at A, the entry written at M, return slots, per-entry warp/`rd`/load type/lanes/offsets, `tr_rsp`/`tr_free` (§10.2) |
 //! | `gentry.rs` | [`gentry::GEntry`]: per-lane entry LUT-RAM (store data, byte enables, word index, load data) |
 //! | `decode.rs` | [`decode::Decode`]: stage D, the instruction word to registered one-hot class, ALU/multiplier selects, fields, register-file addresses, guard and predicate masks, *invalid instruction* (§7) |
 //! | `guard.rs` | [`guard::PredSel`]: one predicate operand's lane mask from the warp's bank (guard, sources A/B) |
@@ -41,6 +42,7 @@ pub mod decode;
 pub mod fieldpack;
 pub mod gentry;
 pub mod gmaster;
+pub mod gmem;
 pub mod guard;
 pub mod lane;
 pub mod launch;

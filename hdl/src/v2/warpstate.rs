@@ -14,6 +14,7 @@
 //! | S (§4.1) | `s_pass`, `s_ret` | `busy_i` / `busy_r` := 1 |
 //! | A (§9.3) | `a_pass`, `a_ret` | `busy_i` := 0; `busy_r` := 0 and `outstanding` −1 |
 //! | A: commit (§9.3) | `c_we`, `c_gmask`, `c_gpc`, `c_gdepth`, `c_alive`, `c_waiting`, `c_replay`, `c_reserve` | the committing warp's group, `alive`, `waiting`, `replay`; `outstanding` +1 when an entry is reserved |
+//! | global unit: a write entry completes (§10.2) | `w_done` | `outstanding` −1 (in the same cycle as another change of the warp's count: both apply) |
 //! | A: barrier release (§9.4) | `rel` | `waiting` := 0, `rearb` := 1 |
 //! | engine (§9.5) | `e_we`, `e_gmask`, `e_gpc`, `e_gdepth` | the group, `rearb` := 0 |
 //!
@@ -84,6 +85,8 @@ pub struct WarpState<const L: usize> {
     pub c_waiting: Signal<In, Bits<L>>,
     pub c_replay: Signal<In, bool>,
     pub c_reserve: Signal<In, bool>,
+    /// A write entry of this warp (one-hot) completes.
+    pub w_done: Signal<In, Bits<16>>,
     pub rel: Signal<In, Bits<16>>,
     pub e_we: Signal<In, Bits<16>>,
     pub e_gmask: Signal<In, Bits<L>>,
@@ -235,6 +238,7 @@ impl<const L: usize> WarpState<L> {
             c_waiting: Default::default(),
             c_replay: Default::default(),
             c_reserve: Default::default(),
+            w_done: Default::default(),
             rel: Default::default(),
             e_we: Default::default(),
             e_gmask: Default::default(),
@@ -557,6 +561,12 @@ impl<const L: usize> Logic for WarpState<L> {
                 if self.c_reserve.val() {
                     self.os[w].d.next = self.os[w].q.val() + self.one_out.val();
                 }
+            }
+            // A write completion: after the return slot's decrement or the
+            // reservation's increment of this cycle (either may hit the
+            // same warp).
+            if (self.w_done.val() & self.bit[w].val()).any() {
+                self.os[w].d.next = self.os[w].d.val() - self.one_out.val();
             }
             // A: a barrier release (it includes the committing warp).
             if (self.rel.val() & self.bit[w].val()).any() {
