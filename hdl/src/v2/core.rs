@@ -227,7 +227,10 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
             || t == "wire  sched$init;"
             || t == "wire  tpc$trap;"
             || t == "wire  trap$t_read;"
-            || (t.starts_with("wire") && t.ends_with(" trap$t_lane;"));
+            || (t.starts_with("wire") && t.ends_with(" trap$t_lane;"))
+            // The global unit's bus error (`gmem$trap`) reaches the trap
+            // unit, whose `freeze` goes back through the launch unit.
+            || t == "reg  trap$g_valid;";
         if waive {
             out.push_str("    /* verilator lint_off UNOPTFLAT */\n");
         }
