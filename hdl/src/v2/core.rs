@@ -64,13 +64,21 @@
 //! had no `ERR` beat takes the same extraction and write (`rs_*`: the
 //! global unit's words, lanes, offsets and load type at M, the row
 //! `warp · RP + rd` at W).
-//! Not yet: traps (§13: the
-//! control path computes the flags of causes 1, 2, 5, 6, 10 and 7 at A
-//! (`ctl.f_*`, `ctl.trap7`) but nothing raises a trap: no held trap,
-//! frozen slots, squashed passes, `STOPPING`/`TRAP`, report registers or
-//! `tr_trap`; `ctl.a_kill` is the hook), *PC outside the program*, HALT
-//! pausing the engine, global memory (loads, stores, atomics, return
+//! Not yet: global memory (loads, stores, atomics, return
 //! slots; `gm_refused` and the `rs_*` locals are the hooks).
+//! Traps (`trap.rs`, branch `v2trap`, sections `traps (v2trap)`): causes
+//! 1–8 and 10 (4 at F, 3 at D, 8 at R, the others from the control path's
+//! per-lane flags at A, 7 after the commit) in §13.1's order
+//! (`PassCause`); the held trap with the oldest-slot rule, frozen slots
+//! (the launch unit's `trap_slots`), squashed and trapped passes
+//! (`ctl.a_kill`; `served` commit-gated), `STOPPING`/`TRAP`,
+//! `trapped_o`, `tr_trap`, counter `squashed`, the report registers and
+//! their host words (`TrapUnit`). Cause 7's pc is read through copy 2 of
+//! the lane-PC LUT-RAM in a cycle the engine does not load (the report
+//! waits a cycle otherwise; the frozen block's pcs cannot change). Cause
+//! 11 enters through interim `gm_err_*` signals and `gm_idle` (global
+//! memory, `v2gm`). Not yet: cause 9 (stack overflow), `HALT` pausing
+//! the re-arbitration engine.
 //! Lock-step: every case without global memory or a trap agrees on every
 //! trace field and bus signal, the host's debug-register reads after
 //! `DONE` included (every shared load, store and atomic case of
@@ -220,7 +228,10 @@ pub fn core_verilog(config: &CoreConfig, gen: &GenOptions) -> Result<String, Cor
             || t == "wire  sched$init;"
             || t == "wire  tpc$trap;"
             || t == "wire  trap$t_read;"
-            || (t.starts_with("wire") && t.ends_with(" trap$t_lane;"));
+            || (t.starts_with("wire") && t.ends_with(" trap$t_lane;"))
+            // The global unit's bus error (`gmem$trap`) reaches the trap
+            // unit, whose `freeze` goes back through the launch unit.
+            || t == "reg  trap$g_valid;";
         if waive {
             out.push_str("    /* verilator lint_off UNOPTFLAT */\n");
         }
@@ -2402,9 +2413,8 @@ impl<
         // ---- traps (v2trap): §13.2, `STOPPING` while a trap is held, then
         // `TRAP` once no live slot, item or global entry remains (slot
         // states at the start of the cycle: in a quiet cycle none changes)
-        // interim: driven by global memory (v2gm) (assigned before its use
-        // here: a later assignment in this block would be a loop)
-        self.gm_idle.next = true;
+        // The global unit's `idle` (v2gm).
+        self.gm_idle.next = self.gmem.idle.val();
         self.t_slots_live.next = false;
         for k in 0..self._slots {
             self.t_slots_live.next = self.t_slots_live.val()
@@ -3113,11 +3123,12 @@ impl<
         self.trap.a_lanes.next = self.tpc.lanes.val();
         self.trap.a_addr.next = self.tpc.t_addr.val();
         self.trap.a_detail.next = self.tpc.detail.val();
-        // Cause 11 (interim: driven by global memory (v2gm)).
-        self.gm_err_valid.next = false;
-        self.gm_err_warp.next = self.zero4.val();
-        self.gm_err_lanes.next = self.t_zero_l.val();
-        self.gm_err_pc.next = self.zero16.val();
+        // Cause 11 from the global unit (v2gm, `gmem.trap*`). The beat's
+        // byte address is not an output of `gmem.rs` yet: 0 (interim).
+        self.gm_err_valid.next = self.gmem.trap.val();
+        self.gm_err_warp.next = self.gmem.trap_warp.val();
+        self.gm_err_lanes.next = self.gmem.trap_lanes.val();
+        self.gm_err_pc.next = self.gmem.trap_pc.val();
         self.gm_err_addr.next = self.zero32.val();
         self.t_g_slot.next = self.zero4.val();
         self.t_g_wib.next = self.zero4.val();

@@ -25,6 +25,7 @@
 //! | `resize.rs` | [`resize::Resize`]: zero extension or truncation between const-generic widths |
 //! | `xctl.rs` | [`xctl::XLane`]: the per-lane part of stage X: next PC and depth, control checks, arbiter key (branch or memory mode), join, access checks, aligned store data (§8), registered into A; [`xctl::XDiverge`]: the divergence compare at A |
 //! | `shmem.rs` | [`shmem::Shmem`]: the shared memory (§10.1): byte-enable banks, store and load crossbars, the one atomic ALU, row clear, port rule (M–W) |
+//! | `trap.rs` | [`trap::PassCause`]: the cause of the pass at A in §13.1's order; [`trap::TrapUnit`]: the held trap, the oldest-slot rule, the slots to freeze, the report registers (§13.2, §13.3) |
 //!
 //! Every selection is a one-hot AND-OR, never an `if x == K` chain
 //! (§19.4): rust-hdl has no `case`, and a chain of `if`s becomes a
