@@ -56,6 +56,16 @@
 //! `tr_trap`; `ctl.a_kill` is the hook), *PC outside the program*, HALT
 //! pausing the engine, shared and global memory (loads, stores, atomics,
 //! return slots; `ctl.a_refused` is the hook).
+//! Global memory (`gmem.rs` + `gmaster.rs`, branch `v2gm`): refusal and
+//! reservation at A (`gm_refused`, `outstanding` + 1), the entry written at
+//! M, the Wishbone master on `gm_*`, responses, write completions
+//! (`outstanding` − 1), return slots at S (priority 1) through A (entry
+//! freed, `outstanding` − 1, `busy_r`), `tr_free`, `tr_rsp`,
+//! `tr_rsp_entry`, counters 15, 19–22, `DONE`/`halted` waiting for the
+//! entries. Not yet: the return slot's register write at W (its words,
+//! offsets, load type, lanes and `rd` are at M on `gmem.rs`'s `rs_*`, for
+//! the shared unit's extension and write path), cause 11 to the trap unit
+//! (`gmem.trap*` ready), `DBG_QUEUE` fields other than `free`.
 //! Lock-step: every case without memory or a trap agrees on every trace
 //! field and bus signal, the host's debug-register reads after `DONE`
 //! included. First mismatches: PROGRESS.md.
