@@ -64,8 +64,14 @@
 //! had no `ERR` beat takes the same extraction and write (`rs_*`: the
 //! global unit's words, lanes, offsets and load type at M, the row
 //! `warp · RP + rd` at W).
-//! Not yet: global memory (loads, stores, atomics, return
-//! slots; `gm_refused` and the `rs_*` locals are the hooks).
+//! Global memory (`gmem.rs` + `gmaster.rs`, branch `v2gm`): refusal and
+//! reservation at A (`gm_refused`, `outstanding` + 1), the entry written at
+//! M, the Wishbone master on `gm_*`, responses, write completions
+//! (`outstanding` − 1), return slots at S (priority 1) through A (entry
+//! freed, `outstanding` − 1, `busy_r`) and W (the shared unit's extension
+//! and write path above), `tr_free`, `tr_rsp`, `tr_rsp_entry`, counters
+//! 15, 19–22, `DONE`/`halted` waiting for the entries. Not yet: the
+//! byte address of cause 11, `DBG_QUEUE` fields other than `free`.
 //! Traps (`trap.rs`, branch `v2trap`, sections `traps (v2trap)`): causes
 //! 1–8 and 10 (4 at F, 3 at D, 8 at R, the others from the control path's
 //! per-lane flags at A, 7 after the commit) in §13.1's order
@@ -76,8 +82,7 @@
 //! their host words (`TrapUnit`). Cause 7's pc is read through copy 2 of
 //! the lane-PC LUT-RAM in a cycle the engine does not load (the report
 //! waits a cycle otherwise; the frozen block's pcs cannot change). Cause
-//! 11 enters through interim `gm_err_*` signals and `gm_idle` (global
-//! memory, `v2gm`). Not yet: cause 9 (stack overflow), `HALT` pausing
+//! 11 comes from the global unit (`gmem.trap*`). Not yet: cause 9 (stack overflow), `HALT` pausing
 //! the re-arbitration engine.
 //! Lock-step: every case without global memory or a trap agrees on every
 //! trace field and bus signal, the host's debug-register reads after

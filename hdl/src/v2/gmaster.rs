@@ -667,6 +667,17 @@ impl Logic for GMaster {
         if self.s_ld.val() {
             self.r_stb.d.next = self.s_avail.val();
         }
+        // With no beat on the bus the outputs are 0, as the cycle model
+        // drives them (`Signals::idle`), not the last beat's values.
+        if self.s_ld.val() & !self.s_avail.val() {
+            self.r_we.d.next = false;
+            self.r_adr.d.next = self.c0_32.val();
+            self.r_tga.d.next = self.c0_4.val();
+            for s in 0..self._wpb {
+                self.r_sel[s].d.next = self.c0_4.val();
+                self.r_dat[s].d.next = self.c0_32.val();
+            }
+        }
         if self.s_go.val() {
             self.r_we.d.next = !self.s_read.val();
             self.r_adr.d.next = (self.m_line.rdata.val() << self.lgnb.val()) | self.s_k.val();
