@@ -288,12 +288,13 @@ impl CycleObserver for Observer<'_> {
         let opts =
             regmap::MapOptions::new(&self.hw, self.config.max_resident_blocks, self.debug_regs);
         // §15.3: `DBG_LANE_PC` is defined only while halted or not running
-        // (a run that ended at the watchdog is still running).
-        let running = core.status().running;
+        // (a run that ended at the watchdog is still running), and only
+        // for a lane whose pc is stored (§14.4).
+        let lane_pc_undefined = core.status().running || !core.dbg_lane_pc_stored();
         let mut addrs: Vec<u32> = regmap::REGISTERS
             .iter()
             .filter(|r| r.present(&opts) && r.access.readable())
-            .filter(|r| !(running && r.addr == regmap::DBG_LANE_PC))
+            .filter(|r| !(lane_pc_undefined && r.addr == regmap::DBG_LANE_PC))
             .flat_map(|r| (0..r.words(&opts)).map(move |i| r.word_addr(i)))
             .collect();
         // By address, so each counter's high word is read right after the

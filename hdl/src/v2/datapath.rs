@@ -525,6 +525,7 @@ impl<const L: usize, const W: usize, const K: usize, const PB: usize, const AW: 
     fn update(&mut self) {
         for l in 0..self._l {
             self.lanes[l].clock.next = self.clock.val();
+            self.lanes[l].reset.next = self.reset.val();
             self.tids[l].clock.next = self.clock.val();
         }
         for w in 0..self._w {

@@ -44,6 +44,10 @@ use super::regfile::RegFile;
 #[derive(LogicBlock)]
 pub struct LaneDp<const AW: usize> {
     pub clock: Signal<In, Clock>,
+    /// Clears the write enables of the items in X..W, so that a run cut
+    /// short (a watchdog stop, a failed co-simulation) leaves no register
+    /// write behind the next reset.
+    pub reset: Signal<In, bool>,
     // D
     pub ra: Signal<In, Bits<AW>>,
     pub rb: Signal<In, Bits<AW>>,
@@ -122,6 +126,7 @@ impl<const AW: usize> LaneDp<AW> {
     pub fn new(words: usize) -> Self {
         LaneDp {
             clock: Default::default(),
+            reset: Default::default(),
             ra: Default::default(),
             rb: Default::default(),
             sel_a: Default::default(),
@@ -247,7 +252,7 @@ impl<const AW: usize> Logic for LaneDp<AW> {
         self.x_imm.d.next = self.imm.val();
         self.x_func.d.next = self.func.val();
         self.x_mfunc.d.next = self.mfunc.val();
-        self.x_wen.d.next = self.wen.val();
+        self.x_wen.d.next = self.wen.val() & !self.reset.val();
         self.x_wa.d.next = self.wa.val();
 
         // X: ALU and the multiplier's first stage.
@@ -264,7 +269,7 @@ impl<const AW: usize> Logic for LaneDp<AW> {
         self.a_y.d.next = self.alu.y.val();
         self.a_pred.d.next = self.alu.pred.val();
         self.a_mul.d.next = self.x_mfunc.q.val().any();
-        self.a_wen.d.next = self.x_wen.q.val();
+        self.a_wen.d.next = self.x_wen.q.val() & !self.reset.val();
         self.a_wa.d.next = self.x_wa.q.val();
 
         // A, M: carried.
@@ -272,11 +277,11 @@ impl<const AW: usize> Logic for LaneDp<AW> {
         self.pred_a.next = self.a_pred.q.val();
         self.m_y.d.next = self.a_y.q.val();
         self.m_mul.d.next = self.a_mul.q.val();
-        self.m_wen.d.next = self.a_wen.q.val() & !self.drop_a.val();
+        self.m_wen.d.next = self.a_wen.q.val() & !self.drop_a.val() & !self.reset.val();
         self.m_wa.d.next = self.a_wa.q.val();
         self.w_y.d.next = self.m_y.q.val();
         self.w_mul.d.next = self.m_mul.q.val();
-        self.w_wen.d.next = self.m_wen.q.val();
+        self.w_wen.d.next = self.m_wen.q.val() & !self.reset.val();
         self.w_wa.d.next = self.m_wa.q.val();
 
         // W: one-hot write data, register-file write.

@@ -11,7 +11,7 @@ use concord_uarch::wishbone::{
 };
 use concord_uarch::HwParams;
 
-use super::item::RegWrite;
+use super::item::{Item, RegWrite};
 use super::{lanes_of, Pipeline, V2Counter};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,9 +258,13 @@ impl Pipeline {
     /// `busy_r` cleared; the register write it carries to W.
     pub(crate) fn return_a(&mut self, warp: usize, id: usize) -> Option<RegWrite> {
         let e = self.global.entries[id].take().expect("a returning entry");
+        // A return slot of the same warp selected at S in this cycle is in
+        // S..A from the next cycle on: `busy_r` stays set (§5.1; S's set
+        // is applied after A's clear, as in the RTL's warp state).
+        let another = matches!(self.stages[0], Item::Return { warp: w, .. } if w == warp);
         let w = &mut self.warps[warp];
         w.outstanding -= 1;
-        w.busy_r = false;
+        w.busy_r = another;
         if e.failed {
             return None;
         }

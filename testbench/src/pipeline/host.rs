@@ -252,6 +252,17 @@ impl Pipeline {
         }
     }
 
+    /// Whether `DBG_LANE_PC` names a stored lane pc (§14.4): the selected
+    /// lane is alive and outside its warp's group. Any other lane's pc
+    /// lives in the group, its LUT-RAM word is whatever an earlier launch
+    /// left there, and the register's value is unspecified.
+    pub fn dbg_lane_pc_stored(&self) -> bool {
+        let dbg_warp = (self.host.dbg_warp as usize).min(self.warps.len() - 1);
+        let w = &self.warps[dbg_warp];
+        let l = (self.host.dbg_lane as usize).min(31);
+        (w.alive & !w.gmask) >> l & 1 == 1
+    }
+
     /// The value a host read of `adr` returns for this cycle (and the
     /// snapshot a `COUNTER[k]` low read latches).
     fn read_register(&mut self, adr: u32) -> u32 {

@@ -527,7 +527,10 @@ pub fn instructions_loads_and_stores() -> Vec<Case> {
         "li r4, 0x180\nld.global.s16 r3, [r4+2]",
         "li r4, 0x180\nld.global.b32 r3, [r4+4]",
         "li r4, 0x184\nld.global r3, [r4-4]",
-        "li r4, 64\nld.shared r3, [r4]",
+        // `.shared`: the launch zeroes the bytes a case reads before any
+        // lane writes them (docs/isa.md, "Initial state"; a core keeps
+        // the previous launch's shared memory otherwise).
+        ".shared 68\nli r4, 64\nld.shared r3, [r4]",
         // Per-lane addresses: lanes in different lines / rows replay.
         "shl r4, r30, 6\nadd r4, r4, 0x100\nld.global.s8 r3, [r4+0x81]",
         "shl r4, r30, 2\nadd r4, r4, 0x100\nld.global.u16 r3, [r4+2]",
@@ -536,7 +539,7 @@ pub fn instructions_loads_and_stores() -> Vec<Case> {
     }
     for guard in GUARDS {
         let body = format!(
-            "shl r5, r30, 2\nli r4, 0x800\nadd r4, r4, r5\nli r6, 0x11223344\n\
+            ".shared 128\nshl r5, r30, 2\nli r4, 0x800\nadd r4, r4, r5\nli r6, 0x11223344\n\
              {guard}st.global.b8 [r4], r6\n{guard}st.global.b16 [r4+0x40], r6\n{guard}st.global [r4+0x80], r6\n\
              {guard}st.shared.b16 [r5+2], r6\nld.shared r7, [r5]"
         );
@@ -546,7 +549,7 @@ pub fn instructions_loads_and_stores() -> Vec<Case> {
         ));
         // Stores whose lanes spread over shared rows and global lines.
         let body = format!(
-            "shl r5, r30, 5\nli r4, 0x800\nadd r4, r4, r5\nadd r6, r30, 0x51\n\
+            ".shared 1024\nshl r5, r30, 5\nli r4, 0x800\nadd r4, r4, r5\nadd r6, r30, 0x51\n\
              {guard}st.global.b8 [r4+3], r6\n{guard}st.shared.b16 [r5+6], r6\n\
              {guard}st.shared.b8 [r5+1], r6\nld.shared r7, [r5+4]\nld.global r8, [r4]"
         );
@@ -593,7 +596,7 @@ pub fn instructions_atomics() -> Vec<Case> {
             0,
             0,
             false,
-            "li r4, 16\natom.shared.add r3, [r4], r30\nld.shared r7, [r4]",
+            ".shared 20\nli r4, 16\natom.shared.add r3, [r4], r30\nld.shared r7, [r4]",
         ),
     ));
     // Different addresses: served lowest address first.
@@ -603,7 +606,7 @@ pub fn instructions_atomics() -> Vec<Case> {
             0,
             0,
             false,
-            "sub r4, r0, r30\nshl r4, r4, 2\nadd r4, r4, 0x700\natom.global.add r3, [r4], r30\natom.shared.or r5, [r4], r30",
+            ".shared 1796\nsub r4, r0, r30\nshl r4, r4, 2\nadd r4, r4, 0x700\natom.global.add r3, [r4], r30\natom.shared.or r5, [r4], r30",
         ),
     ));
     cases
