@@ -313,9 +313,10 @@ impl Pipeline {
         self.global_cycle(now);
 
         // 4. Engine, launch unit.
-        // §15.3: `HALT` pauses the engine and the launch unit.
+        // §15.3: `HALT` pauses the engine (it loads no warp) and the
+        // launch unit.
+        self.engine_cycle(rearb_at_start, self.host.halt);
         if !self.host.halt {
-            self.engine_cycle(rearb_at_start);
             self.launch_cycle(now);
         }
 
