@@ -157,7 +157,7 @@ fn divergence_study_prints_every_strategy_and_the_auto_verdict() {
 
 /// `concord study warps` on a small sweep: every (kernel, scheduler,
 /// latency, warps) row, IPC of the ALU kernel from `min(1, warps/6)`
-/// (docs/microarchitecture-v2.md §4.4) up to the launch and drain, and the
+/// (docs/microarchitecture.md §4.4) up to the launch and drain, and the
 /// CSV form with the same rows.
 #[test]
 fn warps_study_prints_ipc_and_speedup_rows() {
