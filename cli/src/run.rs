@@ -557,11 +557,18 @@ fn run_timed(
         }
         let r = if args.no_lockstep {
             let mut global = prepared.global.clone();
-            // The core's own watchdog (§13.4) traps long before this bound
-            // on a launch that does not end.
-            let bound = prepared.watchdog.saturating_mul(64).saturating_add(1 << 20);
+            // The watchdog (§13.4) is the cycle model's: alone, the RTL
+            // stops at a bound in cycles. An issue takes at most a global
+            // round trip and the pipeline's depth, so a launch within its
+            // watchdog ends within this bound.
+            let per_issue = u64::from(config.global_latency) + 16;
+            let bound = prepared.watchdog.saturating_mul(per_issue);
             verilator::v2_run::run_hooked(&mut rtl, config, &launch, &mut global, bound, hook)
-                .map_err(CliError::from)
+                .map_err(|e| {
+                    CliError::from(format!(
+                        "the RTL alone: {e} (without lock-step there is no watchdog diagnosis: the bound is the launch's watchdog x (global_latency + 16) cycles; run without --no-lockstep for the watchdog's report)"
+                    ))
+                })
                 .and_then(|o| match o.trap_cause {
                     Some(code) => Err(rtl_trap(code)),
                     None => Ok((global, o.counters)),
