@@ -33,10 +33,9 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     repeat: u32,
     /// Measure the timed models instead: simulated cycles per second of the
-    /// cycle models and of the Verilator RTL (v1 and Core v2) at 8x4 and
-    /// 32x8, Core v2's simulated warp-instructions per second and IPC, and
-    /// the time to generate the Verilog and build the Verilator model
-    /// (uncached).
+    /// cycle model and of the Verilator RTL at 8x4 and 32x8, the RTL's
+    /// simulated warp-instructions per second, IPC, and the time to
+    /// generate the Verilog and build the Verilator model (uncached).
     #[arg(long)]
     core: bool,
     /// Measure the compiler instead: compile time per suite kernel, code
@@ -164,111 +163,23 @@ fn scratch_cache(
     Ok((cache, build))
 }
 
-/// Cycle model and RTL throughput on the ALU kernel, per configuration.
+/// The cycle model and the RTL alone on the ALU kernel, per configuration.
 fn run_core(args: &BenchArgs) -> Result<(), CliError> {
-    use concord_testbench::verilator::Rtl;
     let kernel = concord_isa::asm::assemble(KERNELS[0].source, KERNELS[0].file)
         .map_err(|e| e.to_string())?;
-    outln!(
-        "timed models, ALU kernel ({}), {} iterations, best of {}",
-        KERNELS[0].file,
-        args.iterations,
-        args.repeat
-    )?;
-    outln!(
-        "{:<8} {:>10} {:>12} {:>14} {:>14} {:>7} {:>10} {:>10}",
-        "core",
-        "verilog s",
-        "verilator s",
-        "cycle M cyc/s",
-        "RTL M cyc/s",
-        "ratio",
-        "cycles",
-        "SIMD eff"
-    )?;
-    for (lanes, warps) in [(8u32, 4u32), (32, 8)] {
-        let config = CoreConfig {
-            lanes,
-            warps,
-            ..CoreConfig::default()
-        };
-        let start = Instant::now();
-        let verilog = concord_hdl::generate_verilog(&config).map_err(|e| e.to_string())?;
-        let gen_s = start.elapsed().as_secs_f64();
-        let (cache, build) = scratch_cache(&format!("{lanes}x{warps}"))?;
-        let start = Instant::now();
-        let built = Rtl::build(&verilog, &build);
-        let build_s = start.elapsed().as_secs_f64();
-        let mut rtl = built?;
-        let threads = lanes * warps;
-        let params = [args.iterations, 0x100];
-        let launch = func::Launch {
-            code: &kernel.code,
-            entry_pc: kernel.entries[0].pc,
-            grid: [2, 1, 1],
-            block: [threads, 1, 1],
-            params: &params,
-            stack_bytes: kernel.stack_bytes,
-        };
-        let time = |f: &mut dyn FnMut() -> Result<concord_testbench::trace::Counters, CliError>| {
-            let mut best = f64::INFINITY;
-            let mut counters = None;
-            for _ in 0..args.repeat {
-                let start = Instant::now();
-                let c = f()?;
-                best = best.min(start.elapsed().as_secs_f64());
-                counters = Some(c);
-            }
-            Ok::<_, CliError>((best, counters.expect("repeat >= 1")))
-        };
-        let (cycle_s, c) = time(&mut || {
-            let mut global = vec![0u8; config.global_memory_bytes as usize];
-            concord_testbench::cycle::run(&config, &launch, &mut global, u64::MAX, None)
-                .map_err(CliError::from)
-        })?;
-        let (rtl_s, r) = time(&mut || {
-            let mut global = vec![0u8; config.global_memory_bytes as usize];
-            concord_testbench::verilator::run(
-                &mut rtl,
-                &config,
-                &launch,
-                &mut global,
-                u64::MAX,
-                None,
-            )
-            .map_err(CliError::from)
-        })?;
-        drop(cache);
-        if c != r {
-            return Err(CliError::mismatch(format!(
-                "{lanes}x{warps}: counters differ between cycle model and RTL: {c:?} vs {r:?}"
-            )));
-        }
-        let cycle_rate = c.cycles as f64 / cycle_s / 1e6;
-        let rtl_rate = r.cycles as f64 / rtl_s / 1e6;
-        outln!(
-            "{:<8} {:>10.2} {:>12.1} {:>14.1} {:>14.2} {:>6.1}x {:>10} {:>9.1}%",
-            format!("{lanes}x{warps}"),
-            gen_s,
-            build_s,
-            cycle_rate,
-            rtl_rate,
-            cycle_rate / rtl_rate,
-            c.cycles,
-            100.0 * c.simd_efficiency(lanes)
-        )?;
-    }
-    run_core_v2(args, &kernel)
+    run_core_on(args, &kernel)
 }
 
-/// Core v2: the pipeline model and the RTL alone
+/// The cycle model and the RTL alone
 /// (`concord_testbench::verilator::v2_run`, trace on as in co-simulation)
-/// on the ALU kernel; the RTL's counters must equal the model's.
-fn run_core_v2(args: &BenchArgs, kernel: &concord_isa::container::Kernel) -> Result<(), CliError> {
+/// on `kernel`; the RTL's counters must equal the model's.
+fn run_core_on(args: &BenchArgs, kernel: &concord_isa::container::Kernel) -> Result<(), CliError> {
     use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions, V2Counter};
     use concord_testbench::verilator::{v2_run, RtlV2};
     outln!(
-        "\nCore v2 (pipeline model; RTL alone through the host port, trace on), ALU kernel, best of {}",
+        "cycle model and RTL alone (through the host port, trace on), ALU kernel ({}), {} iterations, best of {}",
+        KERNELS[0].file,
+        args.iterations,
         args.repeat
     )?;
     outln!(
@@ -294,7 +205,7 @@ fn run_core_v2(args: &BenchArgs, kernel: &concord_isa::container::Kernel) -> Res
         let verilog =
             concord_hdl::v2::core::core_verilog(&config, &gen).map_err(|e| e.to_string())?;
         let gen_s = start.elapsed().as_secs_f64();
-        let (cache, build) = scratch_cache(&format!("v2-{lanes}x{warps}"))?;
+        let (cache, build) = scratch_cache(&format!("{lanes}x{warps}"))?;
         let start = Instant::now();
         let built = RtlV2::build(&verilog, &config, &gen, &build);
         let build_s = start.elapsed().as_secs_f64();
@@ -338,7 +249,7 @@ fn run_core_v2(args: &BenchArgs, kernel: &concord_isa::container::Kernel) -> Res
                 Ok(o) if o.counters == model => rtl_s = rtl_s.min(start.elapsed().as_secs_f64()),
                 Ok(o) => {
                     rtl_result = Err(format!(
-                        "counters differ from the pipeline model's: model {:?}, RTL {:?}",
+                        "counters differ from the cycle model's: model {:?}, RTL {:?}",
                         model.values, o.counters.values
                     ));
                     break;

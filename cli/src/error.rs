@@ -134,28 +134,12 @@ impl<S> From<concord_isa::func::RunError<S>> for CliError {
     }
 }
 
-/// Lock-step co-simulation: a divergence or a final-state difference is a
-/// mismatch, the lock-step watchdog a trap, a core the cycle model cannot
-/// build a bad configuration, a run stopped by its hook an output's doing
-/// (as for `RunError` above).
-impl From<concord_testbench::cosim::CosimError> for CliError {
-    fn from(e: concord_testbench::cosim::CosimError) -> Self {
-        use concord_testbench::cosim::CosimError;
-        let class = match &e {
-            CosimError::Mismatch(_) | CosimError::Final(_) => ErrorClass::Mismatch,
-            CosimError::Watchdog { .. } => ErrorClass::Trap,
-            CosimError::Setup(_) | CosimError::Stopped { .. } => ErrorClass::Input,
-        };
-        // The mismatch table ends with a newline; the report is one block.
-        CliError::new(class, e.to_string().trim_end())
-    }
-}
-
-/// Core v2 lock-step: the RTL disagreeing with the pipeline model (a cycle,
-/// a protocol rule, the final state) is a mismatch; the model's own
+/// Lock-step co-simulation: the RTL disagreeing with the cycle model (a
+/// cycle, a protocol rule, the final state) is a mismatch; the model's own
 /// failure (a refused launch, a pipeline deadlock) is reported as the
-/// pipeline model's run is, and a core built for another configuration is
-/// an input error.
+/// cycle model's run is, a core built for another configuration is an
+/// input error, and a run stopped by its hook an output's doing (as for
+/// `RunError` above).
 impl From<concord_testbench::lockstep::LockstepError> for CliError {
     fn from(e: concord_testbench::lockstep::LockstepError) -> Self {
         use concord_testbench::lockstep::LockstepError;
@@ -163,15 +147,16 @@ impl From<concord_testbench::lockstep::LockstepError> for CliError {
             LockstepError::Mismatch(_) | LockstepError::Protocol(_) | LockstepError::Final(_) => {
                 ErrorClass::Mismatch
             }
-            LockstepError::Model(_) | LockstepError::Setup(_) => ErrorClass::Input,
+            LockstepError::Model(_) | LockstepError::Setup(_) | LockstepError::Stopped(_) => {
+                ErrorClass::Input
+            }
         };
         CliError::new(class, e.to_string().trim_end())
     }
 }
 
 /// The Verilator harness: building or loading the model is the tool's
-/// failure; a VCD that cannot be opened is an unwritable output; a state
-/// code the RTL should never drive is the RTL disagreeing with the spec.
+/// failure; a VCD that cannot be opened is an unwritable output.
 impl From<concord_testbench::verilator::HarnessError> for CliError {
     fn from(e: concord_testbench::verilator::HarnessError) -> Self {
         use concord_testbench::verilator::HarnessError;
@@ -180,7 +165,6 @@ impl From<concord_testbench::verilator::HarnessError> for CliError {
             | HarnessError::CacheDir { .. }
             | HarnessError::NoCacheDir
             | HarnessError::Io { .. } => ErrorClass::Input,
-            HarnessError::BadState { .. } => ErrorClass::Mismatch,
             _ => ErrorClass::Tool,
         };
         CliError::new(class, e.to_string().trim_end())
@@ -219,29 +203,6 @@ mod tests {
         let final_state = CliError::from(LockstepError::Final("global memory".into()));
         assert_eq!(final_state.class, ErrorClass::Mismatch);
         let setup = CliError::from(LockstepError::Setup("another configuration".into()));
-        assert_eq!(setup.class, ErrorClass::Input);
-    }
-
-    #[test]
-    fn cosim_failures_are_classified_by_their_type() {
-        use concord_testbench::cosim::CosimError;
-        let final_state = CliError::from(CosimError::Final("global memory".into()));
-        assert_eq!(final_state.class, ErrorClass::Mismatch);
-        let watchdog = CliError::from(CosimError::Watchdog {
-            trap: Box::new(concord_isa::func::Trap {
-                cause: concord_isa::func::TrapCause::Watchdog {
-                    limit: 10,
-                    diagnosis: "still running".into(),
-                },
-                block: [0; 3],
-                warp: 0,
-                lanes: 1,
-                pc: 3,
-                issued: 10,
-            }),
-        });
-        assert_eq!(watchdog.class, ErrorClass::Trap);
-        let setup = CliError::from(CosimError::Setup("config field `lanes`".into()));
         assert_eq!(setup.class, ErrorClass::Input);
     }
 

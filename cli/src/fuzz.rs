@@ -1,14 +1,20 @@
 //! `concord fuzz-core`: random programs (valid by construction, always
 //! terminating) on the cycle model, or on the RTL in lock-step with the
-//! cycle model, each checked against the functional model.
+//! cycle model, each checked against the functional model (run with the
+//! shared window of the launch's occupancy, docs/microarchitecture.md §18:
+//! `concord_testbench::pipeline::func_reference`).
 
 use std::path::PathBuf;
 
 use clap::builder::TypedValueParser as _;
 use clap::Args;
 
-use concord_isa::func::{self, Launch, Options};
+use concord_isa::func::{Launch, Options};
 use concord_testbench::gen::{generate, GenConfig};
+use concord_testbench::lockstep;
+use concord_testbench::pipeline::{
+    self, func_reference, PipelineLaunch, PipelineOptions, V2Counter,
+};
 
 use crate::error::CliError;
 use crate::output::outln;
@@ -18,8 +24,9 @@ use crate::output::outln;
 /// at 1000, some seeds take more than 50 million cycles).
 const MAX_SIZE: u64 = 400;
 
-/// The cycles each generated program may take.
-const WATCHDOG_CYCLES: u64 = 50_000_000;
+/// The warp-instructions each generated program may issue (the core's
+/// watchdog, §13.4).
+const WATCHDOG_WARP_INSTRUCTIONS: u64 = 50_000_000;
 
 #[derive(Args)]
 pub struct FuzzArgs {
@@ -75,62 +82,71 @@ pub fn run(args: FuzzArgs) -> Result<(), CliError> {
     let mut rtl = if args.cycle_only {
         None
     } else {
-        Some(crate::rtl::build(&config, false)?)
+        Some(crate::rtl::build(&config, args.config.as_deref(), false)?)
+    };
+    let options = PipelineOptions {
+        watchdog: WATCHDOG_WARP_INSTRUCTIONS,
+        check_bus: true,
+        gen: concord_uarch::GenOptions::sim(),
     };
     let mut cycles = 0u64;
     for program in &programs {
         let seed = program.seed;
         let kernel = concord_isa::asm::assemble(&program.source, &format!("seed-{seed}.s"))
             .map_err(|e| format!("seed {seed}: generated program does not assemble: {e}"))?;
-        let launch = Launch {
-            code: &kernel.code,
-            entry_pc: kernel.entries[0].pc,
-            grid: [program.blocks, 1, 1],
-            block: [program.threads, 1, 1],
-            params: &program.params,
-            stack_bytes: kernel.stack_bytes,
+        let launch = PipelineLaunch {
+            launch: Launch {
+                code: &kernel.code,
+                entry_pc: kernel.entries[0].pc,
+                grid: [program.blocks, 1, 1],
+                block: [program.threads, 1, 1],
+                params: &program.params,
+                stack_bytes: kernel.stack_bytes,
+            },
+            shared_bytes: kernel.shared_bytes,
+            regs_used: kernel.regs_used,
         };
         let mut global = program.global_init.clone();
         global.resize(config.global_memory_bytes as usize, 0);
-        let watchdog = WATCHDOG_CYCLES;
-        let counters = match rtl.as_mut() {
+        let (outcome, timed) = match rtl.as_mut() {
             Some(rtl) => {
-                let o =
-                    concord_testbench::cosim::run(&config, &launch, &global, rtl, watchdog, None)
-                        .map_err(|e| CliError::from(e).context(format!("seed {seed}")))?;
-                o.result.map_err(|t| {
-                    CliError::from(t).context(format!("seed {seed}: generated program trapped"))
-                })?;
-                o.counters
+                let o = lockstep::run(&config, &launch, &global, rtl, options)
+                    .map_err(|e| CliError::from(e).context(format!("seed {seed}")))?;
+                (o.outcome, o.global)
             }
             None => {
                 let mut timed = global.clone();
-                let c = concord_testbench::cycle::run(&config, &launch, &mut timed, watchdog, None)
-                    .map_err(|t| {
-                        CliError::from(t).context(format!("seed {seed}: cycle model trapped"))
-                    })?;
-                let mut oracle = global;
-                func::run(
-                    &config,
-                    &launch,
-                    &mut oracle,
-                    Options {
-                        watchdog: u64::MAX >> 1,
-                    },
-                    None,
-                )
-                .map_err(|t| {
-                    CliError::from(t).context(format!("seed {seed}: functional model trapped"))
-                })?;
-                if oracle != timed {
-                    return Err(CliError::mismatch(format!(
-                        "seed {seed}: final global memory differs between the functional and cycle models"
-                    )));
-                }
-                c
+                let o = pipeline::run(&config, &launch, &mut timed, options)
+                    .map_err(|e| CliError::from(e).context(format!("seed {seed}")))?;
+                (o, timed)
             }
         };
-        cycles += counters.cycles;
+        outcome.result.map_err(|t| {
+            CliError::from(t).context(format!("seed {seed}: generated program trapped"))
+        })?;
+        let mut oracle = global;
+        func_reference(
+            &config,
+            &launch,
+            &mut oracle,
+            Options {
+                watchdog: u64::MAX >> 1,
+            },
+            None,
+        )
+        .map_err(|t| CliError::from(t).context(format!("seed {seed}: functional model trapped")))?;
+        if oracle != timed {
+            let at = oracle
+                .iter()
+                .zip(&timed)
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            return Err(CliError::mismatch(format!(
+                "seed {seed}: final global memory differs between the functional model and the {} at byte {at:#x}",
+                if args.cycle_only { "cycle model" } else { "RTL and the cycle model" }
+            )));
+        }
+        cycles += outcome.counters.get(V2Counter::Cycles);
     }
     outln!(
         "{} programs (seeds {}..={}) on {} lanes x {} warps: 0 mismatches, {} simulated cycles{}",

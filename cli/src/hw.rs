@@ -1,8 +1,7 @@
-//! `concord verilog` and `concord synth-report`: the generated core as a
+//! `concord verilog` and `concord synth-report`: the generated core
+//! (`concord_hdl::v2::core::core_verilog`, with a generator preset) as a
 //! file, its area on iCE40 and ECP5, and (`--pnr`) its Fmax and
-//! utilisation after place and route with nextpnr. `--core` picks the v1
-//! core (`concord_hdl::generate_verilog`) or Core v2
-//! (`concord_hdl::v2::core::core_verilog`, with a generator preset).
+//! utilisation after place and route with nextpnr.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -19,16 +18,7 @@ use concord_uarch::{GenOptions, HwParams};
 use crate::error::CliError;
 use crate::output::{self, Output};
 
-/// Which core's RTL a command generates.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
-pub enum CoreVersion {
-    /// The v1 core (one instruction in flight).
-    V1,
-    /// Core v2, the pipelined core of docs/microarchitecture-v2.md.
-    V2,
-}
-
-/// Core v2's generator preset (docs/microarchitecture-v2.md §17.2).
+/// The generator preset (docs/microarchitecture.md §17.2).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
 pub enum Preset {
     /// No trace port, 32-bit counters, no debug registers: for boards.
@@ -46,60 +36,40 @@ impl Preset {
     }
 }
 
-/// The core and generator options of `verilog` and `synth-report`.
+/// The generator options of `verilog` and `synth-report`.
 #[derive(Args, Clone, Copy)]
 pub struct CoreChoice {
-    /// Which core to generate.
-    #[arg(long, value_enum, default_value_t = CoreVersion::V1)]
-    core: CoreVersion,
-    /// Core v2's generator preset (only with `--core v2`).
+    /// The generator preset (docs/microarchitecture.md §17.2): `board`
+    /// leaves out the trace port and the debug registers and keeps 32-bit
+    /// counters; `sim` is the core the Verilator harness co-simulates.
     #[arg(long, value_enum, default_value_t = Preset::Board)]
     preset: Preset,
 }
 
-impl CoreChoice {
-    /// The clock port of the generated top.
-    fn clock(self) -> &'static str {
-        match self.core {
-            CoreVersion::V1 => "clock",
-            CoreVersion::V2 => "clk",
-        }
-    }
+/// The clock port of the generated top (`concord_uarch::ports`).
+const CLOCK: &str = "clk";
 
+impl CoreChoice {
     /// The Verilog of `config`'s core; the error names the config field or
     /// the generator option.
     fn verilog(self, config: &CoreConfig) -> Result<String, String> {
-        match self.core {
-            CoreVersion::V1 => concord_hdl::generate_verilog(config).map_err(|e| e.to_string()),
-            CoreVersion::V2 => concord_hdl::v2::core::core_verilog(config, &self.preset.options())
-                .map_err(|e| e.to_string()),
-        }
+        concord_hdl::v2::core::core_verilog(config, &self.preset.options())
+            .map_err(|e| e.to_string())
     }
 
     /// The modules reported on their own next to the top: the arbiter
-    /// tree(s) (v1: `arbiter`; v2: those of §9.1 the design has).
+    /// tree(s) of §9.1 the design has.
     fn units(self, verilog: &str) -> Vec<&'static str> {
-        match self.core {
-            CoreVersion::V1 => vec![concord_hdl::ARBITER_MODULE],
-            CoreVersion::V2 => [
-                "concord_arbiter",
-                "concord_arbiter_branch",
-                "concord_arbiter_mem",
-            ]
-            .into_iter()
-            .filter(|m| {
-                verilog.contains(&format!("module {m}("))
-                    || verilog.contains(&format!("module {m} "))
-            })
-            .collect(),
-        }
-    }
-
-    fn check(self) -> Result<(), CliError> {
-        if self.core == CoreVersion::V1 && self.preset != Preset::Board {
-            return Err(CliError::usage("--preset applies to --core v2 only"));
-        }
-        Ok(())
+        [
+            "concord_arbiter",
+            "concord_arbiter_branch",
+            "concord_arbiter_mem",
+        ]
+        .into_iter()
+        .filter(|m| {
+            verilog.contains(&format!("module {m}(")) || verilog.contains(&format!("module {m} "))
+        })
+        .collect()
     }
 }
 
@@ -220,7 +190,6 @@ fn open_output(path: &std::path::Path, config: &Option<PathBuf>) -> Result<Outpu
 }
 
 pub fn verilog(args: VerilogArgs) -> Result<(), CliError> {
-    args.choice.check()?;
     let out = open_output(&args.output, &args.config)?;
     let text = verilog_for(&args.config, args.choice)?;
     let summary = format!(
@@ -239,7 +208,6 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
             "--no-area leaves nothing to report without --pnr or --lanes-delta",
         ));
     }
-    args.choice.check()?;
     let out = open_output(&args.output, &args.config)?;
     // Everything that can fail before the work fails now: the tools, the
     // place-and-route directory, the config and the other lane counts'
@@ -293,16 +261,13 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
         None => None,
     };
 
-    let core_label = match args.choice.core {
-        CoreVersion::V1 => "v1".to_string(),
-        CoreVersion::V2 => format!(
-            "Core v2, {} preset",
-            match args.choice.preset {
-                Preset::Board => "board",
-                Preset::Sim => "sim",
-            }
-        ),
-    };
+    let core_label = format!(
+        "{} preset",
+        match args.choice.preset {
+            Preset::Board => "board",
+            Preset::Sim => "sim",
+        }
+    );
     let config_label = format!("{config_label}, {core_label}");
     let units = args.choice.units(&text);
     let title = format!("Concord core area ({config_label})");
@@ -331,13 +296,9 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
     }
     if let (Some(flow), Some(dir)) = (&flow, workdir.as_mut()) {
         let run = flow
-            .run(
-                &text,
-                concord_hdl::TOP_MODULE,
-                Some(args.choice.clock()),
-                dir,
-                &mut |s| crate::note(&format!("synth-report: {s}")),
-            )
+            .run(&text, concord_hdl::TOP_MODULE, Some(CLOCK), dir, &mut |s| {
+                crate::note(&format!("synth-report: {s}"))
+            })
             // Its logs stay for the reader of the message.
             .inspect_err(|_| dir.keep())?;
         md.push('\n');

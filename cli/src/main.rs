@@ -82,8 +82,10 @@ enum Command {
     /// Run a launch on the RTL in lock-step with the cycle model (same as `run --model rtl`).
     #[command(after_help = "Example:\n  concord cosim kernels/collatz.yaml --vcd collatz.vcd")]
     Cosim(run::CosimArgs),
-    /// Write the core's Verilog for a configuration.
-    #[command(after_help = "Example:\n  concord verilog --config configs/default.yaml -o core.v")]
+    /// Write the core's Verilog for a configuration (board preset by default).
+    #[command(
+        after_help = "Examples:\n  concord verilog --config configs/default.yaml -o core.v\n  concord verilog --preset sim -o core-sim.v"
+    )]
     Verilog(hw::VerilogArgs),
     /// Synthesize the core for iCE40 and ECP5 with Yosys and write an area table; with --pnr, place and route it with nextpnr and add Fmax and utilisation.
     #[command(
@@ -95,7 +97,7 @@ enum Command {
         after_help = "Examples:\n  concord fuzz-core --programs 200 --config configs/small.yaml\n  concord fuzz-core --programs 5000 --cycle-only"
     )]
     FuzzCore(fuzz::FuzzArgs),
-    /// Measure model throughput (functional model; with --core, the cycle model and the RTL).
+    /// Measure model throughput (functional model; with --core, the cycle model and the RTL alone).
     Bench(bench::BenchArgs),
     /// Run a study: a kernel under several compiler or core settings, as a table.
     #[command(

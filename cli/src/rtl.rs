@@ -1,20 +1,32 @@
-//! Building the RTL model for a configuration: Verilog from `concord-hdl`,
+//! Building the RTL model for a configuration: the core's Verilog from
+//! `concord-hdl` (`concord_hdl::v2::core::core_verilog`, generated with the
+//! co-simulation options: trace port, 64-bit counters, debug registers),
 //! compiled and cached by the Verilator harness (location, verification,
 //! locking and progress: `concord_testbench::verilator::cache`).
 
+use std::path::Path;
+
 use concord_isa::config::CoreConfig;
-use concord_testbench::verilator::{BuildOptions, Rtl};
+use concord_testbench::verilator::{BuildOptions, RtlV2};
+use concord_uarch::GenOptions;
 
 use crate::error::CliError;
 
-/// The Verilated core for `config` (cached by a hash of its Verilog). A
-/// configuration the generator refuses is an input error; the harness's
-/// errors keep their own classes (a tool failure, or a cache directory that
-/// cannot be written).
-pub fn build(config: &CoreConfig, waveforms: bool) -> Result<Rtl, CliError> {
-    let verilog = concord_hdl::generate_verilog(config).map_err(|e| e.to_string())?;
-    Rtl::build(
+/// The Verilated core for `config` (cached by a hash of its Verilog), with
+/// VCD support when `waveforms`. A configuration the generator refuses is
+/// an input error naming `file` (where the configuration came from); the
+/// harness's errors keep their own classes (a tool failure, or a cache
+/// directory that cannot be written).
+pub fn build(config: &CoreConfig, file: Option<&Path>, waveforms: bool) -> Result<RtlV2, CliError> {
+    let gen = GenOptions::sim();
+    let verilog = concord_hdl::v2::core::core_verilog(config, &gen).map_err(|e| match file {
+        Some(p) => format!("{}: {e}", p.display()),
+        None => e.to_string(),
+    })?;
+    RtlV2::build(
         &verilog,
+        config,
+        &gen,
         &BuildOptions {
             trace: waveforms,
             label: Some(label(config)),
@@ -29,11 +41,13 @@ pub fn build(config: &CoreConfig, waveforms: bool) -> Result<Rtl, CliError> {
 /// header).
 pub fn label(c: &CoreConfig) -> String {
     format!(
-        "{} lanes x {} warp{}, {} registers, {}",
+        "{} lanes x {} warp{}, {} registers, {}, {} scheduler, {} arbiter",
         c.lanes,
         c.warps,
         if c.warps == 1 { "" } else { "s" },
         c.registers,
-        c.arbitration.name()
+        c.arbitration.name(),
+        c.scheduler.name(),
+        c.arbiter.name()
     )
 }

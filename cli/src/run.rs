@@ -1,6 +1,6 @@
 //! `concord run`: a launch description on the functional model, the cycle
-//! model, or the RTL (through Verilator, in lock-step with the cycle model
-//! by default).
+//! model of the core (`concord_testbench::pipeline`), or the core's RTL
+//! (through Verilator, in lock-step with the cycle model by default).
 //!
 //! Its outputs (`--trace`, `--vcd`) are opened and checked against its
 //! inputs before the work starts, have a size limit (`--trace-limit`,
@@ -19,7 +19,10 @@ use concord_isa::config::CoreConfig;
 use concord_isa::func::{self, Issue, Observer, Options, Stats};
 use concord_isa::launch::{LaunchDescription, PreparedLaunch};
 use concord_isa::mask::LaneMask;
-use concord_testbench::trace::{Counters, TracePort};
+use concord_testbench::lockstep;
+use concord_testbench::pipeline::{CycleObserver, Pipeline};
+use concord_uarch::trace::TraceRecord;
+use concord_uarch::wishbone::Signals;
 
 use crate::error::CliError;
 use crate::output::{self, outln, Output, Pending};
@@ -39,7 +42,10 @@ pub struct RunArgs {
     /// Core configuration; overrides the launch description's `config:`.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Write one JSON object per issue (warp, pc, mask, ...) to this file.
+    /// Write a JSON Lines trace to this file: on the functional model one
+    /// object per issue (warp, pc, mask, ...); on the cycle model and the
+    /// RTL one per cycle, the trace record of docs/microarchitecture.md
+    /// §15.2 (`tr_<field>`, wide fields per 32-bit word).
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
     /// Print one JSON object with `outputs` and `stats` instead of text.
@@ -74,7 +80,7 @@ pub struct CosimArgs {
     launch: PathBuf,
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Write one JSON object per cycle (the trace port) to this file.
+    /// Write one JSON object per cycle (the trace record, §15.2) to this file.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
     #[arg(long)]
@@ -112,18 +118,17 @@ impl CosimArgs {
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Model {
     /// The architectural model (no timing).
+    #[value(alias = "func")]
     Functional,
-    /// The cycle-accurate Rust model of the core.
-    Cycle,
-    /// The generated Verilog under Verilator.
-    Rtl,
-    /// The Core v2 pipeline model (docs/microarchitecture-v2.md): 8 stages,
+    /// The cycle model of the core (docs/microarchitecture.md): 8 stages,
     /// several warps in flight, non-blocking global memory.
-    Pipeline,
-    /// The Core v2 RTL under Verilator, in lock-step with the Core v2
-    /// pipeline model: every cycle's ports and trace record compared
-    /// (docs/microarchitecture-v2.md §15.4).
-    Rtl2,
+    #[value(alias = "pipeline")]
+    Cycle,
+    /// The core's RTL under Verilator, in lock-step with the cycle model
+    /// (every cycle's ports and trace record compared, §15.4) unless
+    /// --no-lockstep.
+    #[value(alias = "rtl2")]
+    Rtl,
 }
 
 impl Model {
@@ -132,8 +137,6 @@ impl Model {
             Model::Functional => "functional model",
             Model::Cycle => "cycle model",
             Model::Rtl => "RTL",
-            Model::Pipeline => "Core v2 pipeline model",
-            Model::Rtl2 => "Core v2 RTL (in lock-step with the pipeline model)",
         }
     }
 }
@@ -343,12 +346,8 @@ fn vcd_cut(path: &Path, limit: u64) -> io::Result<u64> {
 /// Statistics of a run, whichever model produced them.
 pub enum RunStats {
     Functional(Stats),
+    /// The cycle model or the RTL: the counters of §15.1.
     Timed {
-        counters: Counters,
-        lanes: u32,
-        lockstep: bool,
-    },
-    Pipeline {
         counters: concord_testbench::pipeline::V2Counters,
         lanes: u32,
     },
@@ -362,25 +361,27 @@ impl RunStats {
                 v["simd_efficiency"] = json!(stats.simd_efficiency());
                 v
             }
-            RunStats::Timed {
-                counters, lanes, ..
-            } => {
-                let mut v = serde_json::to_value(counters).expect("counters serialize");
-                v["lanes"] = json!(lanes);
-                v["simd_efficiency"] = json!(counters.simd_efficiency(*lanes));
-                v
-            }
-            RunStats::Pipeline { counters, lanes } => {
+            RunStats::Timed { counters, lanes } => {
                 let mut v = serde_json::Map::new();
                 for (name, value) in counters.named() {
                     v.insert(name.to_string(), json!(value));
                 }
                 v.insert("lanes".to_string(), json!(lanes));
                 v.insert("ipc".to_string(), json!(counters.ipc()));
+                v.insert(
+                    "simd_efficiency".to_string(),
+                    json!(simd_efficiency(counters, *lanes)),
+                );
                 serde_json::Value::Object(v)
             }
         }
     }
+}
+
+/// Active lane-slots over issued warp-instructions times lanes.
+fn simd_efficiency(c: &concord_testbench::pipeline::V2Counters, lanes: u32) -> f64 {
+    use concord_testbench::pipeline::V2Counter as K;
+    c.get(K::ActiveLaneSlots) as f64 / (c.get(K::Issued).max(1) * u64::from(lanes)) as f64
 }
 
 /// The outputs a run writes, opened before the run.
@@ -392,11 +393,6 @@ struct RunOutputs {
 pub fn run(args: RunArgs) -> Result<(), CliError> {
     if args.model != Model::Rtl && (args.vcd.is_some() || args.no_lockstep) {
         return Err(CliError::usage("--vcd and --no-lockstep need --model rtl"));
-    }
-    if matches!(args.model, Model::Pipeline | Model::Rtl2) && args.trace.is_some() {
-        return Err(CliError::usage(
-            "--trace needs --model functional, cycle or rtl (the pipeline model has no trace port yet)",
-        ));
     }
     // The outputs first: a path that cannot be written fails before any
     // work (a Verilator build takes a minute).
@@ -423,8 +419,8 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
         None => CoreConfig::default(),
     };
     if args.model != Model::Functional {
-        // The timed models build only what the hardware can: one rule set
-        // for the cycle model and the RTL (`concord_uarch::HwParams`).
+        // The cycle model and the RTL build only what the hardware can:
+        // one rule set (`concord_uarch::HwParams`).
         crate::hw::check_buildable(&config, config_path.as_deref())?;
     }
     let kernel = crate::compile::program_for_launch(&desc, &config, &args.compile)?;
@@ -443,97 +439,181 @@ pub fn run(args: RunArgs) -> Result<(), CliError> {
     };
     let (global, stats) = match args.model {
         Model::Functional => run_functional(&config, &launch, &prepared, outputs)?,
-        Model::Cycle | Model::Rtl => run_timed(&args, &config, &launch, &prepared, outputs)?,
-        Model::Pipeline => run_pipeline(&config, &kernel, launch, &prepared)?,
-        Model::Rtl2 => run_rtl2(&config, config_path.as_deref(), &kernel, launch, &prepared)?,
+        Model::Cycle | Model::Rtl => run_timed(
+            &args,
+            &config,
+            config_path.as_deref(),
+            &kernel,
+            launch,
+            &prepared,
+            outputs,
+        )?,
     };
     report(&args, &desc, &config, &prepared, &global, &stats)
 }
 
-/// The Core v2 pipeline model: the launch loaded from its occupancy (the
-/// host slave of §14 is not modelled), run to `DONE` or a trap.
-fn run_pipeline(
+/// Watches the pipeline model alone cycle by cycle for `--trace`.
+struct ModelHook<'h, 'a> {
+    hook: &'h mut lockstep::OnCycle<'a>,
+    cycle: u64,
+}
+
+impl CycleObserver for ModelHook<'_, '_> {
+    fn cycle(&mut self, core: &Pipeline, _: &Signals, _: &Signals) -> Result<(), String> {
+        let r = (self.hook)(self.cycle, core.trace());
+        self.cycle += 1;
+        r
+    }
+    fn end(&mut self, _: &mut Pipeline) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// What a per-cycle hook's error says when one of the outputs stopped the
+/// run (the output's own `finish` then explains why).
+const STOPPED_BY_OUTPUT: &str = "stopped by an output";
+
+/// The timed models (docs/microarchitecture.md): the cycle model alone,
+/// the RTL alone, or the RTL in lock-step with the cycle model
+/// (`concord_testbench::lockstep`: both load the launch by host writes,
+/// every cycle's ports and trace record are compared, and the registers
+/// read back at the end). The final memory is the model's (in lock-step,
+/// equal to the RTL's by then).
+fn run_timed(
+    args: &RunArgs,
     config: &CoreConfig,
+    config_path: Option<&Path>,
     kernel: &concord_isa::container::Kernel,
     launch: func::Launch<'_>,
     prepared: &PreparedLaunch,
+    outputs: RunOutputs,
 ) -> Result<(Vec<u8>, RunStats), CliError> {
-    use concord_testbench::pipeline;
-    let mut global = prepared.global.clone();
+    use concord_testbench::{pipeline, verilator};
+    let RunOutputs { mut trace, mut vcd } = outputs;
+    let gen = concord_uarch::GenOptions::sim();
+    let hw = concord_uarch::HwParams::new(config).map_err(|e| e.to_string())?;
     let launch = pipeline::PipelineLaunch {
         launch,
         shared_bytes: kernel.shared_bytes,
         regs_used: kernel.regs_used,
     };
-    let outcome = pipeline::run(
-        config,
-        &launch,
-        &mut global,
-        pipeline::PipelineOptions {
-            watchdog: prepared.watchdog,
-            check_bus: true,
-            gen: concord_uarch::GenOptions::sim(),
-        },
-    )?;
-    outcome.result?;
+    let options = pipeline::PipelineOptions {
+        watchdog: prepared.watchdog,
+        check_bus: true,
+        gen,
+    };
+    let vcd_path = vcd.as_ref().map(|v| v.path().to_path_buf());
+    let vcd_label = vcd.as_ref().map(|v| v.out.label().to_string());
+    let hooked = trace.is_some() || vcd.is_some();
+    let mut on_cycle = |cycle: u64, record: Option<&TraceRecord>| -> Result<(), String> {
+        let stop = || STOPPED_BY_OUTPUT.to_string();
+        if let (Some(out), Some(record)) = (trace.as_mut(), record) {
+            let mut v = serde_json::Map::new();
+            v.insert("cycle".into(), json!(cycle));
+            for (name, value) in lockstep::trace_words(&hw, record) {
+                v.insert(name, json!(value));
+            }
+            if out.record(&serde_json::Value::Object(v)).is_break() {
+                return Err(stop());
+            }
+        }
+        if let Some(vcd) = vcd.as_mut() {
+            if vcd.watch(cycle).is_break() {
+                return Err(stop());
+            }
+        }
+        Ok(())
+    };
+    let mut hook: Option<lockstep::OnCycle<'_>> = if hooked { Some(&mut on_cycle) } else { None };
+    let result: Result<(Vec<u8>, pipeline::V2Counters), CliError> = if args.model == Model::Cycle {
+        let mut global = prepared.global.clone();
+        let outcome = match hook.as_mut() {
+            Some(h) => pipeline::run_observed(
+                config,
+                &launch,
+                &mut global,
+                options,
+                &mut ModelHook { hook: h, cycle: 0 },
+            ),
+            None => pipeline::run(config, &launch, &mut global, options),
+        };
+        outcome
+            .map_err(CliError::from)
+            .and_then(|o| {
+                o.result?;
+                Ok(o.counters)
+            })
+            .map(|c| (global, c))
+    } else {
+        let mut rtl = crate::rtl::build(config, config_path, vcd_path.is_some())?;
+        if let (Some(path), Some(label)) = (&vcd_path, &vcd_label) {
+            rtl.open_vcd(path).map_err(|e| match e {
+                // The harness names the temporary file, not the user's.
+                verilator::HarnessError::Vcd(_) => {
+                    CliError::from(format!("{label}: cannot open it for the waveform"))
+                }
+                other => CliError::from(other),
+            })?;
+        }
+        let r = if args.no_lockstep {
+            let mut global = prepared.global.clone();
+            // The watchdog (§13.4) is the cycle model's: alone, the RTL
+            // stops at a bound in cycles. An issue takes at most a global
+            // round trip and the pipeline's depth, so a launch within its
+            // watchdog ends within this bound.
+            let per_issue = u64::from(config.global_latency) + 16;
+            let bound = prepared.watchdog.saturating_mul(per_issue);
+            verilator::v2_run::run_hooked(&mut rtl, config, &launch, &mut global, bound, hook)
+                .map_err(|e| {
+                    CliError::from(format!(
+                        "the RTL alone: {e} (without lock-step there is no watchdog diagnosis: the bound is the launch's watchdog x (global_latency + 16) cycles; run without --no-lockstep for the watchdog's report)"
+                    ))
+                })
+                .and_then(|o| match o.trap_cause {
+                    Some(code) => Err(rtl_trap(code)),
+                    None => Ok((global, o.counters)),
+                })
+        } else {
+            let outcome = match hook {
+                Some(h) => {
+                    lockstep::run_hooked(config, &launch, &prepared.global, &mut rtl, options, h)
+                }
+                None => lockstep::run(config, &launch, &prepared.global, &mut rtl, options),
+            };
+            outcome.map_err(CliError::from).and_then(|o| {
+                o.outcome.result?;
+                Ok((o.global, o.outcome.counters))
+            })
+        };
+        if vcd_path.is_some() {
+            rtl.close_vcd();
+        }
+        r
+    };
+    // Both outputs are kept whatever the run ended with, and their own
+    // failures come first: only they stop a run.
+    let trace_done = trace.map_or(Ok(()), TraceOut::finish);
+    let vcd_done = vcd.map_or(Ok(()), Vcd::finish);
+    trace_done?;
+    vcd_done?;
+    let (global, counters) = result?;
     Ok((
         global,
-        RunStats::Pipeline {
-            counters: outcome.counters,
+        RunStats::Timed {
+            counters,
             lanes: config.lanes,
         },
     ))
 }
 
-/// The Core v2 RTL in lock-step with the pipeline model
-/// (`concord_testbench::lockstep`): the launch loaded by host writes, run
-/// to `DONE` or a trap, every cycle compared.
-fn run_rtl2(
-    config: &CoreConfig,
-    config_path: Option<&std::path::Path>,
-    kernel: &concord_isa::container::Kernel,
-    launch: func::Launch<'_>,
-    prepared: &PreparedLaunch,
-) -> Result<(Vec<u8>, RunStats), CliError> {
-    use concord_testbench::{lockstep, pipeline, verilator};
-    let gen = concord_uarch::GenOptions::sim();
-    let verilog =
-        concord_hdl::v2::core::core_verilog(config, &gen).map_err(|e| match config_path {
-            Some(p) => format!("{}: {e}", p.display()),
-            None => e.to_string(),
-        })?;
-    let mut rtl = verilator::RtlV2::build(
-        &verilog,
-        config,
-        &gen,
-        &verilator::BuildOptions {
-            label: Some(format!("v2 {}", crate::rtl::label(config))),
-            ..verilator::BuildOptions::default()
-        },
-    )?;
-    let launch = pipeline::PipelineLaunch {
-        launch,
-        shared_bytes: kernel.shared_bytes,
-        regs_used: kernel.regs_used,
-    };
-    let outcome = lockstep::run(
-        config,
-        &launch,
-        &prepared.global,
-        &mut rtl,
-        pipeline::PipelineOptions {
-            watchdog: prepared.watchdog,
-            check_bus: true,
-            gen,
-        },
-    )?;
-    outcome.outcome.result?;
-    Ok((
-        outcome.global,
-        RunStats::Pipeline {
-            counters: outcome.outcome.counters,
-            lanes: config.lanes,
-        },
+/// The RTL run alone trapped: its cause register (§13.1) is all it reports
+/// through the host port without the model beside it.
+fn rtl_trap(code: u32) -> CliError {
+    let name = concord_uarch::TrapCode::from_code(code)
+        .map(|c| c.name().to_string())
+        .unwrap_or_else(|| "no defined cause".to_string());
+    CliError::trap(format!(
+        "the RTL trapped: TRAP_CAUSE {code} ({name}); run with lock-step (without --no-lockstep) for the whole trap report"
     ))
 }
 
@@ -568,102 +648,6 @@ fn run_functional(
     Ok((global, RunStats::Functional(stats)))
 }
 
-/// The timed models: the cycle model alone, the RTL alone, or both in lock-step.
-fn run_timed(
-    args: &RunArgs,
-    config: &CoreConfig,
-    launch: &func::Launch<'_>,
-    prepared: &PreparedLaunch,
-    outputs: RunOutputs,
-) -> Result<(Vec<u8>, RunStats), CliError> {
-    let RunOutputs { mut trace, mut vcd } = outputs;
-    let hooked = trace.is_some() || vcd.is_some();
-    let vcd_path = vcd.as_ref().map(|v| v.path().to_path_buf());
-    let vcd_label = vcd.as_ref().map(|v| v.out.label().to_string());
-    let mut on_cycle = |cycle: u64, t: &TracePort| {
-        if let Some(out) = trace.as_mut() {
-            let mut v = serde_json::to_value(t).expect("trace serializes");
-            v["cycle"] = json!(cycle);
-            v["mask"] = json!(LaneMask::new(t.active, config.lanes as usize).to_string());
-            out.record(&v)?;
-        }
-        if let Some(vcd) = vcd.as_mut() {
-            vcd.watch(cycle)?;
-        }
-        ControlFlow::Continue(())
-    };
-    let hook: Option<concord_testbench::cosim::OnCycle<'_>> =
-        if hooked { Some(&mut on_cycle) } else { None };
-    let watchdog = prepared.watchdog;
-    let lockstep = args.model == Model::Rtl && !args.no_lockstep;
-    let result: Result<(Vec<u8>, Counters), CliError> = match args.model {
-        Model::Cycle => {
-            let mut global = prepared.global.clone();
-            concord_testbench::cycle::run(config, launch, &mut global, watchdog, hook)
-                .map(|c| (global, c))
-                .map_err(CliError::from)
-        }
-        _ => {
-            let mut rtl = crate::rtl::build(config, vcd_path.is_some())?;
-            if let (Some(path), Some(label)) = (&vcd_path, &vcd_label) {
-                rtl.open_vcd(path).map_err(|e| match e {
-                    // The harness names the temporary file, not the user's.
-                    concord_testbench::verilator::HarnessError::Vcd(_) => {
-                        CliError::from(format!("{label}: cannot open it for the waveform"))
-                    }
-                    other => CliError::from(other),
-                })?;
-            }
-            let r = if lockstep {
-                concord_testbench::cosim::run(
-                    config,
-                    launch,
-                    &prepared.global,
-                    &mut rtl,
-                    watchdog,
-                    hook,
-                )
-                .map_err(CliError::from)
-                .and_then(|o| {
-                    o.result?;
-                    Ok((o.global, o.counters))
-                })
-            } else {
-                let mut global = prepared.global.clone();
-                concord_testbench::verilator::run(
-                    &mut rtl,
-                    config,
-                    launch,
-                    &mut global,
-                    watchdog,
-                    hook,
-                )
-                .map(|c| (global, c))
-                .map_err(CliError::from)
-            };
-            if vcd_path.is_some() {
-                rtl.close_vcd();
-            }
-            r
-        }
-    };
-    // Both outputs are kept whatever the run ended with, and their own
-    // failures come first: only they stop a run.
-    let trace_done = trace.map_or(Ok(()), TraceOut::finish);
-    let vcd_done = vcd.map_or(Ok(()), Vcd::finish);
-    trace_done?;
-    vcd_done?;
-    let (global, counters) = result?;
-    Ok((
-        global,
-        RunStats::Timed {
-            counters,
-            lanes: config.lanes,
-            lockstep,
-        },
-    ))
-}
-
 fn report(
     args: &RunArgs,
     desc: &LaunchDescription,
@@ -676,11 +660,9 @@ fn report(
     if args.json {
         return json_report(args.model, &mut outputs, stats);
     }
-    let model = match stats {
-        RunStats::Timed { lockstep: true, .. } => {
-            "RTL in lock-step with the cycle model".to_string()
-        }
-        _ => args.model.name().to_string(),
+    let model = match args.model {
+        Model::Rtl if !args.no_lockstep => "RTL in lock-step with the cycle model",
+        m => m.name(),
     };
     outln!(
         "{} on the {model}: {} lanes x {} warps, {} arbitration; grid {:?}, block {:?}",
@@ -723,17 +705,15 @@ fn report(
                 stats.barriers
             )?;
         }
-        RunStats::Pipeline { counters: c, lanes } => {
+        RunStats::Timed { counters: c, lanes } => {
             use concord_testbench::pipeline::V2Counter as K;
-            let active = c.get(K::ActiveLaneSlots);
-            let issued = c.get(K::Issued);
             outln!(
                 "  {} cycles, issued {} ({} replays), {} active lane-slots, SIMD efficiency {:.1}%, IPC {:.3}",
                 c.get(K::Cycles),
-                issued,
+                c.get(K::Issued),
                 c.get(K::Replays),
-                active,
-                100.0 * active as f64 / (issued.max(1) * *lanes as u64) as f64,
+                c.get(K::ActiveLaneSlots),
+                100.0 * simd_efficiency(c, *lanes),
                 c.ipc()
             )?;
             outln!(
@@ -746,26 +726,6 @@ fn report(
                 c.get(K::Rearbs),
                 c.get(K::RearbWaitCycles),
                 c.get(K::Blocks)
-            )?;
-        }
-        RunStats::Timed {
-            counters: c, lanes, ..
-        } => {
-            outln!(
-                "  {} cycles, issued {} ({} replays), {} active lane-slots, SIMD efficiency {:.1}%, IPC {:.3}",
-                c.cycles,
-                c.issued,
-                c.replays,
-                c.active_lane_slots,
-                100.0 * c.simd_efficiency(*lanes),
-                c.issued as f64 / c.cycles.max(1) as f64
-            )?;
-            outln!(
-                "  divergent branches {}, consensual branches taken {} / not taken {}, barriers {}",
-                c.divergent_branches,
-                c.consensual_taken,
-                c.consensual_not_taken,
-                c.barriers
             )?;
         }
     }
@@ -786,8 +746,6 @@ fn json_report(
         Model::Functional => "functional",
         Model::Cycle => "cycle",
         Model::Rtl => "rtl",
-        Model::Pipeline => "pipeline",
-        Model::Rtl2 => "rtl2",
     };
     let mut out = io::BufWriter::new(io::stdout().lock());
     let mut write = || -> io::Result<()> {

@@ -1,13 +1,14 @@
 //! `concord study`: experiments from the divergence literature, run on the
-//! cycle-accurate model with every result checked against the kernel's
-//! host reference, printed as Markdown tables.
+//! cycle model of the core (`concord_testbench::pipeline`) with every
+//! result checked against the kernel's host reference, printed as Markdown
+//! tables.
 //!
 //! One module per study: `flatten` (Bulavintsev's loop flattening on the
 //! work queue), `spill` (Sampaio's divergence-aware spilling on the suite)
 //! `divergence` (Lee's branch/predicate strategies on the suite) and
-//! `warps` (warps x latency x scheduler on the Core v2 pipeline model),
-//! `cores` (the suite's cycles on Core v2 next to v1), `arbiter` (one
-//! min-key tree against two on Core v2: cycles, and with `--area` area);
+//! `warps` (warps x latency x scheduler), `cores` (the suite's cycles next
+//! to the recorded cycles of the first core, v1), `arbiter` (one min-key
+//! tree against two: cycles, and with `--area` area);
 //! `measure` holds what the suite-wide studies share.
 
 mod arbiter;
@@ -35,21 +36,22 @@ pub enum Study {
         after_help = "Examples:\n  concord study divergence\n  concord study divergence --regs 12 --launches mandelbrot,bfs"
     )]
     Divergence(divergence::DivergenceStudyArgs),
-    /// Warps x global latency x scheduler on the Core v2 pipeline model:
+    /// Warps x global latency x scheduler on the cycle model:
     /// IPC and speedup over one warp on an ALU-bound and a memory-bound
     /// kernel.
     #[command(
         after_help = "Examples:\n  concord study warps\n  concord study warps --warps 1,8 --latency 100 --csv"
     )]
     Warps(warps::WarpsStudyArgs),
-    /// The compiled suite on the Core v2 pipeline model next to the v1
-    /// core: cycles, IPC, replays and the speedup per launch.
+    /// The compiled suite's cycles, IPC and replays next to the first
+    /// core's (v1, recorded before it was removed) and the speedup per
+    /// launch.
     #[command(
         after_help = "Examples:\n  concord study cores\n  concord study cores --launches mandelbrot,reduce --scheduler gto"
     )]
     Cores(cores::CoresStudyArgs),
     /// One arbiter tree for branches and memory (`arbiter: unified`)
-    /// against two (`split`) on the Core v2 pipeline model: cycles and
+    /// against two (`split`) on the cycle model: cycles and
     /// re-arbitration waits per launch, and with --area the RTL's area.
     #[command(
         after_help = "Examples:\n  concord study arbiter\n  concord study arbiter --launches reduce,scan --scheduler gto\n  concord study arbiter --area"
@@ -68,7 +70,7 @@ pub fn run(study: Study) -> Result<(), crate::error::CliError> {
     }
 }
 
-/// The Core v2 warp scheduler as a command-line value.
+/// The warp scheduler as a command-line value.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum SchedulerArg {
     Lrr,

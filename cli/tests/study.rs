@@ -157,7 +157,7 @@ fn divergence_study_prints_every_strategy_and_the_auto_verdict() {
 
 /// `concord study warps` on a small sweep: every (kernel, scheduler,
 /// latency, warps) row, IPC of the ALU kernel from `min(1, warps/6)`
-/// (docs/microarchitecture-v2.md §4.4) up to the launch and drain, and the
+/// (docs/microarchitecture.md §4.4) up to the launch and drain, and the
 /// CSV form with the same rows.
 #[test]
 fn warps_study_prints_ipc_and_speedup_rows() {
@@ -197,74 +197,113 @@ fn warps_study_prints_ipc_and_speedup_rows() {
     assert!(e.contains("--warps: 17 is outside 1..=16"), "{e}");
 }
 
-/// `concord run --model pipeline` gives the other models' outputs.
+/// `concord run --model cycle` gives the functional model's outputs
+/// (`pipeline`, its old name, is the same model), and its `--trace` is one
+/// trace record per cycle from the first host write on.
 #[test]
-fn pipeline_model_runs_a_suite_launch() {
+fn cycle_model_runs_a_suite_launch() {
     let func = ok(&["run", "kernels/suite/reduce.yaml", "--json"]);
-    let pipe = ok(&[
+    let cycle = ok(&[
         "run",
         "kernels/suite/reduce.yaml",
         "--model",
-        "pipeline",
+        "cycle",
         "--json",
     ]);
     let outputs = |s: &str| {
         let v: serde_json::Value = serde_json::from_str(s).unwrap();
         v["outputs"].clone()
     };
-    assert_eq!(outputs(&func), outputs(&pipe));
-    let v: serde_json::Value = serde_json::from_str(&pipe).unwrap();
-    assert_eq!(v["model"], "pipeline");
-    assert!(v["stats"]["cycles"].as_u64().unwrap() > 0, "{pipe}");
-    let (code, e) = failing(&[
+    assert_eq!(outputs(&func), outputs(&cycle));
+    let v: serde_json::Value = serde_json::from_str(&cycle).unwrap();
+    assert_eq!(v["model"], "cycle");
+    let cycles = v["stats"]["cycles"].as_u64().unwrap();
+    assert!(cycles > 0, "{cycle}");
+    let alias = ok(&[
         "run",
         "kernels/suite/reduce.yaml",
         "--model",
         "pipeline",
-        "--trace",
-        "t.jsonl",
+        "--json",
     ]);
-    assert_ne!(code, Some(0), "{e}");
-    assert!(e.contains("--trace needs"), "{e}");
+    assert_eq!(alias, cycle);
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.jsonl");
+    ok(&[
+        "run",
+        "kernels/suite/reduce.yaml",
+        "--model",
+        "cycle",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // One record per cycle, numbered from 0: the host's launch writes
+    // come first, so there are more records than the counter's cycles
+    // (which start at `START`).
+    assert!(records.len() as u64 > cycles, "{} records", records.len());
+    for (i, r) in records.iter().enumerate() {
+        assert_eq!(r["cycle"], i as u64);
+    }
+    // §15.2: the first cycle is an idle core (`tr_state` IDLE = 0).
+    assert_eq!(records[0]["tr_state"], 0);
+    assert!(records.iter().any(|r| r["tr_state"] != 0));
 }
 
-/// `concord study cores`: each row's cycles are those `concord run` gives
-/// on the v1 cycle model and on the v2 pipeline model for the same launch,
-/// and the speedup is their ratio.
+/// `concord study cores`: each row's v1 cycles are the recorded ones
+/// (docs/data/v1-suite-cycles.csv, read here on its own), its cycles those
+/// `concord run --model cycle` gives for the same launch, and the speedup
+/// their ratio.
 #[test]
-fn cores_study_puts_v2_cycles_next_to_v1() {
+fn cores_study_puts_the_cycles_next_to_the_recorded_v1_cycles() {
+    let recorded = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/data/v1-suite-cycles.csv"),
+    )
+    .unwrap();
     let out = ok(&["study", "cores", "--launches", "vecadd,reduce"]);
     for launch in ["vecadd", "reduce"] {
         let row = &rows(&out, launch)[0];
-        let cycles = |model: &str| {
-            let json = ok(&[
-                "run",
-                &format!("kernels/suite/{launch}.yaml"),
-                "--model",
-                model,
-                "--json",
-            ]);
-            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-            v["stats"]["cycles"].as_u64().unwrap()
-        };
-        let (v1, v2) = (cycles("cycle"), cycles("pipeline"));
+        let v1: u64 = recorded
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{launch},8x8,")))
+            .and_then(|rest| rest.split(',').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        let json = ok(&[
+            "run",
+            &format!("kernels/suite/{launch}.yaml"),
+            "--model",
+            "cycle",
+            "--json",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let cycles = v["stats"]["cycles"].as_u64().unwrap();
         assert_eq!(row[2], v1.to_string(), "{out}");
-        assert_eq!(row[4], v2.to_string(), "{out}");
-        assert_eq!(row[7], format!("{:.2}x", v1 as f64 / v2 as f64), "{out}");
+        assert_eq!(row[4], cycles.to_string(), "{out}");
+        assert_eq!(
+            row[7],
+            format!("{:.2}x", v1 as f64 / cycles as f64),
+            "{out}"
+        );
     }
-    assert!(
-        out.contains("geometric-mean speedup of v2 over v1:"),
-        "{out}"
-    );
+    assert!(out.contains("geometric-mean speedup over v1:"), "{out}");
     let e = fails(&["study", "cores", "--launches", "nosuch"]);
     assert!(e.contains("`nosuch` is neither"), "{e}");
+    // A launch on another core than the recorded rows.
+    let e = fails(&["study", "cores", "--launches", "vecadd-wide"]);
+    assert!(e.contains("has no recorded v1 figure"), "{e}");
 }
 
-/// `study arbiter`'s cycles are those `concord run --model pipeline` gives
+/// `study arbiter`'s cycles are those `concord run --model cycle` gives
 /// with a config that sets the same warps and arbiter (an independent path
 /// through the launch file and `--config`), and its ratio is theirs.
 #[test]
-fn arbiter_study_cycles_are_the_pipeline_models_under_each_setting() {
+fn arbiter_study_cycles_are_the_cycle_models_under_each_setting() {
     let out = ok(&["study", "arbiter", "--launches", "reduce", "--warps", "16"]);
     let row = &rows(&out, "reduce")[0];
     assert_eq!(row[1], "8x16", "{out}");
@@ -276,7 +315,7 @@ fn arbiter_study_cycles_are_the_pipeline_models_under_each_setting() {
             "run",
             "kernels/suite/reduce.yaml",
             "--model",
-            "pipeline",
+            "cycle",
             "--config",
             config.to_str().unwrap(),
             "--json",

@@ -6,7 +6,7 @@
 //! ([`AreaReport`]) and place and route with nextpnr ([`pnr`]) of the core
 //! inside a generated top ([`wrapper`]).
 //!
-//! Where it sits: `concord_hdl::generate_verilog` produces the Verilog; this
+//! Where it sits: `concord_hdl::v2::core::core_verilog` produces the Verilog; this
 //! crate only runs external tools on it, checks their exit codes (the
 //! board-support crates of rust-hdl do not) and parses their results. The
 //! tools come from `scripts/setup.sh` and are found by [`tools::resolve`].

@@ -23,6 +23,11 @@ fn flow(devices: &[Device]) -> PnrFlow {
     PnrFlow::new(devices, opts).expect("the tools of scripts/setup.sh")
 }
 
+/// The core's Verilog for `config`, board preset (as `concord synth-report`).
+fn core_verilog(config: &CoreConfig) -> String {
+    concord_hdl::v2::core::core_verilog(config, &concord_uarch::GenOptions::board()).unwrap()
+}
+
 fn small() -> CoreConfig {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/small.yaml");
     CoreConfig::load(std::path::Path::new(path)).unwrap()
@@ -30,13 +35,14 @@ fn small() -> CoreConfig {
 
 #[test]
 fn arbiter_places_and_routes_on_ecp5_and_ice40() {
-    let verilog = concord_hdl::generate_verilog(&small()).unwrap();
+    let verilog = core_verilog(&small());
     let dir = WorkDir::scratch("pnr-arbiter").unwrap();
     let t = std::time::Instant::now();
     let run = flow(&[Device::Ecp5_45F, Device::Ice40Hx8k])
         .run(
             &verilog,
-            concord_hdl::ARBITER_MODULE,
+            // The unified tree of §9.1 (the small core's `arbiter`).
+            "concord_arbiter",
             None,
             &dir,
             &mut |s| eprintln!("{s}"),
@@ -44,8 +50,13 @@ fn arbiter_places_and_routes_on_ecp5_and_ice40() {
         .unwrap();
     eprintln!("{}", run.to_markdown(&PnrOptions::default(), None, &[]));
     eprintln!("arbiter P&R: {:.0} s", t.elapsed().as_secs_f64());
-    // 4 valid bits + 4 x 40 key bits + en in; 40 + 32 + 1 out.
-    assert_eq!((run.wrapper.input_bits, run.wrapper.output_bits), (165, 73));
+    // The small core has 4 lanes and 32-bit keys (§9.1): en + 4 valid
+    // bits + 4 x 32 key bits in; min (32) + sel (one bit per lane, 4) +
+    // any out.
+    assert_eq!(
+        (run.wrapper.input_bits, run.wrapper.output_bits),
+        (1 + 4 + 4 * 32, 32 + 4 + 1)
+    );
     assert_eq!(run.results.len(), 2);
     for r in &run.results {
         assert_eq!(r.outcome, Outcome::Routed, "{:?}", r.device);
@@ -150,7 +161,7 @@ fn a_design_too_large_for_an_hx8k_is_does_not_fit() {
 }
 
 fn core_on_45f(config: &CoreConfig, tag: &str) {
-    let verilog = concord_hdl::generate_verilog(config).unwrap();
+    let verilog = core_verilog(config);
     let mut dir = WorkDir::scratch(&format!("pnr-{tag}")).unwrap();
     dir.keep();
     let opts = PnrOptions {
@@ -162,7 +173,7 @@ fn core_on_45f(config: &CoreConfig, tag: &str) {
         .run(
             &verilog,
             concord_hdl::TOP_MODULE,
-            Some("clock"),
+            Some("clk"),
             &dir,
             &mut |s| eprintln!("{s}"),
         )

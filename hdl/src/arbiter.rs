@@ -1,9 +1,7 @@
-//! The min-key reduction tree shared by both cores: v1's unified arbiter
-//! (docs/microarchitecture.md §3, 40-bit keys, 32-bit masks: [`Arbiter`])
-//! and Core v2's arbiter of stage A (docs/microarchitecture-v2.md §9.1,
-//! `K`-bit keys from the generator, `L`-bit masks: [`KeyTree`] with the v2
-//! widths, instantiated by `v2::acommit`'s users under the module names of
-//! §9.1).
+//! The min-key reduction tree of the arbiter of stage A
+//! (docs/microarchitecture.md §9.1, `K`-bit keys from the generator,
+//! `L`-bit masks: [`KeyTree`] with the core's widths, instantiated by
+//! `v2::acommit`'s users under the module names of §9.1).
 //!
 //! Ports: `en` (the outputs are 0 otherwise, so that a simulator evaluates
 //! the tree only when it is used), per lane `valid[l]` and `key[l]`
@@ -21,12 +19,6 @@
 //! node is one compare level plus an AND-OR, with no priority chain.
 
 use rust_hdl_core::prelude::*;
-
-/// Key width of v1 (§3), from the contract (`concord_uarch::widths`).
-pub use concord_uarch::widths::KEY_BITS;
-
-/// v1's arbiter: 40-bit keys, 32-bit lane masks.
-pub type Arbiter = KeyTree<KEY_BITS, 32>;
 
 /// A min-key tree with `K`-bit keys and `M`-bit lane masks (`M` ≥ lanes).
 #[derive(LogicBlock)]

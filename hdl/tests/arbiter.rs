@@ -2,7 +2,11 @@
 //! count, with random valid masks and keys drawn from a few values (so that
 //! ties are common). Evaluated with rust-hdl's simulator.
 
-use concord_hdl::arbiter::Arbiter;
+use concord_hdl::arbiter::KeyTree;
+
+/// The widest tree: 40-bit keys (wider than any the generator makes), 32
+/// lanes.
+type Arbiter = KeyTree<40, 32>;
 use rust_hdl_core::prelude::*;
 
 #[test]

@@ -1,6 +1,6 @@
 //! The Core v2 control widgets (`concord_hdl::v2::{scheduler, setup,
 //! tidwalk}`) in rust-hdl's simulator, each against a reference written
-//! here from docs/microarchitecture-v2.md (the scheduler from §6's text, the
+//! here from docs/microarchitecture.md (the scheduler from §6's text, the
 //! thread-id walk from §12.3/§12.4's enumeration) or against
 //! `concord_uarch::Occupancy` (SETUP, §12.1/§12.2, the §20 unit check);
 //! then the generated Verilog: module names without `$` and

@@ -1,5 +1,5 @@
 //! The Core v2 top level (`concord_hdl::v2::core`,
-//! docs/microarchitecture-v2.md §12.1, §14, §15):
+//! docs/microarchitecture.md §12.1, §14, §15):
 //!
 //! * the generated `concord_core` header has exactly the ports of
 //!   `concord_uarch::ports::core_ports`, in order, for several

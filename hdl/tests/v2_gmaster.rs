@@ -1,5 +1,5 @@
 //! The v2 global unit's bus side (`concord_hdl::v2::gmaster`) in rust-hdl's
-//! simulator, against docs/microarchitecture-v2.md §10.2–§10.4 and §14.5:
+//! simulator, against docs/microarchitecture.md §10.2–§10.4 and §14.5:
 //!
 //! * a slave written here from §10.4 (accepts when `CYC ∧ STB ∧ ¬STALL`,
 //!   performs the beat at once, `ACK` with the data `lat` cycles later;

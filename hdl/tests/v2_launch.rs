@@ -1,6 +1,6 @@
 //! The Core v2 launch unit (`concord_hdl::v2::launch::LaunchUnit`) in
 //! rust-hdl's simulator, against sequences computed by hand from
-//! docs/microarchitecture-v2.md §12.2–§12.5 (each test says how); then the
+//! docs/microarchitecture.md §12.2–§12.5 (each test says how); then the
 //! generated Verilog: module names without `$` and `verilator --lint-only
 //! -Wall` clean; and (ignored, minutes of WebAssembly tools) its area and
 //! Fmax on ECP5 for the default 8×8 core:

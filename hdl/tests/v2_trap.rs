@@ -1,6 +1,6 @@
 //! The trap unit of Core v2 (`concord_hdl::v2::trap`) in rust-hdl's
 //! simulator, against cases worked by hand from
-//! docs/microarchitecture-v2.md §13.1–§13.3:
+//! docs/microarchitecture.md §13.1–§13.3:
 //!
 //! * `PassCause`: the order of the causes within one pass, the lanes, the
 //!   lowest faulting lane's address or next PC, the detail word;

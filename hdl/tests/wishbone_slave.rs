@@ -1,5 +1,5 @@
 //! The Core v2 host slave (`concord_hdl::wishbone::slave`) against the
-//! host protocol of docs/microarchitecture-v2.md §14.3 and the map of
+//! host protocol of docs/microarchitecture.md §14.3 and the map of
 //! §14.4, in rust-hdl's simulator: `ACK` exactly in *c + 1* for a request
 //! in *c*, `dat_o` the register's value during *c* for a read and 0
 //! otherwise, back-to-back requests, the write enables of *c*, the counter

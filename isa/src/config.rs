@@ -47,7 +47,7 @@ impl Arbitration {
     }
 }
 
-/// The warp scheduler of Core v2 (docs/microarchitecture-v2.md §6).
+/// The warp scheduler of Core v2 (docs/microarchitecture.md §6).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Scheduler {
@@ -67,7 +67,7 @@ impl Scheduler {
     }
 }
 
-/// How many min-key trees Core v2 has (docs/microarchitecture-v2.md §9.2).
+/// How many min-key trees Core v2 has (docs/microarchitecture.md §9.2).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum ArbiterMode {
@@ -87,7 +87,7 @@ impl ArbiterMode {
     }
 }
 
-/// The fields only Core v2 uses (docs/microarchitecture-v2.md §17.1); the
+/// The fields only Core v2 uses (docs/microarchitecture.md §17.1); the
 /// v1 core and its Verilog ignore them.
 pub const V2_FIELDS: [&str; 6] = [
     "scheduler",

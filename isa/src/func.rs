@@ -378,7 +378,7 @@ pub fn run(
 
 /// [`run`] with each block's shared space limited to `shared_window`
 /// bytes (at most `shared_memory_bytes`): the window of a core that keeps
-/// several blocks resident (docs/microarchitecture-v2.md §18, amendment 2;
+/// several blocks resident (docs/microarchitecture.md §18, amendment 2;
 /// the caller computes it with `concord_uarch::Occupancy`, which this crate
 /// cannot depend on). Shared accesses at or past the window trap as out of
 /// range. This is the only place the functional model's shared limit is

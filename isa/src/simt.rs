@@ -7,7 +7,7 @@
 //! rules; they keep only their own bookkeeping (the functional model) or
 //! timing (the cycle models). The RTL in `hdl/` stays an independent
 //! implementation of the same rules, compared with the cycle model every
-//! cycle. (docs/microarchitecture-v2.md §16.2.)
+//! cycle. (docs/microarchitecture.md §16.2.)
 //!
 //! Everything here is a plain function of lane masks (bit `l` = lane `l`)
 //! and per-lane arrays of [`MAX_LANES`] entries, so that a model can call

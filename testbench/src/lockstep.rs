@@ -1,4 +1,4 @@
-//! Lock-step co-simulation of Core v2 (docs/microarchitecture-v2.md §15.4,
+//! Lock-step co-simulation of Core v2 (docs/microarchitecture.md §15.4,
 //! §20): the RTL under Verilator ([`RtlV2`]) and the cycle model
 //! ([`crate::pipeline`]) run one launch from the same host script, and
 //! every cycle both ports' records, the status pins and the trace record
@@ -136,7 +136,17 @@ pub enum LockstepError {
     Model(String),
     #[error("{0}")]
     Setup(String),
+    /// The caller's per-cycle hook ([`OnCycle`]) stopped the run.
+    #[error("{0}")]
+    Stopped(String),
 }
+
+/// Called after every cycle of a run that both sides agreed on (host
+/// loading and register read-back included) with the cycle's number,
+/// from 0, and its trace record (`None` without the trace port): where
+/// `concord run` writes its `--trace` file and watches its `--vcd` file.
+/// An error stops the run with it.
+pub type OnCycle<'a> = &'a mut dyn FnMut(u64, Option<&TraceRecord>) -> Result<(), String>;
 
 /// How a lock-step run ended (the same on both sides).
 #[derive(Clone, Debug)]
@@ -170,6 +180,7 @@ struct Observer<'a> {
     last_host: Signals,
     /// Field-name prefixes left out of the comparison ([`run_ignoring`]).
     ignored: Vec<String>,
+    hook: Option<OnCycle<'a>>,
 }
 
 impl<'a> Observer<'a> {
@@ -194,6 +205,7 @@ impl<'a> Observer<'a> {
             hw: hw.clone(),
             last_host: Signals::idle(),
             ignored: Vec::new(),
+            hook: None,
         }
     }
 
@@ -276,6 +288,11 @@ impl CycleObserver for Observer<'_> {
                 summaries,
                 before,
             })));
+        }
+        if let Some(hook) = self.hook.as_mut() {
+            if let Err(e) = hook(cycle, model.trace.as_ref()) {
+                return self.fail(LockstepError::Stopped(e));
+            }
         }
         if self.before.len() == CONTEXT {
             self.before.pop_front();
@@ -394,6 +411,18 @@ pub fn run(
     run_ignoring(config, launch, global, rtl, options, &[])
 }
 
+/// [`run`], with `hook` called after every cycle.
+pub fn run_hooked<'a>(
+    config: &CoreConfig,
+    launch: &PipelineLaunch<'_>,
+    global: &[u8],
+    rtl: &'a mut RtlV2,
+    options: PipelineOptions,
+    hook: OnCycle<'a>,
+) -> Result<LockstepOutcome, LockstepError> {
+    run_with(config, launch, global, rtl, options, &[], Some(hook))
+}
+
 /// [`run`], leaving out of the per-cycle comparison every field whose
 /// name (as a mismatch report prints it, e.g. `tr_rf_data`, `gm.adr`)
 /// starts with one of `ignored`. A debugging aid for bringing up one part
@@ -407,6 +436,18 @@ pub fn run_ignoring(
     options: PipelineOptions,
     ignored: &[String],
 ) -> Result<LockstepOutcome, LockstepError> {
+    run_with(config, launch, global, rtl, options, ignored, None)
+}
+
+fn run_with<'a>(
+    config: &CoreConfig,
+    launch: &PipelineLaunch<'_>,
+    global: &[u8],
+    rtl: &'a mut RtlV2,
+    options: PipelineOptions,
+    ignored: &[String],
+    hook: Option<OnCycle<'a>>,
+) -> Result<LockstepOutcome, LockstepError> {
     let hw = HwParams::new(config).map_err(|e| LockstepError::Setup(e.to_string()))?;
     if rtl.hw() != &hw || rtl.gen() != &options.gen {
         return Err(LockstepError::Setup(
@@ -416,6 +457,7 @@ pub fn run_ignoring(
     rtl.reset();
     let mut observer = Observer::new(rtl, config, &hw, options.gen.debug_regs, global);
     observer.ignored = ignored.to_vec();
+    observer.hook = hook;
     let mut model_global = global.to_vec();
     let result = pipeline::run_observed(config, launch, &mut model_global, options, &mut observer);
     let outcome = match result {
@@ -474,8 +516,9 @@ fn field_word(bits: &[u64], offset: usize, width: usize, j: usize) -> u32 {
     v
 }
 
-/// Each trace field (wide ones per 32-bit word) as (name, value).
-fn trace_words(hw: &HwParams, r: &TraceRecord) -> Vec<(String, u32)> {
+/// Each trace field (wide ones per 32-bit word) as (name, value): the
+/// names of §15.2 with `tr_` (`tr_rf_data[3]` for word 3 of a wide field).
+pub fn trace_words(hw: &HwParams, r: &TraceRecord) -> Vec<(String, u32)> {
     let bits = r.pack(hw);
     let mut out = Vec::new();
     let mut offset = 0usize;

@@ -1,9 +1,10 @@
 //! The compiled kernel suite on the timed models: every launch of every
 //! suite kernel (`concord-kernels`), compiled by the Concord compiler, runs
-//! on the cycle-accurate model and must pass the kernel's host check; the
-//! launches on the small core (`*-small.yaml`, 4 lanes x 1 warp) also run
-//! on the RTL in lock-step with the cycle model (trace ports compared every
-//! cycle, final memory checked against the functional model). Every launch
+//! on the cycle model (`concord_testbench::pipeline`) and must pass the
+//! kernel's host check; the launches on the small core (`*-small.yaml`, 4
+//! lanes x 1 warp) also run on the RTL in lock-step with the cycle model
+//! (`concord_testbench::lockstep`: both ports, the pins and the trace
+//! record compared every cycle), and must pass the host check there too. Every launch
 //! runs under each control-flow strategy (`--divergence branch|predicate|
 //! auto`), so predicated code with its consensual branches is checked on
 //! the RTL too. The small-core launches also run on the RTL under the whole
@@ -15,9 +16,10 @@ use concord_compiler::driver::{self, CompileOptions, OptionPoint};
 use concord_isa::config::CoreConfig;
 use concord_kernels::harness::{func_launch, LoadedLaunch};
 use concord_kernels::{suite, SuiteKernel};
-use concord_testbench::cosim;
-use concord_testbench::cycle;
-use concord_testbench::verilator::{BuildOptions, Rtl};
+use concord_testbench::lockstep;
+use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions, V2Counter};
+use concord_testbench::verilator::{BuildOptions, RtlV2};
+use concord_uarch::GenOptions;
 
 /// Issued warp-instructions after which a run counts as hung (the longest
 /// suite launch takes a few million cycles, fewer warp-instructions).
@@ -44,7 +46,7 @@ fn run_launch(
     k: &SuiteKernel,
     launch: &str,
     how: Options,
-    rtl: &mut Option<(CoreConfig, Rtl)>,
+    rtl: &mut Option<(CoreConfig, RtlV2)>,
 ) -> Result<u64, String> {
     let l = LoadedLaunch::load(launch)?;
     let config = &l.config;
@@ -56,41 +58,50 @@ fn run_launch(
     let compiled = driver::compile(&l.source, &l.file, &options).map_err(|e| e.to_string())?;
     let out = compiled.kernel(l.desc.entry.as_deref())?;
     let prepared = l.prepare(&out.compiled.kernel)?;
-    let fl = func_launch(&out.compiled.kernel, &prepared);
+    let kernel = &out.compiled.kernel;
+    let fl = PipelineLaunch {
+        launch: func_launch(kernel, &prepared),
+        shared_bytes: kernel.shared_bytes,
+        regs_used: kernel.regs_used,
+    };
+    let options = PipelineOptions {
+        watchdog: WATCHDOG,
+        check_bus: true,
+        gen: GenOptions::sim(),
+    };
     let mut memory = prepared.global.clone();
-    let counters = cycle::run(config, &fl, &mut memory, WATCHDOG, None)
+    let outcome = pipeline::run(config, &fl, &mut memory, options)
+        .map_err(|e| format!("cycle model: {e}"))?;
+    outcome
+        .result
         .map_err(|t| format!("cycle model trapped: {t}"))?;
     k.check_memory(&prepared, &memory)
         .map_err(|e| format!("cycle model: {e}"))?;
 
     if launch.ends_with("-small.yaml") {
         let (built_for, rtl) = rtl.get_or_insert_with(|| {
-            let verilog = concord_hdl::generate_verilog(config).expect("small core generates");
-            let rtl = Rtl::build(&verilog, &BuildOptions::default()).expect("small core builds");
+            let gen = GenOptions::sim();
+            let verilog =
+                concord_hdl::v2::core::core_verilog(config, &gen).expect("small core generates");
+            let rtl = RtlV2::build(&verilog, config, &gen, &BuildOptions::default())
+                .expect("small core builds");
             (config.clone(), rtl)
         });
         assert_eq!(
             &*built_for, config,
             "every -small launch uses configs/small.yaml"
         );
-        // Atomics return interleaving-dependent old values, so the
-        // functional model checks memory (the host check covers the rest).
-        let o = cosim::run_with(
-            config,
-            &fl,
-            &prepared.global,
-            rtl,
-            WATCHDOG,
-            None,
-            cosim::Oracle::MemoryOnly,
-        )
-        .map_err(|e| format!("lock-step RTL: {e}"))?;
-        o.result
+        // Atomics return interleaving-dependent old values, so the host
+        // check judges the result.
+        let o = lockstep::run(config, &fl, &prepared.global, rtl, options)
+            .map_err(|e| format!("lock-step RTL: {e}"))?;
+        o.outcome
+            .result
             .map_err(|t| format!("lock-step RTL trapped: {t}"))?;
         k.check_memory(&prepared, &o.global)
             .map_err(|e| format!("RTL: {e}"))?;
     }
-    Ok(counters.cycles)
+    Ok(outcome.counters.get(V2Counter::Cycles))
 }
 
 #[test]

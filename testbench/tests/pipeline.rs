@@ -1,7 +1,7 @@
 //! The Core v2 cycle model (`concord_testbench::pipeline`):
 //!
 //! * **timing**: cycle counts derived by hand from the contract
-//!   (docs/microarchitecture-v2.md §4.4 IPC table, §10.3 global
+//!   (docs/microarchitecture.md §4.4 IPC table, §10.3 global
 //!   timelines, §12.3 launch), never from the model;
 //! * **final state**: random programs (`testbench/src/gen`) on configuration
 //!   variants (both schedulers, both arbiter modes, several resident blocks,

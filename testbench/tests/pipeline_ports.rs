@@ -1,5 +1,5 @@
 //! The Core v2 cycle model's ports and generator options
-//! (docs/microarchitecture-v2.md §14.3, §15.1, §15.2, §17.2): counters
+//! (docs/microarchitecture.md §14.3, §15.1, §15.2, §17.2): counters
 //! that wrap at `counter_bits`, the host slave, the trace port, the
 //! testbench memory's bus errors. Goldens are worked out by hand from the
 //! document, or are the same model's 64-bit run reduced by the width rule

@@ -2,17 +2,23 @@
 //! library swapped in from another build configuration, a manifest forged
 //! to match it. Each is rebuilt or refused; none is ever run.
 //!
-//! The toy core of tests/fixtures (its header documents it) is built once
-//! per configuration (plain and `--trace`) into the cache that
-//! tests/verilator.rs uses too, and each test damages a copy of an entry in
-//! a cache of its own.
+//! The toy core of `tests/toy` is built once per configuration (plain and
+//! `--trace`) into a cache shared by the tests, and each test damages a
+//! copy of an entry in a cache of its own.
+
+mod toy;
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use concord_testbench::verilator::cache::{self, Verification};
-use concord_testbench::verilator::{host, BuildOptions, HarnessError, Rtl};
+use concord_testbench::verilator::{BuildOptions, HarnessError};
 
-const FIXTURE: &str = include_str!("fixtures/concord_core_toy.v");
+/// The toy's Verilog, generated once.
+fn fixture() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(toy::verilog)
+}
 
 fn shared_cache() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("concord-rtl-cache")
@@ -29,7 +35,7 @@ fn options(trace: bool, dir: &Path) -> BuildOptions {
 /// The entry directory of the fixture's build (built or found).
 fn entry(trace: bool) -> PathBuf {
     let rtl =
-        Rtl::build(FIXTURE, &options(trace, &shared_cache())).unwrap_or_else(|e| panic!("{e}"));
+        toy::build(fixture(), &options(trace, &shared_cache())).unwrap_or_else(|e| panic!("{e}"));
     rtl.library_path().parent().unwrap().to_path_buf()
 }
 
@@ -47,12 +53,6 @@ fn copy_into_fresh_cache(entry: &Path, name: &str) -> (PathBuf, PathBuf) {
     (root, copy)
 }
 
-/// The model works: host writes come back through the host read port.
-fn works(rtl: &mut Rtl) {
-    rtl.host_write(host::PARAM + 2, 0x1234_5678);
-    assert_eq!(rtl.host_read(0x42), 0x1234_5678);
-}
-
 #[test]
 fn a_truncated_library_is_rebuilt_never_loaded() {
     let (root, copy) = copy_into_fresh_cache(&entry(false), "truncated");
@@ -65,16 +65,16 @@ fn a_truncated_library_is_rebuilt_never_loaded() {
     drop(f);
     let key = copy.file_name().unwrap().to_str().unwrap();
     assert!(matches!(
-        cache::verify(&copy, key, FIXTURE),
+        cache::verify(&copy, key, fixture()),
         Verification::Damaged(why) if why.contains(&format!("has {} bytes, the manifest says {len}", len / 2))
     ));
 
-    let mut rtl = Rtl::build(FIXTURE, &options(false, &root)).unwrap_or_else(|e| panic!("{e}"));
+    let mut rtl = toy::build(fixture(), &options(false, &root)).unwrap_or_else(|e| panic!("{e}"));
     assert!(!rtl.cache_hit(), "rebuilt");
     assert_eq!(rtl.library_path(), lib);
-    works(&mut rtl);
+    toy::works(&mut rtl);
     assert!(matches!(
-        cache::verify(&copy, key, FIXTURE),
+        cache::verify(&copy, key, fixture()),
         Verification::Valid(_)
     ));
     drop(rtl);
@@ -94,18 +94,18 @@ fn a_library_swapped_in_from_another_configuration_is_rebuilt() {
     .unwrap();
     let key = copy.file_name().unwrap().to_str().unwrap().to_string();
     assert!(matches!(
-        cache::verify(&copy, &key, FIXTURE),
+        cache::verify(&copy, &key, fixture()),
         Verification::Damaged(_)
     ));
 
-    let mut rtl = Rtl::build(FIXTURE, &options(false, &root)).unwrap_or_else(|e| panic!("{e}"));
+    let mut rtl = toy::build(fixture(), &options(false, &root)).unwrap_or_else(|e| panic!("{e}"));
     assert!(!rtl.cache_hit(), "rebuilt");
     assert!(
         !rtl.traced(),
         "the plain build, not the swapped-in traced one"
     );
     assert_eq!(rtl.cache_key(), key);
-    works(&mut rtl);
+    toy::works(&mut rtl);
     drop(rtl);
 
     // The whole entry swapped (library, manifest and text): the manifest
@@ -117,7 +117,7 @@ fn a_library_swapped_in_from_another_configuration_is_rebuilt() {
         std::fs::copy(f.path(), copy.join(f.file_name())).unwrap();
     }
     assert!(matches!(
-        cache::verify(&copy, &key, FIXTURE),
+        cache::verify(&copy, &key, fixture()),
         Verification::Damaged(why) if why.contains("manifest is for the key")
     ));
     let _ = std::fs::remove_dir_all(&root);
@@ -143,11 +143,11 @@ fn a_swapped_library_with_a_forged_manifest_is_caught_by_its_own_key() {
     )
     .unwrap();
     assert!(matches!(
-        cache::verify(&copy, &key, FIXTURE),
+        cache::verify(&copy, &key, fixture()),
         Verification::Valid(_)
     ));
 
-    let e = Rtl::build(FIXTURE, &options(false, &root)).unwrap_err();
+    let e = toy::build(fixture(), &options(false, &root)).unwrap_err();
     match &e {
         HarnessError::Identity {
             found, expected, ..

@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use concord_testbench::verilator::{kill_builds, BuildOptions, HarnessError, Rtl};
+mod toy;
 
-const FIXTURE: &str = include_str!("fixtures/concord_core_toy.v");
+use concord_testbench::verilator::{kill_builds, BuildOptions, HarnessError};
 
 /// Live (not zombie) descendants of this process: (pid, name).
 fn descendants() -> Vec<(u32, String)> {
@@ -50,10 +50,14 @@ fn kill_builds_stops_the_running_build_and_every_later_one() {
         ..BuildOptions::default()
     };
     // A text no cache holds: this builds.
-    let text = format!("{FIXTURE}\n// interrupt test {}\n", std::process::id());
+    let text = format!(
+        "{}\n// interrupt test {}\n",
+        toy::verilog(),
+        std::process::id()
+    );
     let build = std::thread::spawn({
         let (text, options) = (text.clone(), options.clone());
-        move || Rtl::build(&text, &options)
+        move || toy::build(&text, &options)
     });
     let start = Instant::now();
     // Until the C++ compiler runs: verilator, make, g++ and cc1plus are up.
@@ -87,7 +91,7 @@ fn kill_builds_stops_the_running_build_and_every_later_one() {
         .collect();
     assert!(left.iter().all(|n| n.ends_with(".lock")), "{left:?}");
     // The process is stopping: no new build starts.
-    let again = Rtl::build(&format!("{text}// again\n"), &options);
+    let again = toy::build(&format!("{text}// again\n"), &options);
     assert!(matches!(again, Err(HarnessError::Interrupted)), "{again:?}");
     assert!(descendants().is_empty());
     let _ = std::fs::remove_dir_all(&dir);

@@ -1,7 +1,9 @@
 //! Without `verilator` on PATH, building says how to get it. (A test binary
 //! of its own: it changes PATH for the whole process.)
 
-use concord_testbench::verilator::{BuildOptions, HarnessError, Rtl};
+mod toy;
+
+use concord_testbench::verilator::{BuildOptions, HarnessError};
 
 #[test]
 fn a_missing_verilator_is_reported_with_the_fix() {
@@ -12,7 +14,7 @@ fn a_missing_verilator_is_reported_with_the_fix() {
         cache_dir: Some(empty.join("cache")),
         ..BuildOptions::default()
     };
-    let e = Rtl::build(include_str!("fixtures/concord_core_toy.v"), &options).unwrap_err();
+    let e = toy::build(&toy::verilog(), &options).unwrap_err();
     assert!(matches!(e, HarnessError::VerilatorNotFound), "{e:?}");
     assert_eq!(
         e.to_string(),

@@ -1,6 +1,6 @@
 //! The Core v2 RTL (`concord_hdl::v2::core::core_verilog` under Verilator)
 //! in lock-step with the v2 cycle model (`concord_testbench::lockstep`,
-//! docs/microarchitecture-v2.md §15.4, §20): every cycle both Wishbone
+//! docs/microarchitecture.md §15.4, §20): every cycle both Wishbone
 //! ports, the status pins and the trace record must agree bit for bit, the
 //! protocol checkers watch the RTL's ports, the registers read back at the
 //! end agree, and the final memory and trap agree with the functional

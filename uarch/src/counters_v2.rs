@@ -1,4 +1,4 @@
-//! Core v2's performance counters (docs/microarchitecture-v2.md §15.1):
+//! Core v2's performance counters (docs/microarchitecture.md §15.1):
 //! the one table of indices, names and increments that the RTL generator,
 //! the cycle model and the harness share, the width rule, and the
 //! [`V2Counters`] record that wraps at that width.

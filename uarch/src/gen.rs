@@ -1,4 +1,4 @@
-//! Generator options (docs/microarchitecture-v2.md §17.2): they change the
+//! Generator options (docs/microarchitecture.md §17.2): they change the
 //! core's ports and area, never its behaviour, and are not part of
 //! `CoreConfig`. The cycle model reads `counter_bits`, because counters
 //! wrap at that width (§15.1).

@@ -12,15 +12,15 @@
 //! | [`widths`] | the fixed widths (PCs, masks, lines, keys, register-file and predicate addresses, host addresses) and the checks that every configuration fits them |
 //! | [`host`] | the host register map: one table of names, addresses, widths and access, its address constants, and the write sequence of a launch |
 //! | [`counters`] | the performance counters: the [`Counter`] table and the [`Counters`] record |
-//! | [`counters_v2`] | Core v2's counters (docs/microarchitecture-v2.md §15.1): the table, the width rule, the wrapping [`V2Counters`] record |
+//! | [`counters_v2`] | Core v2's counters (docs/microarchitecture.md §15.1): the table, the width rule, the wrapping [`V2Counters`] record |
 //! | [`gen`] | Core v2's generator options ([`GenOptions`], §17.2): `trace`, `counter_bits`, `debug_regs`, the `sim` and `board` presets |
 //! | [`trap`] | the trap cause codes ([`TrapCode`]) and what the trap address and detail registers hold |
 //! | [`state`] | the FSM states and their `trace_state` codes ([`State`]) |
 //! | [`ports`] | the top-level port list of `concord_core` ([`PORTS`]) and the global request kinds |
-//! | [`regmap`] | Core v2's host register map (docs/microarchitecture-v2.md §14.4): one table of addresses, names, access and bit fields; `HWCFG*`, `CTRL`, `STATUS`, `LAUNCH`, `WSTATE*` encoders and decoders |
+//! | [`regmap`] | Core v2's host register map (docs/microarchitecture.md §14.4): one table of addresses, names, access and bit fields; `HWCFG*`, `CTRL`, `STATUS`, `LAUNCH`, `WSTATE*` encoders and decoders |
 //! | [`wishbone`] | the per-cycle signal record of a Wishbone B4 pipelined port and the protocol checker of v2 §20, for the host slave and the global-memory master |
 //! | [`keys`] | the layout of the unified arbiter's branch-mode and memory-mode keys |
-//! | [`occupancy`] | Core v2: [`Occupancy`], resident blocks and shared windows of a launch (docs/microarchitecture-v2.md §12.2) |
+//! | [`occupancy`] | Core v2: [`Occupancy`], resident blocks and shared windows of a launch (docs/microarchitecture.md §12.2) |
 //! | [`trace`] | Core v2's trace port (§15.2): [`trace::TraceRecord`], its fields and widths from [`HwParams`], pack and unpack |
 //! | [`timing`] | Core v2: stage indices, `REISSUE`, `SETUP_CYCLES`, the global-access offsets of §10.3 |
 //!

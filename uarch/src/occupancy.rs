@@ -1,5 +1,5 @@
 //! Block occupancy and shared-memory windows of Core v2
-//! (docs/microarchitecture-v2.md §12.1, §12.2): the one rule that every
+//! (docs/microarchitecture.md §12.1, §12.2): the one rule that every
 //! model uses. The functional model needs [`Occupancy::window_bytes`]
 //! (§18, amendment 2), the cycle model and the RTL the rest.
 

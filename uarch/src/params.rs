@@ -64,7 +64,7 @@ pub struct HwParams {
     /// `INIT` cycles: `max(W · RP, S / (4B))`, enough to clear every
     /// register-file row and every shared row.
     pub init_cycles: u32,
-    /// Core v2 warp scheduler (§6 of docs/microarchitecture-v2.md).
+    /// Core v2 warp scheduler (§6 of docs/microarchitecture.md).
     pub scheduler: Scheduler,
     /// Core v2 trees: unified or split (§9.2).
     pub arbiter: ArbiterMode,
@@ -94,7 +94,7 @@ impl HwParams {
     ///    power of two;
     /// 5. `imem_words` is a power of two.
     ///
-    /// 6. Core v2 (docs/microarchitecture-v2.md §17.3): `global_bus_bytes`
+    /// 6. Core v2 (docs/microarchitecture.md §17.3): `global_bus_bytes`
     ///    is a power of two in 4..=`global_line_bytes` (a line is a whole
     ///    number of beats), `global_outstanding` 1..=16, `global_bandwidth`
     ///    0..=128, `max_resident_blocks` 1..=16 (rule 1 checks these ranges;

@@ -107,7 +107,7 @@ pub mod gmem_kind {
 }
 
 /// The top-level ports of the Core v2 `concord_core`
-/// (docs/microarchitecture-v2.md §14.2), in declaration order, for a core
+/// (docs/microarchitecture.md §14.2), in declaration order, for a core
 /// of `hw` built with `gen`. The v2 RTL generator declares exactly these
 /// ports and the v2 Verilator harness generates its shim from them.
 ///

@@ -1,4 +1,4 @@
-//! The Core v2 host register map (docs/microarchitecture-v2.md §14.4),
+//! The Core v2 host register map (docs/microarchitecture.md §14.4),
 //! written down once: [`REGISTERS`] is the table (address, name, access,
 //! bit fields), and the encoders and decoders of the words whose layout
 //! the table gives (`CTRL`, `HWCFG0..4`, `STATUS`, `LAUNCH`, `WSTATE0/1`).

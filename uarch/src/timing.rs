@@ -1,4 +1,4 @@
-//! Core v2 timing constants (docs/microarchitecture-v2.md §3, §4, §10.3,
+//! Core v2 timing constants (docs/microarchitecture.md §3, §4, §10.3,
 //! §12.1, §13.5): the stage indices, the re-issue distance and the offsets
 //! of a global access. The cycle model (`testbench/src/pipeline`) and the
 //! timing tests use them; the offsets are the document's hand-derived

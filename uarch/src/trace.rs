@@ -1,4 +1,4 @@
-//! Core v2's trace port (docs/microarchitecture-v2.md §15.2): the record
+//! Core v2's trace port (docs/microarchitecture.md §15.2): the record
 //! of one cycle, its field list with widths from [`HwParams`], and the
 //! packing into one bit vector (fields in the table's order, the first at
 //! bit 0; a field's bit `i` is the vector's bit `offset + i`).

@@ -1,4 +1,4 @@
-//! Wishbone B4 pipelined ports (docs/microarchitecture-v2.md §14.1–§14.5)
+//! Wishbone B4 pipelined ports (docs/microarchitecture.md §14.1–§14.5)
 //! and the protocol checker of §20.
 //!
 //! [`Signals`] is what one port shows during one cycle; a [`Checker`] is

@@ -4,14 +4,12 @@
 //! addresses, and the tables of docs/microarchitecture.md against the
 //! crate's.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use concord_isa::config::{ArbiterMode, Arbitration, ConfigError, CoreConfig, Scheduler};
 use concord_isa::func::TrapCause;
 use concord_isa::Space;
 use concord_uarch::host::{self, Access, HOST_REGISTERS};
-use concord_uarch::ports::{Dir, PORTS};
 use concord_uarch::{keys, trap, Counter, Counters, HwParams, State, TrapCode};
 
 fn repo() -> PathBuf {
@@ -437,102 +435,6 @@ fn arbitration_keys() {
     assert_eq!(keys::atomic_key(0x44, 3), 17 << 5 | 3);
 }
 
-/// The rows `| `name` | width | meaning |` of the document's port tables:
-/// width and direction (the meaning of an input starts with "input").
-fn doc_ports(doc: &str) -> BTreeMap<String, (u32, Dir)> {
-    let mut out = BTreeMap::new();
-    for line in doc.lines() {
-        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        if cells.len() < 4 {
-            continue;
-        }
-        let (name, width) = (cells[1], cells[2]);
-        if let (Some(name), Ok(width)) = (
-            name.strip_prefix('`').and_then(|n| n.strip_suffix('`')),
-            width.parse::<u32>(),
-        ) {
-            if name.starts_with("gmem_") || name.starts_with("trace_") {
-                let dir = if cells[3].starts_with("input") {
-                    Dir::In
-                } else {
-                    Dir::Out
-                };
-                out.insert(name.to_string(), (width, dir));
-            }
-        }
-    }
-    out
-}
-
-#[test]
-fn the_microarchitecture_document_shows_these_tables() {
-    let doc = std::fs::read_to_string(repo().join("docs/microarchitecture.md")).unwrap();
-
-    // Port tables (§8, §10): every port of the memory and trace groups,
-    // with its width and direction.
-    let ours: BTreeMap<String, (u32, Dir)> = PORTS
-        .iter()
-        .filter(|p| p.name.starts_with("gmem_") || p.name.starts_with("trace_"))
-        .map(|p| (p.name.to_string(), (p.width, p.dir)))
-        .collect();
-    assert_eq!(doc_ports(&doc), ours);
-
-    // State codes (§10): `IDLE`=0, `INIT`=1, ...
-    let line = doc.lines().find(|l| l.contains("| `trace_state`")).unwrap();
-    let mut codes = Vec::new();
-    let mut rest = line;
-    while let Some(i) = rest.find("`=") {
-        let name = &rest[..i];
-        let name = &name[name.rfind('`').unwrap() + 1..];
-        let digits: String = rest[i + 2..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        codes.push((name.to_string(), digits.parse::<u32>().unwrap()));
-        rest = &rest[i + 2..];
-    }
-    let ours: Vec<(String, u32)> = State::ALL
-        .iter()
-        .map(|s| (s.name().to_string(), s.code()))
-        .collect();
-    assert_eq!(codes, ours);
-
-    // Trap cause codes (§9): "Trap cause codes (...): 1 address out of range, 2 ...".
-    let text: String = doc.split_whitespace().collect::<Vec<_>>().join(" ");
-    let start = text.find("Trap cause codes").unwrap();
-    let start = start + text[start..].find(": ").unwrap() + 2;
-    let list = &text[start..start + text[start..].find('.').unwrap()];
-    let causes: Vec<String> = list.split(", ").map(str::to_string).collect();
-    let ours: Vec<String> = TrapCode::ALL
-        .iter()
-        .map(|c| format!("{} {}", c.code(), c.name()))
-        .collect();
-    assert_eq!(causes, ours);
-
-    // Counter order (§2): "in this order (`k` = 0..10): `cycles`, `issued`, ...".
-    let start = text.find("in this order (`k` = 0..10): ").unwrap();
-    let list = &text[start..start + text[start..].find(". ").unwrap()];
-    let names: Vec<&str> = list.split('`').skip(3).step_by(2).collect();
-    let ours: Vec<&str> = Counter::ALL.iter().map(|c| c.name()).collect();
-    assert_eq!(names, ours);
-
-    // Host write addresses (§9): `| `0x20000` | `entry_pc` |`, ...
-    for r in HOST_REGISTERS
-        .iter()
-        .filter(|r| r.access.is_write() && r.addr != host::IMEM)
-    {
-        let row = format!("`{:#07X}", r.addr).replace("0X", "0x");
-        assert!(
-            doc.lines()
-                .any(|l| l.starts_with("| ") && l.contains(&row) && l.contains(r.name)),
-            "no row for {} at {row}",
-            r.name
-        );
-    }
-}
-
-/// Core v2 rules (docs/microarchitecture-v2.md §17.3): each names its
-/// field; block slots beyond `warps` are not built.
 #[test]
 fn v2_rules_name_their_fields() {
     let field = |c: CoreConfig| match HwParams::new(&c) {

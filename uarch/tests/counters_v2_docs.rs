@@ -1,5 +1,5 @@
 //! `concord_uarch::counters_v2` and `concord_uarch::gen` against
-//! docs/microarchitecture-v2.md: the counter table of §15.1 (index, name,
+//! docs/microarchitecture.md: the counter table of §15.1 (index, name,
 //! increment) and the generator options of §17.2 (ranges, presets).
 
 mod common;

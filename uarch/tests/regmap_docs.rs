@@ -1,4 +1,4 @@
-//! `concord_uarch::regmap` against docs/microarchitecture-v2.md: the host
+//! `concord_uarch::regmap` against docs/microarchitecture.md: the host
 //! register map table of §14.4 (every address, name, access and documented
 //! bit range), the `ID` value, the counter count of §15.1; and the
 //! encoders and decoders on values worked out by hand from §14.4.

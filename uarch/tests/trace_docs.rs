@@ -1,4 +1,4 @@
-//! `concord_uarch::trace` against docs/microarchitecture-v2.md §15.2: the
+//! `concord_uarch::trace` against docs/microarchitecture.md §15.2: the
 //! field names in the table's order, the widths of the default core worked
 //! out by hand, and pack/unpack.
 

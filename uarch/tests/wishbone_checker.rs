@@ -1,4 +1,4 @@
-//! The Wishbone protocol checker (docs/microarchitecture-v2.md §20) on
+//! The Wishbone protocol checker (docs/microarchitecture.md §20) on
 //! hand-written signal sequences: the timelines of §14.3 and §14.5 and
 //! other legal sequences report nothing; each rule, broken once, is
 //! reported once, at the cycle that breaks it.
@@ -451,7 +451,7 @@ fn violations_show_cycle_rule_and_signals() {
 fn atomic_tags_are_the_documented_ones() {
     use concord_isa::instr::AtomOp;
     use concord_uarch::wishbone::{atomic_tag, tag_op, TAG_BITS, TAG_PLAIN};
-    let doc = include_str!("../../docs/microarchitecture-v2.md");
+    let doc = include_str!("../../docs/microarchitecture.md");
     let at = doc.find("(`op` = the `AtomOp` index 0..8:").unwrap();
     let list = &doc[at..at + doc[at..].find(')').unwrap()];
     let names: Vec<&str> = list

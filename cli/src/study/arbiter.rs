@@ -1,5 +1,5 @@
 //! `concord study arbiter`: Collange's "one tree serves both" claim as a
-//! measured trade-off (docs/microarchitecture-v2.md §9.2).
+//! measured trade-off (docs/microarchitecture.md §9.2).
 //!
 //! Core v2 arbitrates branches and memory accesses with one min-key tree
 //! (`arbiter: unified`), or with one tree per mode (`arbiter: split`). Both

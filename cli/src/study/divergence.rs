@@ -65,8 +65,8 @@ pub fn run(args: &DivergenceStudyArgs) -> Result<(), CliError> {
             measure(launch, &o, &format!("--divergence {strategy}"))
         });
         let (branch, predicate, auto) = (branch?, predicate?, auto?);
-        let best = branch.counters.cycles.min(predicate.counters.cycles).max(1);
-        let ratio = auto.counters.cycles as f64 / best as f64;
+        let best = branch.cycles().min(predicate.cycles()).max(1);
+        let ratio = auto.cycles() as f64 / best as f64;
         if ratio > AUTO_TOLERANCE {
             worse.push(format!("{} ({ratio:.3})", launch.name));
         }
@@ -74,9 +74,9 @@ pub fn run(args: &DivergenceStudyArgs) -> Result<(), CliError> {
         outln!(
             "| {} | {} | {} | {} | {} | {} | {} | {}/{} | {ratio:.3} |",
             launch.name,
-            branch.counters.cycles,
-            predicate.counters.cycles,
-            auto.counters.cycles,
+            branch.cycles(),
+            predicate.cycles(),
+            auto.cycles(),
             eff(&branch),
             eff(&predicate),
             eff(&auto),

@@ -1,6 +1,6 @@
 //! `concord study flatten`: Bulavintsev's loop-flattening experiment on the
 //! suite's two-level work queue (`kernels/suite/workqueue.cu`), on the
-//! cycle-accurate model.
+//! cycle model (`concord_testbench::pipeline`).
 //!
 //! One warp of `--lanes` threads runs the work queue with and without
 //! `--flatten-loops`, for every k (lanes that leave the inner loop at once)
@@ -14,9 +14,10 @@ use clap::Args;
 
 use concord_compiler::driver::{self, CompileOptions};
 use concord_isa::config::CoreConfig;
-use concord_isa::func::{RunError, Trap, TrapCause};
+use concord_isa::func::{Trap, TrapCause};
 use concord_isa::launch::LaunchDescription;
 use concord_kernels::harness::func_launch;
+use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions, V2Counter};
 
 use crate::error::CliError;
 use crate::output::outln;
@@ -152,21 +153,29 @@ pub fn run(args: &FlattenStudyArgs) -> Result<(), CliError> {
                     .prepare(code, &config)
                     .map_err(|e| internal(e.to_string()))?;
                 let mut memory = prepared.global.clone();
-                let counters = concord_testbench::cycle::run(
+                let outcome = pipeline::run(
                     &config,
-                    &func_launch(code, &prepared),
+                    &PipelineLaunch {
+                        launch: func_launch(code, &prepared),
+                        shared_bytes: code.shared_bytes,
+                        regs_used: code.regs_used,
+                    },
                     &mut memory,
-                    prepared.watchdog,
-                    None,
+                    PipelineOptions {
+                        watchdog: prepared.watchdog,
+                        check_bus: true,
+                        gen: concord_uarch::GenOptions::sim(),
+                    },
                 )
-                .map_err(|e| match e {
-                    RunError::Trap(t) => trap_error(&run, t),
-                    stopped => CliError::from(stopped),
-                })?;
+                .map_err(|e| CliError::from(format!("{run}: {e}")))?;
+                if let Err(t) = outcome.result {
+                    return Err(trap_error(&run, t));
+                }
                 kernel
                     .check_memory(&prepared, &memory)
                     .map_err(|e| CliError::mismatch(format!("{run}: wrong result: {e}")))?;
-                cycles[i] = counters.cycles;
+                let counters = outcome.counters.get(V2Counter::Cycles);
+                cycles[i] = counters;
             }
             let speedup = cycles[0] as f64 / cycles[1] as f64;
             if speedup > 1.0 && crossover.is_none() {

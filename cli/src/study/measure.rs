@@ -1,14 +1,15 @@
 //! What the suite-wide studies share: choosing the suite launches a study
 //! runs (`--launches`), and one measurement: compile a launch's program
-//! with given options, run it on the cycle-accurate model, and check the
-//! final memory against the kernel's host reference, so that a wrong
-//! result is an error and never a figure.
+//! with given options, run it on the cycle model
+//! (`concord_testbench::pipeline`), and check the final memory against the
+//! kernel's host reference, so that a wrong result is an error and never a
+//! figure.
 
 use concord_compiler::backend::{BackendStats, CompiledKernel};
 use concord_compiler::driver::{self, CompileOptions};
 use concord_kernels::harness::{func_launch, LoadedLaunch};
 use concord_kernels::SuiteKernel;
-use concord_testbench::trace::Counters;
+use concord_testbench::pipeline::{V2Counter, V2Counters};
 
 use crate::error::CliError;
 
@@ -81,53 +82,44 @@ pub fn select(names: &[String]) -> Result<Vec<StudyLaunch>, CliError> {
 /// One compilation of a launch's program, run and checked.
 pub struct Measurement {
     pub stats: BackendStats,
-    pub counters: Counters,
+    pub counters: V2Counters,
     lanes: u32,
 }
 
 impl Measurement {
+    /// Clock cycles of the run.
+    pub fn cycles(&self) -> u64 {
+        self.counters.get(V2Counter::Cycles)
+    }
+
     /// Active lane-slots over issued warp-instructions times lanes (as
-    /// `concord run --model cycle` and `concord bench` print it).
+    /// `concord run --model cycle` prints it).
     pub fn simd_efficiency(&self) -> f64 {
-        self.counters.simd_efficiency(self.lanes)
+        self.counters.get(V2Counter::ActiveLaneSlots) as f64
+            / (self.counters.get(V2Counter::Issued).max(1) * u64::from(self.lanes)) as f64
     }
 }
 
 /// Compiles `launch`'s program with `options` (whose core must be the
-/// launch's), runs it on the cycle model and checks the result against
-/// the host reference. `what` names the setting in error messages.
+/// launch's), runs it on the cycle model with the launch's core and checks
+/// the result against the host reference. `what` names the setting in
+/// error messages.
 pub fn measure(
     launch: &StudyLaunch,
     options: &CompileOptions,
     what: &str,
 ) -> Result<Measurement, CliError> {
-    let l = &launch.loaded;
-    let context = |e: String| format!("{} ({what}): {e}", launch.name);
     let compiled = compile(launch, options, what)?;
-    let kernel = &compiled.kernel;
-    let prepared = l.prepare(kernel).map_err(context)?;
-    let mut memory = prepared.global.clone();
-    let counters = concord_testbench::cycle::run(
-        &l.config,
-        &func_launch(kernel, &prepared),
-        &mut memory,
-        prepared.watchdog,
-        None,
-    )
-    .map_err(|t| CliError::trap(context(format!("the cycle model trapped: {t}"))))?;
-    launch
-        .kernel
-        .check_memory(&prepared, &memory)
-        .map_err(|e| CliError::mismatch(context(format!("wrong result: {e}"))))?;
+    let counters = run_v2(launch, &compiled, &launch.loaded.config, what)?;
     Ok(Measurement {
         stats: compiled.stats,
         counters,
-        lanes: l.config.lanes,
+        lanes: launch.loaded.config.lanes,
     })
 }
 
-/// Runs `kernel` (compiled for `launch`) on the Core v2 pipeline model with
-/// `config` (the launch's core with the v2 fields a study varies) and
+/// Runs `kernel` (compiled for `launch`) on the cycle model with
+/// `config` (the launch's core with the fields a study varies) and
 /// checks the result against the host reference; its counters. `what`
 /// names the setting in error messages.
 pub fn run_v2(
@@ -135,7 +127,7 @@ pub fn run_v2(
     kernel: &CompiledKernel,
     config: &concord_isa::config::CoreConfig,
     what: &str,
-) -> Result<concord_testbench::pipeline::V2Counters, CliError> {
+) -> Result<V2Counters, CliError> {
     use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions};
     let context = |e: String| format!("{} ({what}): {e}", launch.name);
     let kernel = &kernel.kernel;
@@ -158,7 +150,7 @@ pub fn run_v2(
     .map_err(|e| CliError::from(context(e)))?;
     if let Err(trap) = &outcome.result {
         return Err(CliError::trap(context(format!(
-            "the pipeline model trapped: {trap}"
+            "the cycle model trapped: {trap}"
         ))));
     }
     launch

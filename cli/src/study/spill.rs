@@ -97,7 +97,7 @@ pub fn run(args: &SpillStudyArgs) -> Result<(), CliError> {
                 &format!("--regs {regs} --spill divergence-aware"),
             )?;
             let (p, a) = (&plain.stats, &aware.stats);
-            let speedup = plain.counters.cycles as f64 / aware.counters.cycles.max(1) as f64;
+            let speedup = plain.cycles() as f64 / aware.cycles().max(1) as f64;
             if forced_spills(p, a) {
                 summary.speedups.push(speedup);
             } else {
@@ -110,8 +110,8 @@ pub fn run(args: &SpillStudyArgs) -> Result<(), CliError> {
                 a.per_lane,
                 a.per_warp_uniform + a.affine_uniform_part,
                 a.remat_constant + a.remat_affine_constant,
-                plain.counters.cycles,
-                aware.counters.cycles,
+                plain.cycles(),
+                aware.cycles(),
             )?;
         }
     }

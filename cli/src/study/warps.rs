@@ -1,5 +1,5 @@
 //! `concord study warps`: what fine-grained multithreading buys on the
-//! Core v2 pipeline model (docs/microarchitecture-v2.md §4.4, §10.3, §20).
+//! Core v2 pipeline model (docs/microarchitecture.md §4.4, §10.3, §20).
 //!
 //! Two bundled kernels, each swept over the core's warp count × global
 //! latency × scheduler:

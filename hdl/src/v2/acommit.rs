@@ -1,4 +1,4 @@
-//! Stage A of Core v2 (docs/microarchitecture-v2.md §9): what the commit
+//! Stage A of Core v2 (docs/microarchitecture.md §9): what the commit
 //! at the end of A writes, from the arbiter tree's result and the values
 //! the pass registered at the end of X, and the background re-arbitration
 //! engine (§9.5). The tree itself is [`crate::arbiter::KeyTree`]

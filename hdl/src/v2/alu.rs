@@ -1,4 +1,4 @@
-//! The X-stage lane ALU of Core v2 (`docs/microarchitecture-v2.md` §8).
+//! The X-stage lane ALU of Core v2 (`docs/microarchitecture.md` §8).
 //!
 //! Combinational, from registered operands. One 32-bit adder/subtractor
 //! serves `add`, `sub`, address generation `a + imm`, every `setp`

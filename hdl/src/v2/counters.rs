@@ -1,4 +1,4 @@
-//! The performance counters of Core v2 (docs/microarchitecture-v2.md
+//! The performance counters of Core v2 (docs/microarchitecture.md
 //! §15.1): the 25 counters of `concord_uarch::counters_v2`, `cycles` 64
 //! bits wide and every other one `counter_bits` wide, each wrapping at its
 //! width, all cleared by `START`. The core computes each cycle's increment

@@ -1,5 +1,5 @@
 //! The control path of Core v2 from stage R to the commit at the end of A
-//! (docs/microarchitecture-v2.md §5.2, §8, §9): the block the integrated
+//! (docs/microarchitecture.md §5.2, §8, §9): the block the integrated
 //! top (`core.rs`) instantiates once, holding
 //!
 //! * the R→X→A registers of the pass's control information (class, target,

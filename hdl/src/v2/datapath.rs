@@ -1,4 +1,4 @@
-//! The Core v2 data path of the integrated top (`docs/microarchitecture-v2.md`
+//! The Core v2 data path of the integrated top (`docs/microarchitecture.md`
 //! §3.1, §5.1, §7, §8, §11, §12.4): the `L` lane data paths
 //! ([`super::lane::LaneDp`]: two-copy register file, operands, ALU,
 //! multiplier), the operand selection of every data class, the special

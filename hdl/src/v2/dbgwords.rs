@@ -1,4 +1,4 @@
-//! The warp and slot debug words of Core v2 (docs/microarchitecture-v2.md
+//! The warp and slot debug words of Core v2 (docs/microarchitecture.md
 //! §15.3, generator option `debug_regs`): `DBG_GROUP`, `DBG_GMASK`,
 //! `DBG_ALIVE`, `DBG_WAITING`, `DBG_FLAGS` of the warp `DBG_WARP` selects,
 //! `DBG_LANE_PC` of the lane `DBG_LANE` selects, and one `DBG_SLOT` word per

@@ -1,4 +1,4 @@
-//! Stage D of Core v2 (`docs/microarchitecture-v2.md` §7): the instruction
+//! Stage D of Core v2 (`docs/microarchitecture.md` §7): the instruction
 //! word (registered by the instruction memory at the end of F) decoded into
 //! registered controls for R and X.
 //!

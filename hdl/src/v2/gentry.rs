@@ -1,4 +1,4 @@
-//! Per-lane storage of the v2 global entries (docs/microarchitecture-v2.md
+//! Per-lane storage of the v2 global entries (docs/microarchitecture.md
 //! §10.2): for each of the `N` entries (16 words deep, one LUT-RAM each), a
 //! lane's store data or atomic operand (in its byte lanes), its byte
 //! enables, its word index in the line, and the load data it receives.

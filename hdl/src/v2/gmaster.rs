@@ -1,4 +1,4 @@
-//! The bus side of Core v2's global unit (docs/microarchitecture-v2.md
+//! The bus side of Core v2's global unit (docs/microarchitecture.md
 //! §10.2, §14.5): the ring of `N` entries, the beat sequencer, the Wishbone
 //! B4 pipelined master and the response processing.
 //!

@@ -1,4 +1,4 @@
-//! The core side of Core v2's global unit (docs/microarchitecture-v2.md
+//! The core side of Core v2's global unit (docs/microarchitecture.md
 //! §10.2): what stands between the pipeline and [`GMaster`] (the ring,
 //! the beat sequencer and the Wishbone master, `gmaster.rs`).
 //!

@@ -1,4 +1,4 @@
-//! Predicate-mask selection of stage D (`docs/microarchitecture-v2.md` §7):
+//! Predicate-mask selection of stage D (`docs/microarchitecture.md` §7):
 //! from the warp's predicate bank (`(P−1)·L` bits, registered at the end of
 //! F: predicate `p` (1..P) of lane `l` at bit `(p−1)·L + l`), the mask of
 //! one predicate operand, `pt` reading all ones and `!p` the complement.

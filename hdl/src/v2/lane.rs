@@ -1,5 +1,5 @@
 //! The data path of one Core v2 lane through stages D–R–X–A–M–W
-//! (`docs/microarchitecture-v2.md` §3.1, §8, §11), as far as those
+//! (`docs/microarchitecture.md` §3.1, §8, §11), as far as those
 //! sections define it: register-file read and write, operand selection and
 //! operand registers, ALU, multiplier, and the pipeline registers that
 //! carry the result to the register-file write at W. No control (the

@@ -1,4 +1,4 @@
-//! The Core v2 launch unit (docs/microarchitecture-v2.md §12.2–§12.5): the
+//! The Core v2 launch unit (docs/microarchitecture.md §12.2–§12.5): the
 //! block slots (§5.3), the allocation of the lowest free slot to the next
 //! block in grid order, the thread-id walk, the init slots, the block's
 //! start and retire, and the launch-level "every block launched and

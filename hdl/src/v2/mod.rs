@@ -1,4 +1,4 @@
-//! Core v2 blocks (`docs/microarchitecture-v2.md`): the lane data path
+//! Core v2 blocks (`docs/microarchitecture.md`): the lane data path
 //! (§8, §11), stage S and the launch unit (§6, §12).
 //!
 //! | file | block |

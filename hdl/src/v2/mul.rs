@@ -1,4 +1,4 @@
-//! The 32×32 multiplier of a Core v2 lane (`docs/microarchitecture-v2.md`
+//! The 32×32 multiplier of a Core v2 lane (`docs/microarchitecture.md`
 //! §8): `mul` (low word), `mulhi` (high word, signed), `mulhiu` (high word,
 //! unsigned), pipelined over X → A → M so that its result is in a register
 //! at W and off the X stage's critical path. It also shifts (the ALU has

@@ -1,4 +1,4 @@
-//! A Core v2 lane's register file (`docs/microarchitecture-v2.md` §11):
+//! A Core v2 lane's register file (`docs/microarchitecture.md` §11):
 //! two block-RAM copies of `W · RP` 32-bit words, copy A for source A and
 //! copy B for source B, each with one registered read port, both written
 //! identically through one write port. Word `warp · RP + reg`.

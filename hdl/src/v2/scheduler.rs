@@ -1,4 +1,4 @@
-//! Stage S of Core v2: the warp scheduler (docs/microarchitecture-v2.md §6).
+//! Stage S of Core v2: the warp scheduler (docs/microarchitecture.md §6).
 //!
 //! Each cycle of `RUN`/`STOPPING` (`run`) it selects the first of: a return
 //! slot (`ret_req`), an init slot (`init_req`), a warp pass of a ready warp

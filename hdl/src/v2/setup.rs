@@ -1,4 +1,4 @@
-//! The SETUP computation of Core v2 (docs/microarchitecture-v2.md §12.1,
+//! The SETUP computation of Core v2 (docs/microarchitecture.md §12.1,
 //! §12.2): the launch-wide values and the refusal rules, in
 //! `SETUP_CYCLES = 8` cycles, with no divider.
 //!

@@ -1,4 +1,4 @@
-//! The Core v2 shared memory (`docs/microarchitecture-v2.md` §10.1, §3.1):
+//! The Core v2 shared memory (`docs/microarchitecture.md` §10.1, §3.1):
 //! `B` banks of `2^RB` words of 32 bits with byte enables, the M-stage
 //! row address, the per-bank store select, the bank-to-lane load select
 //! with extraction and extension, the core's **one** atomic ALU, the row

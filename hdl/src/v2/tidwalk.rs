@@ -1,5 +1,5 @@
 //! The thread-id walk of a Core v2 block launch
-//! (docs/microarchitecture-v2.md §12.3, §12.4).
+//! (docs/microarchitecture.md §12.3, §12.4).
 //!
 //! A launch in cycle *l* (`go`) writes, in cycle *l + 1 + t* for `t = 0 ..
 //! threads − 1`, thread `t`'s `(tid.x, tid.y, tid.z)` into the thread-id

@@ -1,4 +1,4 @@
-//! The trap unit of Core v2 (docs/microarchitecture-v2.md §13.1–§13.3):
+//! The trap unit of Core v2 (docs/microarchitecture.md §13.1–§13.3):
 //! which trap a pass raises at A, which trap the core holds, and the
 //! host's trap report registers. Two blocks, both instantiated once by the
 //! integrated top (`core.rs`, section "traps (v2trap)"):

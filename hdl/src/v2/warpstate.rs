@@ -1,4 +1,4 @@
-//! Per-warp state of Core v2 (docs/microarchitecture-v2.md §5.1), warp
+//! Per-warp state of Core v2 (docs/microarchitecture.md §5.1), warp
 //! readiness (§5.4) and the warp state codes (§5.5), for `L` lanes and up
 //! to 16 warps.
 //!

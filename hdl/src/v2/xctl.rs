@@ -1,4 +1,4 @@
-//! The per-lane part of Core v2 stage X (`docs/microarchitecture-v2.md`
+//! The per-lane part of Core v2 stage X (`docs/microarchitecture.md`
 //! §8, §3.1): each lane's next PC and depth, the control checks, the key
 //! for the A-stage arbiter tree, the join test of a non-control pass, the
 //! access checks and the aligned store data, all registered into stage A

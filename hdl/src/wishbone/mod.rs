@@ -1,4 +1,4 @@
-//! Core v2's standard interfaces (docs/microarchitecture-v2.md §14): the
+//! Core v2's standard interfaces (docs/microarchitecture.md §14): the
 //! Wishbone B4 pipelined host slave.
 //!
 //! | file | what |

@@ -1,4 +1,4 @@
-//! The host slave of Core v2 (docs/microarchitecture-v2.md §14.2–§14.4):
+//! The host slave of Core v2 (docs/microarchitecture.md §14.2–§14.4):
 //! a Wishbone B4 pipelined slave, 32-bit data, word addresses.
 //!
 //! * A request is accepted in every cycle *c* with `cyc_i ∧ stb_i`;

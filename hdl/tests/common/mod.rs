@@ -25,9 +25,11 @@ pub fn scratch(name: &str) -> PathBuf {
     d
 }
 
-/// Writes the core's Verilog for `config` as `dir/concord_core.v`.
+/// Writes the core's Verilog for `config` (board preset) as
+/// `dir/concord_core.v`.
 pub fn write_verilog(config: &CoreConfig, dir: &Path) -> PathBuf {
-    let v = concord_hdl::generate_verilog(config).unwrap();
+    let v =
+        concord_hdl::v2::core::core_verilog(config, &concord_uarch::GenOptions::board()).unwrap();
     let path = dir.join("concord_core.v");
     std::fs::write(&path, v).unwrap();
     path

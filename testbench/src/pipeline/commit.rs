@@ -1,4 +1,4 @@
-//! Stage A for a warp pass (docs/microarchitecture-v2.md §8, §9.3, §9.4,
+//! Stage A for a warp pass (docs/microarchitecture.md §8, §9.3, §9.4,
 //! §13.1): the checks in the order of `concord_isa::checks`, the trap
 //! decision, and the commit of every instruction class.
 

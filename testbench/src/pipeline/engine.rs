@@ -1,4 +1,4 @@
-//! Tree use (docs/microarchitecture-v2.md §9.2) and the background
+//! Tree use (docs/microarchitecture.md §9.2) and the background
 //! re-arbitration engine (§9.5).
 
 use concord_isa::config::ArbiterMode;

@@ -1,4 +1,4 @@
-//! The global unit (docs/microarchitecture-v2.md §10.2): `N` entries
+//! The global unit (docs/microarchitecture.md §10.2): `N` entries
 //! allocated in a ring, reserved at A, written at M, sent in order as
 //! Wishbone beats, completed by their responses, returned through return
 //! slots.

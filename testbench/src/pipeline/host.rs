@@ -1,4 +1,4 @@
-//! The Wishbone host slave (docs/microarchitecture-v2.md §14.3, §14.4):
+//! The Wishbone host slave (docs/microarchitecture.md §14.3, §14.4):
 //! the launch registers, `CTRL`, the read side (`STATUS`, `LAUNCH`,
 //! `WINDOW`, `WSTATE*`, `HWCFG*`, `ID`, the trap registers, the counters
 //! with their high-word snapshot, the debug registers) and `START` (§12.1:

@@ -1,4 +1,4 @@
-//! The launch unit (docs/microarchitecture-v2.md §12.3–§12.5): blocks in
+//! The launch unit (docs/microarchitecture.md §12.3–§12.5): blocks in
 //! grid order into the lowest free slot, the thread-id walk, init slots,
 //! the block's start, and retire.
 

@@ -1,5 +1,5 @@
 //! The Core v2 cycle model: the 8-stage pipeline of
-//! `docs/microarchitecture-v2.md` (the contract), cycle by cycle.
+//! `docs/microarchitecture.md` (the contract), cycle by cycle.
 //!
 //! | file | concept | contract |
 //! |---|---|---|

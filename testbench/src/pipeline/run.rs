@@ -89,7 +89,7 @@ pub fn occupancy(config: &CoreConfig, launch: &PipelineLaunch<'_>) -> Result<Occ
 }
 
 /// The functional model on the same launch, with the shared window the
-/// occupancy gives (docs/microarchitecture-v2.md §18, amendment 2): the
+/// occupancy gives (docs/microarchitecture.md §18, amendment 2): the
 /// oracle the pipeline's final state is checked against.
 pub fn func_reference(
     config: &CoreConfig,

@@ -1,4 +1,4 @@
-//! Shared memory (docs/microarchitecture-v2.md §10.1): the banks in
+//! Shared memory (docs/microarchitecture.md §10.1): the banks in
 //! physical order (window `k` of a resident block is bytes
 //! `k · window_bytes ..`: its rows are `base_row ..`, and word `a` of the
 //! window is in bank `a mod B`, row `base_row + a div B`), the M and W

@@ -1,4 +1,4 @@
-//! The testbench memory (docs/microarchitecture-v2.md §10.4): a Wishbone
+//! The testbench memory (docs/microarchitecture.md §10.4): a Wishbone
 //! B4 pipelined slave of `global_bus_bytes` with a fixed latency per beat
 //! and an optional bandwidth limit. It performs a beat when it accepts it
 //! and raises `ACK` with the data `lat` cycles later, in order.

@@ -19,7 +19,7 @@
 //! entry that fails (truncated, swapped, edited, half-deleted) is removed
 //! and rebuilt with a `note:` on stderr; it is never loaded. After loading,
 //! the library itself must return this key from `concord_build_key`
-//! ([`Rtl::build`](super::Rtl::build)), which catches a library swapped
+//! ([`RtlV2::build`](super::RtlV2::build)), which catches a library swapped
 //! together with a manifest made to match it.
 //!
 //! **Concurrency**: builds of one key are serialised, across threads and
@@ -48,7 +48,7 @@ use super::process::{interrupted, BuildProcess};
 use super::progress::{LogFollower, Progress};
 use super::shim::{self, SHIM_VERSION};
 use super::HarnessError;
-use concord_uarch::ports::{Port, PORTS};
+use concord_uarch::ports::Port;
 
 /// Environment variable that overrides the default cache directory.
 pub const CACHE_ENV: &str = "CONCORD_RTL_CACHE";
@@ -69,7 +69,7 @@ const MAKE_OPT: [&str; 3] = ["OPT_FAST=-O2", "OPT_SLOW=-O1", "OPT_GLOBAL=-O2"];
 /// How to build.
 #[derive(Clone, Debug, Default)]
 pub struct BuildOptions {
-    /// Build with `--trace` so [`Rtl::open_vcd`](super::Rtl::open_vcd) works
+    /// Build with `--trace` so [`RtlV2::open_vcd`](super::RtlV2::open_vcd) works
     /// (a separate cache entry; tracing builds are slower to compile).
     pub trace: bool,
     /// Cache directory; default: see [`cache_location`].
@@ -564,7 +564,7 @@ pub fn build(verilog: &str, ports: &[Port], options: &BuildOptions) -> Result<Bu
 }
 
 /// Removes the entry of `key` (its library was loaded and says it belongs
-/// to another key: see [`Rtl::build`](super::Rtl::build)).
+/// to another key: see [`RtlV2::build`](super::RtlV2::build)).
 pub fn discard(root: &Path, key: &str) -> io::Result<()> {
     let _lock = KeyLock::acquire(&lock_path(root, key), true)?;
     remove_dir(root, &root.join(key))
@@ -960,11 +960,7 @@ pub fn tool_hint(output: &str) -> String {
 pub fn port_hint(output: &str, ports: &[Port]) -> String {
     let mut missing = Vec::new();
     let mut wrong_width = Vec::new();
-    let list = if ports == PORTS.as_slice() {
-        "docs/microarchitecture.md §8-§10"
-    } else {
-        "docs/microarchitecture-v2.md §14.2"
-    };
+    let list = "docs/microarchitecture.md §14.2";
     for p in ports {
         let n = p.name;
         let quoted = [format!("‘{n}’"), format!("'{n}'")];
@@ -1306,15 +1302,17 @@ mod tests {
 
     #[test]
     fn port_mismatches_are_summarised() {
-        let out = "../shim.cpp:205:25: error: ‘class Vconcord_core’ has no member named ‘trace_pc’; did you mean ‘trace_pcx’?\n\
-                   ../shim.cpp:290:1: error: static assertion failed: port trace_warp of concord_core must be 4 bit(s) wide\n";
-        let h = port_hint(out, &PORTS);
-        assert!(h.contains("lacks the port(s) trace_pc "), "{h}");
+        let hw = concord_uarch::HwParams::new(&concord_isa::config::CoreConfig::default()).unwrap();
+        let ports = concord_uarch::ports::core_ports(&hw, &concord_uarch::GenOptions::sim());
+        let out = "../shim.cpp:205:25: error: ‘class Vconcord_core’ has no member named ‘tr_record’; did you mean ‘tr_recordx’?\n\
+                   ../shim.cpp:290:1: error: static assertion failed: port wbs_ack_o of concord_core must be 1 bit(s) wide\n";
+        let h = port_hint(out, &ports);
+        assert!(h.contains("lacks the port(s) tr_record "), "{h}");
         assert!(
-            h.contains("other widths for the port(s) trace_warp (4 bits)"),
+            h.contains("other widths for the port(s) wbs_ack_o (1 bits)"),
             "{h}"
         );
-        assert_eq!(port_hint("make: *** Error 1", &PORTS), "");
+        assert_eq!(port_hint("make: *** Error 1", &ports), "");
     }
 
     #[test]

@@ -9,24 +9,14 @@ use std::ffi::{c_char, CStr};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use super::shim::{RawRequest, RawTrace, SHIM_VERSION};
+use super::shim::SHIM_VERSION;
 use super::HarnessError;
-use concord_uarch::ports::{Dir, Port};
+use concord_uarch::ports::Port;
 
 /// The C++ `ConcordSim`, opaque.
 #[repr(C)]
 pub struct Sim {
     _opaque: [u8; 0],
-}
-
-pub type GetFn = unsafe extern "C" fn(*mut Sim, *mut u32);
-pub type SetFn = unsafe extern "C" fn(*mut Sim, *const u32);
-
-/// A port accessor, by the port's index in [`Api::port_list`].
-#[derive(Clone, Copy)]
-pub enum Access {
-    Get(GetFn),
-    Set(SetFn),
 }
 
 /// The shim's entry points of one library.
@@ -37,7 +27,6 @@ pub struct Api {
     pub key: String,
     pub new: unsafe extern "C" fn() -> *mut Sim,
     pub free: unsafe extern "C" fn(*mut Sim),
-    pub eval: unsafe extern "C" fn(*mut Sim),
     pub tick: unsafe extern "C" fn(*mut Sim),
     pub set_inputs: unsafe extern "C" fn(*mut Sim, *const u32),
     pub get_outputs: unsafe extern "C" fn(*mut Sim, *mut u32),
@@ -46,25 +35,9 @@ pub struct Api {
     pub input_words: usize,
     pub output_words: usize,
     pub vcd_open: unsafe extern "C" fn(*mut Sim, *const c_char) -> u32,
-    pub vcd_flush: unsafe extern "C" fn(*mut Sim),
     pub vcd_close: unsafe extern "C" fn(*mut Sim),
-    /// The port list the library was generated from, and its accessors.
-    pub port_list: Vec<Port>,
-    pub ports: Vec<Access>,
-    /// v1's fast path, in libraries of v1's port list.
-    pub v1: Option<V1Fns>,
     /// Keeps the code mapped; never dropped (the `Api` is leaked).
     _library: libloading::Library,
-}
-
-/// v1's per-cycle fast path (`shim::V1_FAST_PATH`).
-pub struct V1Fns {
-    pub reset: unsafe extern "C" fn(*mut Sim, u32),
-    pub host_write: unsafe extern "C" fn(*mut Sim, u32, u32),
-    pub host_read: unsafe extern "C" fn(*mut Sim, u32) -> u32,
-    pub status: unsafe extern "C" fn(*mut Sim) -> u32,
-    pub request: unsafe extern "C" fn(*mut Sim, *mut RawRequest) -> u32,
-    pub step: unsafe extern "C" fn(*mut Sim, u32, *const u32, *mut RawTrace),
 }
 
 /// The `Api` of the library at `path`, generated from `ports`, loading it
@@ -132,27 +105,6 @@ fn open(path: &Path, port_list: &[Port]) -> Result<Api, HarnessError> {
         CStr::from_ptr(p).to_string_lossy().into_owned()
     };
 
-    let mut ports = Vec::with_capacity(port_list.len());
-    for p in port_list {
-        let access = match p.dir {
-            Dir::Out => {
-                let name = format!("concord_get_{}\0", p.name);
-                // SAFETY: as in `sym!`.
-                let s: libloading::Symbol<GetFn> = unsafe { library.get(name.as_bytes()) }
-                    .map_err(|e| err(format!("missing accessor of port {}: {e}", p.name)))?;
-                Access::Get(*s)
-            }
-            Dir::In => {
-                let name = format!("concord_set_{}\0", p.name);
-                // SAFETY: as in `sym!`.
-                let s: libloading::Symbol<SetFn> = unsafe { library.get(name.as_bytes()) }
-                    .map_err(|e| err(format!("missing accessor of port {}: {e}", p.name)))?;
-                Access::Set(*s)
-            }
-        };
-        ports.push(access);
-    }
-
     let words = |list: Vec<Port>| list.iter().map(Port::words).sum::<usize>();
     let (input_words, output_words) = (
         words(super::shim::packed_inputs(port_list)),
@@ -170,38 +122,12 @@ fn open(path: &Path, port_list: &[Port]) -> Result<Api, HarnessError> {
             lib_words.0, lib_words.1
         )));
     }
-    let v1 = if super::shim::is_v1(port_list) {
-        Some(V1Fns {
-            reset: sym!("concord_reset", unsafe extern "C" fn(*mut Sim, u32)),
-            host_write: sym!(
-                "concord_host_write",
-                unsafe extern "C" fn(*mut Sim, u32, u32)
-            ),
-            host_read: sym!(
-                "concord_host_read",
-                unsafe extern "C" fn(*mut Sim, u32) -> u32
-            ),
-            status: sym!("concord_status", unsafe extern "C" fn(*mut Sim) -> u32),
-            request: sym!(
-                "concord_request",
-                unsafe extern "C" fn(*mut Sim, *mut RawRequest) -> u32
-            ),
-            step: sym!(
-                "concord_step",
-                unsafe extern "C" fn(*mut Sim, u32, *const u32, *mut RawTrace)
-            ),
-        })
-    } else {
-        None
-    };
-
     Ok(Api {
         path: path.to_path_buf(),
         traced,
         key,
         new: sym!("concord_new", unsafe extern "C" fn() -> *mut Sim),
         free: sym!("concord_free", unsafe extern "C" fn(*mut Sim)),
-        eval: sym!("concord_eval", unsafe extern "C" fn(*mut Sim)),
         tick: sym!("concord_tick", unsafe extern "C" fn(*mut Sim)),
         set_inputs: sym!(
             "concord_set_inputs",
@@ -217,11 +143,7 @@ fn open(path: &Path, port_list: &[Port]) -> Result<Api, HarnessError> {
             "concord_vcd_open",
             unsafe extern "C" fn(*mut Sim, *const c_char) -> u32
         ),
-        vcd_flush: sym!("concord_vcd_flush", unsafe extern "C" fn(*mut Sim)),
         vcd_close: sym!("concord_vcd_close", unsafe extern "C" fn(*mut Sim)),
-        port_list: port_list.to_vec(),
-        ports,
-        v1,
         _library: library,
     })
 }

@@ -1,72 +1,27 @@
 //! The generated C++ shim: a C ABI around the Verilated `Vconcord_core`,
-//! generated from a port list, so one harness builds the v1 core
-//! ([`PORTS`]) and the v2 core (`concord_uarch::ports::core_ports`).
+//! generated from the core's port list (`concord_uarch::ports::core_ports`).
 //!
 //! Entry points:
 //!
 //! * for any port list, the packed per-cycle path: `concord_set_inputs`
 //!   (every input but the clock, as one word vector in port order),
 //!   `concord_tick` (one clock cycle) and `concord_get_outputs` (every
-//!   output, one word vector); the v2 driver (`super::v2`) uses these;
-//! * for v1's list only, v1's fast path, [`concord_request`] and
-//!   [`concord_step`], each one call per cycle, moving whole structs
-//!   ([`RawRequest`], [`RawTrace`]) so the 1024-bit ports cross the FFI
-//!   boundary as one `memcpy`;
+//!   output, one word vector); the driver (`super::v2`) uses these;
 //! * per-port `concord_get_<port>` / `concord_set_<port>` for every output
 //!   and input (value as 32-bit words, lowest first), for debugging and tests.
 //!
 //! Every function is `extern "C"` and only these names are exported from the
 //! shared library (a linker version script hides Verilator's own symbols, so
 //! several models can live in one process).
-//!
-//! [`concord_request`]: RawRequest
-//! [`concord_step`]: RawTrace
 
 use std::fmt::Write as _;
 
-use concord_uarch::host;
-use concord_uarch::ports::{Dir, Port, PORTS};
-use concord_uarch::widths::LINE_BYTES;
+use concord_uarch::ports::{Dir, Port};
 
 /// Version of the shim's ABI and code. Part of the cache key; bump it with
 /// any change to the generated C++ (the text is hashed too, this is the
 /// number the loader checks).
 pub const SHIM_VERSION: u32 = 3;
-
-/// The request outputs, as `concord_request` fills them (only when
-/// `gmem_req_valid` is 1). Layout shared with the C++ `ConcordReq`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RawRequest {
-    pub kind: u32,
-    pub addr: u32,
-    pub atom_op: u32,
-    pub atom_data: u32,
-    pub mask: [u32; 4],
-    pub wdata: [u32; 32],
-}
-
-/// The trace port and status pins as `concord_step` samples them (after the
-/// cycle's inputs settle, before the clock edge). Layout shared with the C++
-/// `ConcordTrace`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RawTrace {
-    pub state: u32,
-    pub warp: u32,
-    pub pc: u32,
-    pub active: u32,
-    pub exec: u32,
-    pub rf_we: u32,
-    pub rf_addr: u32,
-    pub pred_we: u32,
-    pub pred_addr: u32,
-    pub pred_data: u32,
-    /// Bit 0 `running`, 1 `done`, 2 `trapped`.
-    pub status: u32,
-    pub reserved: u32,
-    pub rf_data: [u32; 32],
-}
 
 /// The fixed part of every shim: the model's life cycle, the clock edge,
 /// VCD output. `@CLOCK@` is the clock port (the first of the port list),
@@ -223,128 +178,6 @@ CONCORD_API void concord_vcd_close(ConcordSim* s) {
 }
 "#;
 
-/// The v1 core's per-cycle fast path (docs/microarchitecture.md §8-§10):
-/// host access, the memory request and response moved as whole structs.
-/// Only in shims of the v1 port list ([`PORTS`]); `@NAME@` placeholders are
-/// filled from the contract (`concord_uarch`) by [`source`].
-const V1_FAST_PATH: &str = r#"
-struct ConcordReq {
-    uint32_t kind, addr, atom_op, atom_data;
-    uint32_t mask[4];
-    uint32_t wdata[32];
-};
-
-struct ConcordTrace {
-    uint32_t state, warp, pc, active, exec, rf_we, rf_addr, pred_we, pred_addr, pred_data;
-    uint32_t status, reserved;
-    uint32_t rf_data[32];
-};
-
-static_assert(sizeof(ConcordReq) == 40 * 4, "ConcordReq layout");
-static_assert(sizeof(ConcordTrace) == 44 * 4, "ConcordTrace layout");
-
-static inline void concord_clear_resp(ConcordSim* s) {
-    s->top->gmem_resp_valid = 0;
-    if (s->resp_dirty) {
-        std::memset(&s->top->gmem_resp_data[0], 0, @LINE_BYTES@);
-        s->resp_dirty = false;
-    }
-}
-
-// `cycles` clock cycles with reset = 1 and every other input idle.
-CONCORD_API void concord_reset(ConcordSim* s, uint32_t cycles) {
-    Vconcord_core* top = s->top;
-    top->host_we = 0;
-    top->host_addr = 0;
-    top->host_wdata = 0;
-    concord_clear_resp(s);
-    top->reset = 1;
-    for (uint32_t i = 0; i < cycles; ++i) {
-        top->clock = 0;
-        top->eval();
-        concord_dump(s);
-        concord_edge(s);
-    }
-    top->reset = 0;
-    top->clock = 0;
-    top->eval();
-}
-
-// One clock cycle with host_we = 1.
-CONCORD_API void concord_host_write(ConcordSim* s, uint32_t addr, uint32_t data) {
-    Vconcord_core* top = s->top;
-    top->clock = 0;
-    concord_clear_resp(s);
-    top->host_we = 1;
-    top->host_addr = addr & @HOST_ADDR_MASK@;
-    top->host_wdata = data;
-    top->eval();
-    concord_dump(s);
-    concord_edge(s);
-    top->host_we = 0;
-    top->host_addr = 0;
-    top->host_wdata = 0;
-}
-
-// host_rdata for host_raddr = raddr (combinational; no clock edge).
-CONCORD_API uint32_t concord_host_read(ConcordSim* s, uint32_t raddr) {
-    Vconcord_core* top = s->top;
-    top->host_raddr = raddr & @HOST_RADDR_MASK@;
-    top->eval();
-    return top->host_rdata;
-}
-
-CONCORD_API uint32_t concord_status(ConcordSim* s) {
-    Vconcord_core* top = s->top;
-    return @STATUS_BITS@;
-}
-
-// The memory request as the core drives it now; fills *r only when valid.
-CONCORD_API uint32_t concord_request(ConcordSim* s, ConcordReq* r) {
-    Vconcord_core* top = s->top;
-    if (!top->gmem_req_valid) return 0;
-    r->kind = top->gmem_req_kind;
-    r->addr = top->gmem_req_addr;
-    r->atom_op = top->gmem_req_atom_op;
-    r->atom_data = top->gmem_req_atom_data;
-    std::memcpy(r->mask, &top->gmem_req_mask[0], sizeof r->mask);
-    std::memcpy(r->wdata, &top->gmem_req_wdata[0], sizeof r->wdata);
-    return 1;
-}
-
-// The rest of one cycle: drive gmem_req_ready = 1 and the response
-// (resp_data may be null when resp_valid is 0), settle, sample the trace
-// port into *t, rising edge.
-CONCORD_API void concord_step(ConcordSim* s, uint32_t resp_valid, const uint32_t* resp_data,
-                              ConcordTrace* t) {
-    Vconcord_core* top = s->top;
-    top->clock = 0;
-    top->gmem_req_ready = 1;
-    if (resp_valid) {
-        top->gmem_resp_valid = 1;
-        std::memcpy(&top->gmem_resp_data[0], resp_data, @LINE_BYTES@);
-        s->resp_dirty = true;
-    } else {
-        concord_clear_resp(s);
-    }
-    top->eval();
-    concord_dump(s);
-    t->state = top->trace_state;
-    t->warp = top->trace_warp;
-    t->pc = top->trace_pc;
-    t->active = top->trace_active;
-    t->exec = top->trace_exec;
-    t->rf_we = top->trace_rf_we;
-    t->rf_addr = top->trace_rf_addr;
-    t->pred_we = top->trace_pred_we;
-    t->pred_addr = top->trace_pred_addr;
-    t->pred_data = top->trace_pred_data;
-    t->status = @STATUS_BITS@;
-    std::memcpy(t->rf_data, &top->trace_rf_data[0], sizeof t->rf_data);
-    concord_edge(s);
-}
-"#;
-
 /// Verilator's C++ storage size in bytes of a port of `width` bits.
 fn storage_bytes(width: u32) -> u32 {
     match width {
@@ -356,15 +189,7 @@ fn storage_bytes(width: u32) -> u32 {
     }
 }
 
-/// Whether `ports` is the v1 core's list, whose shim also has the v1
-/// per-cycle fast path (`concord_reset`, `concord_host_write`,
-/// `concord_request`, `concord_step`, ...).
-pub fn is_v1(ports: &[Port]) -> bool {
-    ports == PORTS.as_slice()
-}
-
-/// The clock: the first port of either list (§14.2 and v1's §8 both
-/// declare it first).
+/// The clock: the first port of the list (§14.2 declares it first).
 fn clock(ports: &[Port]) -> &Port {
     let c = &ports[0];
     assert!(
@@ -432,10 +257,9 @@ pub fn packed_outputs(ports: &[Port]) -> Vec<Port> {
 }
 
 /// The complete C++ source of the shim of a `concord_core` with the port
-/// list `ports` ([`PORTS`] for v1, `concord_uarch::ports::core_ports` for
-/// v2): the life cycle, per-port accessors, the packed per-cycle path
-/// (`concord_set_inputs`, `concord_tick`, `concord_get_outputs`) and, for
-/// v1's list, v1's fast path.
+/// list `ports` (`concord_uarch::ports::core_ports`): the life cycle,
+/// per-port accessors and the packed per-cycle path
+/// (`concord_set_inputs`, `concord_tick`, `concord_get_outputs`).
 pub fn source(ports: &[Port]) -> String {
     let mut s = String::with_capacity(16 * 1024);
     let _ = writeln!(s, "#define CONCORD_SHIM_VERSION {SHIM_VERSION}u");
@@ -449,35 +273,11 @@ pub fn source(ports: &[Port]) -> String {
             writeln!(init, "    std::memset(&top->{n}[0], 0, {});", 4 * p.words())
         };
     }
-    if is_v1(ports) {
-        // v1's memory is always ready (docs/microarchitecture.md §8).
-        init.push_str("    top->gmem_req_ready = 1;\n");
-    }
     s.push_str(
         &COMMON
             .replace("@CLOCK@", clock)
             .replace("@INPUT_INIT@", &init),
     );
-    if is_v1(ports) {
-        // The status pins as the bits of the `STATUS` register.
-        let status = [
-            ("running", host::STATUS_RUNNING),
-            ("done", host::STATUS_DONE),
-            ("trapped", host::STATUS_TRAPPED),
-        ]
-        .map(|(pin, bit)| match bit.trailing_zeros() {
-            0 => format!("(top->{pin} & 1u)"),
-            n => format!("(top->{pin} & 1u) << {n}"),
-        })
-        .join(" | ");
-        s.push_str(
-            &V1_FAST_PATH
-                .replace("@HOST_ADDR_MASK@", &format!("{:#x}u", host::ADDR_MASK))
-                .replace("@HOST_RADDR_MASK@", &format!("{:#x}u", host::RADDR_MASK))
-                .replace("@LINE_BYTES@", &LINE_BYTES.to_string())
-                .replace("@STATUS_BITS@", &status),
-        );
-    }
     s.push_str("\n// The port list: storage sizes.\n");
     for p in ports {
         let _ = writeln!(
@@ -551,29 +351,21 @@ pub const EXPORTS_MAP: &str = "{\n  global: concord_*;\n  local: *;\n};\n";
 mod tests {
     use super::*;
 
+    /// The port list (§14.2): every port has its accessor and a width
+    /// check, the clock `clk` is driven by the edge and not packed,
+    /// `tr_record` is one output.
     #[test]
-    fn every_port_has_an_accessor_and_a_width_check() {
-        let src = source(&PORTS);
-        for p in PORTS.iter() {
-            let f = match p.dir {
-                Dir::In => format!("concord_set_{}(", p.name),
-                Dir::Out => format!("concord_get_{}(", p.name),
-            };
-            assert!(src.contains(&f), "{f}");
-            assert!(src.contains(&format!("sizeof(Vconcord_core::{})", p.name)));
-        }
-    }
-
-    /// The v2 list (§14.2): every port has its accessor, the clock `clk`
-    /// is driven by the edge and not packed, `tr_record` is one output,
-    /// and v1's fast path is absent.
-    #[test]
-    fn a_v2_port_list_gets_the_packed_path_and_not_v1s() {
+    fn the_port_list_gets_accessors_and_the_packed_path() {
         let config = concord_isa::config::CoreConfig::default();
         let hw = concord_uarch::HwParams::new(&config).unwrap();
         let ports = concord_uarch::ports::core_ports(&hw, &concord_uarch::GenOptions::sim());
         let src = source(&ports);
         for p in &ports {
+            let f = match p.dir {
+                Dir::In => format!("concord_set_{}(", p.name),
+                Dir::Out => format!("concord_get_{}(", p.name),
+            };
+            assert!(src.contains(&f), "{f}");
             assert!(src.contains(&format!("sizeof(Vconcord_core::{})", p.name)));
         }
         assert!(src.contains("top->clk = 1;"));
@@ -593,19 +385,5 @@ mod tests {
             "concord_output_words(void) {{ return {}u; }}",
             14 + trace
         )));
-    }
-
-    #[test]
-    fn the_v1_list_keeps_its_fast_path() {
-        let src = source(&PORTS);
-        assert!(src.contains("CONCORD_API void concord_step("));
-        assert!(src.contains("top->gmem_req_ready = 1;"));
-        assert!(src.contains("top->clock = 1;"));
-    }
-
-    #[test]
-    fn struct_sizes_match_the_cpp_static_asserts() {
-        assert_eq!(std::mem::size_of::<RawRequest>(), 40 * 4);
-        assert_eq!(std::mem::size_of::<RawTrace>(), 44 * 4);
     }
 }

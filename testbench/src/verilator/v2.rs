@@ -1,7 +1,7 @@
 //! The Core v2 RTL under Verilator: one clock cycle at a time, with both
 //! Wishbone ports as `concord_uarch::wishbone::Signals` records and the
 //! trace port unpacked into a `concord_uarch::trace::TraceRecord`
-//! (docs/microarchitecture-v2.md §14.2, §15.2, §15.4).
+//! (docs/microarchitecture.md §14.2, §15.2, §15.4).
 //!
 //! It sits between the shared harness ([`super::cache`] builds and caches
 //! the library, the shim is generated from `concord_uarch::ports::core_ports`)
@@ -171,7 +171,7 @@ pub struct RtlV2 {
     trace_layout: TraceLayout,
 }
 
-// SAFETY: as for `Rtl`: the Verilated instance has its own context and no
+// SAFETY: the Verilated instance has its own context and no
 // thread affinity, and is reached only through `&mut self`; the library is
 // never unloaded.
 unsafe impl Send for RtlV2 {}
@@ -229,6 +229,12 @@ impl RtlV2 {
         };
         rtl.reset();
         Ok(rtl)
+    }
+
+    /// Whether the library was built with VCD support
+    /// ([`BuildOptions::trace`]).
+    pub fn traced(&self) -> bool {
+        self.api.traced
     }
 
     /// The shared library this model runs.
@@ -411,7 +417,7 @@ impl RtlV2 {
 
     /// Starts writing a VCD of every signal to `path`, in builds with
     /// [`BuildOptions::trace`]; cycle *c* settles at `10c` and its rising
-    /// edge is at `10c + 5` (as [`super::Rtl::open_vcd`]).
+    /// edge is at `10c + 5`.
     pub fn open_vcd(&mut self, path: &Path) -> Result<(), HarnessError> {
         super::open_vcd(self.api, self.sim, path)
     }

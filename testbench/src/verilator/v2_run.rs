@@ -1,5 +1,5 @@
 //! A whole launch on the Core v2 RTL alone, driven through its host port
-//! as a host processor would drive the board (docs/microarchitecture-v2.md
+//! as a host processor would drive the board (docs/microarchitecture.md
 //! §14.3, §14.4): the launch registers, the program and the parameters
 //! written, `CTRL.START`, then idle host cycles until `done_o` or
 //! `trapped_o`, then `STATUS`, the trap report and every counter read back
@@ -18,6 +18,7 @@ use concord_uarch::wishbone::Signals;
 use concord_uarch::HwParams;
 
 use super::v2::{RtlV2, V2Cycle};
+use crate::lockstep::OnCycle;
 use crate::pipeline::{host_read, host_write, PipelineLaunch, WishboneMemory};
 
 /// How a standalone run ended.
@@ -42,18 +43,26 @@ const ACK_WAIT: u32 = 16;
 struct Host<'a> {
     rtl: &'a mut RtlV2,
     memory: WishboneMemory,
+    hook: Option<OnCycle<'a>>,
+    /// Cycles run, from the first host write.
+    cycle: u64,
 }
 
 impl Host<'_> {
-    fn cycle(&mut self, host: &Signals) -> V2Cycle {
-        self.rtl.cycle(host, &mut self.memory)
+    fn cycle(&mut self, host: &Signals) -> Result<V2Cycle, String> {
+        let c = self.rtl.cycle(host, &mut self.memory);
+        if let Some(hook) = self.hook.as_mut() {
+            hook(self.cycle, c.trace.as_ref())?;
+        }
+        self.cycle += 1;
+        Ok(c)
     }
 
     /// One write, repeated while the slave stalls it.
     fn write(&mut self, adr: u32, value: u32) -> Result<(), String> {
         let request = host_write(adr, value);
         for _ in 0..ACK_WAIT {
-            if !self.cycle(&request).host.stall {
+            if !self.cycle(&request)?.host.stall {
                 return Ok(());
             }
         }
@@ -67,7 +76,7 @@ impl Host<'_> {
         let request = host_read(adr);
         let mut accepted = false;
         for _ in 0..ACK_WAIT {
-            if !self.cycle(&request).host.stall {
+            if !self.cycle(&request)?.host.stall {
                 accepted = true;
                 break;
             }
@@ -82,7 +91,7 @@ impl Host<'_> {
             ..Signals::idle()
         };
         for _ in 0..ACK_WAIT {
-            let answer = self.cycle(&hold).host;
+            let answer = self.cycle(&hold)?.host;
             if answer.ack {
                 return Ok(answer.dat_r[0]);
             }
@@ -105,13 +114,31 @@ pub fn run(
     global: &mut Vec<u8>,
     max_cycles: u64,
 ) -> Result<RtlV2Outcome, String> {
+    run_hooked(rtl, config, launch, global, max_cycles, None)
+}
+
+/// [`run`], with `hook` called after every cycle (host cycles included),
+/// as in [`crate::lockstep::run_hooked`]; its error ends the run.
+pub fn run_hooked<'a>(
+    rtl: &'a mut RtlV2,
+    config: &CoreConfig,
+    launch: &PipelineLaunch<'_>,
+    global: &mut Vec<u8>,
+    max_cycles: u64,
+    hook: Option<OnCycle<'a>>,
+) -> Result<RtlV2Outcome, String> {
     let hw = HwParams::new(config).map_err(|e| e.to_string())?;
     if rtl.hw() != &hw {
         return Err("the RTL model was built for another configuration".into());
     }
     rtl.reset();
     let memory = WishboneMemory::new(std::mem::take(global), &hw);
-    let mut host = Host { rtl, memory };
+    let mut host = Host {
+        rtl,
+        memory,
+        hook,
+        cycle: 0,
+    };
     let writes = launch.host_writes();
     let result = (|| {
         for (adr, value) in writes {
@@ -119,7 +146,7 @@ pub fn run(
         }
         let started = host.rtl.cycles();
         loop {
-            let pins = host.cycle(&Signals::idle()).pins;
+            let pins = host.cycle(&Signals::idle())?.pins;
             if pins.done || pins.trapped {
                 break;
             }

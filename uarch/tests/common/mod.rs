@@ -1,9 +1,9 @@
-//! Shared aids of the uarch crate's tests: docs/microarchitecture-v2.md and
+//! Shared aids of the uarch crate's tests: docs/microarchitecture.md and
 //! its Markdown tables.
 
 #![allow(dead_code)]
 
-pub const DOC: &str = include_str!("../../../docs/microarchitecture-v2.md");
+pub const DOC: &str = include_str!("../../../docs/microarchitecture.md");
 
 /// The rows of the first table after `heading`, cells trimmed.
 pub fn table(heading: &str) -> Vec<Vec<String>> {
