@@ -1045,13 +1045,24 @@ fn halt_mid_run_in_lock_step() {
     let mut runs = 0;
     for config in case_configs() {
         let global = vec![0u8; config.global_memory_bytes as usize];
-        let plain = launch_script(&kernel, [3, 1, 1], [8, 1, 1], &[], 0);
-        let length = with_rtl(&config, |rtl| {
-            lockstep::host_script(&config, rtl, GenOptions::sim(), &plain, &global)
-        })
-        .unwrap_or_else(|e| panic!("{} × {} without HALT: {e}", config.lanes, config.warps));
+        // The run's length without HALT, from `START` to `DONE`, on the
+        // cycle model.
+        let plain = launch_script(&kernel, [3, 1, 1], [8, 1, 1], &[], 2000);
+        let writes = launch_script(&kernel, [3, 1, 1], [8, 1, 1], &[], 0).len();
+        let mut model = concord_testbench::pipeline::Pipeline::idle(&config, GenOptions::sim())
+            .expect("an idle cycle model");
+        model.set_global(global.clone());
+        let done = plain
+            .iter()
+            .position(|h| {
+                model.cycle(h);
+                model.status().done
+            })
+            .expect("the run ends");
+        let length = done - writes;
+        assert!(length > 100, "a run of {length} cycles");
         for held in [1usize, 12] {
-            for at in 0..length as usize {
+            for at in 0..length {
                 let mut body = vec![Signals::idle(); at];
                 body.push(host_write(regmap::CTRL, 2));
                 let reads = [
@@ -1065,7 +1076,7 @@ fn halt_mid_run_in_lock_step() {
                 }
                 body.push(host_write(regmap::CTRL, 0));
                 body.push(wait);
-                let script = launch_script(&kernel, [3, 1, 1], [8, 1, 1], &body, 600);
+                let script = launch_script(&kernel, [3, 1, 1], [8, 1, 1], &body, length + 100);
                 let result = with_rtl(&config, |rtl| {
                     lockstep::host_script(&config, rtl, GenOptions::sim(), &script, &global)
                 });

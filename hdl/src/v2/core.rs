@@ -70,8 +70,8 @@
 //! (`outstanding` − 1), return slots at S (priority 1) through A (entry
 //! freed, `outstanding` − 1, `busy_r`) and W (the shared unit's extension
 //! and write path above), `tr_free`, `tr_rsp`, `tr_rsp_entry`, counters
-//! 15, 19–22, `DONE`/`halted` waiting for the entries. Not yet: the
-//! byte address of cause 11, `DBG_QUEUE` fields other than `free`.
+//! 15, 19–22, `DONE`/`halted` waiting for the entries, `DBG_QUEUE`'s four
+//! counts (`gmaster.rs`).
 //! Traps (`trap.rs`, branch `v2trap`, sections `traps (v2trap)`): causes
 //! 1–8 and 10 (4 at F, 3 at D, 8 at R, the others from the control path's
 //! per-lane flags at A, 7 after the commit) in §13.1's order
@@ -82,12 +82,17 @@
 //! their host words (`TrapUnit`). Cause 7's pc is read through copy 2 of
 //! the lane-PC LUT-RAM in a cycle the engine does not load (the report
 //! waits a cycle otherwise; the frozen block's pcs cannot change). Cause
-//! 11 comes from the global unit (`gmem.trap*`). Not yet: cause 9 (stack overflow), `HALT` pausing
-//! the re-arbitration engine.
+//! 11 comes from the global unit (`gmem.trap*`) when the failing entry
+//! completes, with its first `ERR` beat's byte address. Cause 9 (stack
+//! overflow, `stack.rs`): registers built from `STACK_BYTES`, the warp
+//! offset selected at X by the pass's `wib`, the per-lane compares at A
+//! on `y_a` for executing lanes of a global access. `HALT` (§15.3): S
+//! selects only return slots, the launch unit pauses, and the
+//! re-arbitration engine loads no warp (`ctl.halt`).
 //! Lock-step: every tier of `testbench/tests/verilator_v2.rs` agrees on
 //! every trace field and bus signal and the host's register read-back,
-//! except `paper_goldens`' runs that trap 9 (hdl/README.md, "Core v2: the
-//! top level").
+//! `paper_goldens` with its trap-9 runs, `HALT` set mid-run and bus
+//! errors included (hdl/README.md, "Core v2: the top level").
 
 use std::collections::HashMap;
 

@@ -35,7 +35,10 @@
 //! on the returnable queue (`ret_valid`, `ret_idx`, `ret_err`, taken by
 //! `ret_take` at S in entry order). An entry with an `ERR` beat completes
 //! after its last beat, without load data, and `trap` is 1 in the cycle of
-//! its completion.
+//! its completion, with `trap_addr` the byte address of its first `ERR`
+//! beat (the entry's line is read at the response side through a second
+//! LUT-RAM copy, `m_line_a`). `q_send`, `q_resp`, `q_ret` are
+//! `DBG_QUEUE`'s counts (§14.4).
 //!
 //! `cyc_o` is registered: 1 in every cycle in which `stb_o` is 1 or an
 //! accepted beat is not yet processed.

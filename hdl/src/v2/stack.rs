@@ -1,4 +1,4 @@
-//! Cause 9 of Core v2, stack overflow (docs/microarchitecture-v2.md §12.4,
+//! Cause 9 of Core v2, stack overflow (docs/microarchitecture.md §12.4,
 //! §13.1; the rule is `concord_isa::checks::Stacks::violates`): which
 //! executing lanes of a global access in stage A touch the per-thread
 //! stacks or their guard zone outside their own stack. One [`StackCheck`]
