@@ -9,10 +9,14 @@
 //!   an older slot replaces it; a global bus error and a pass trap in the
 //!   same cycle; cause 7's warp, lanes and pc formed in the report cycle,
 //!   and the report waiting one cycle while the engine holds copy 2's
-//!   port; `START` drops the held trap but keeps the report.
+//!   port; `START` drops the held trap but keeps the report;
+//! * `StackCheck` (`concord_hdl::v2::stack`, cause 9, §12.4): own stack,
+//!   neighbours' stacks and the guard zone for the pass's warp, executing
+//!   lanes only, nothing without a stack.
 
 mod common;
 
+use concord_hdl::v2::stack::StackCheck;
 use concord_hdl::v2::trap::{PassCause, TrapUnit};
 use rust_hdl_core::prelude::*;
 
@@ -364,4 +368,69 @@ fn cause_7_reads_the_first_waiting_warp_and_waits_for_the_port() {
     step(&mut u);
     assert!(!u.t_read.val());
     assert_eq!(report(&u), [7, 0x2a, 1, 0b1100, 11, 21, 31, 0, 0, 1, 2, 40]);
+}
+
+// ---- StackCheck (cause 9) ----
+
+/// A stack check of `L` = 8 lanes, 4 warps, `G` = 4096, with `S` written
+/// and the pass's `wib` selected in X, then the lanes' addresses at A.
+/// Returns the faulting lanes.
+fn stack_faults(s: u64, wib: u64, check: u64, addr: [u64; L]) -> u64 {
+    let mut b = StackCheck::<L>::new(4, 4096);
+    b.connect_all();
+    let p = common::Ports {
+        clock: |b: &mut StackCheck<L>| &mut b.clock,
+        reset: |b: &mut StackCheck<L>| &mut b.reset,
+        rounds: 200,
+        name: "StackCheck",
+    };
+    common::reset(&mut b, &p);
+    b.s.next = s.into();
+    common::edge(&mut b, &p);
+    // X: the pass's warp within its block.
+    b.x_wib.next = wib.into();
+    common::edge(&mut b, &p);
+    // A: its lanes' addresses; the pass now in X is of another warp.
+    b.x_wib.next = 3u64.into();
+    b.check.next = check.into();
+    for (l, a) in addr.iter().enumerate() {
+        b.addr[l].next = (*a).into();
+    }
+    settle(&mut b);
+    b.fault.val().to_u64()
+}
+
+/// By hand from docs/isa.md's rule with `S` = 16, `G` = 4096, 8 lanes, 4
+/// warps (32 threads): thread `t` owns `[4080 − 16t, 4096 − 16t)`, the
+/// guarded region is `[4096 − 33·16, 4096) = [3568, 4096)`.
+#[test]
+fn stack_check_own_stack_neighbours_and_guard_zone() {
+    // Warp 1 (threads 8..15): lane l is thread 8 + l, its stack starts at
+    // 3952 − 16l. Every lane at the first and the last word of its own
+    // stack: no fault.
+    let own: [u64; L] = std::array::from_fn(|l| 3952 - 16 * l as u64);
+    assert_eq!(stack_faults(16, 1, 0xff, own), 0);
+    let own_last: [u64; L] = std::array::from_fn(|l| 3964 - 16 * l as u64);
+    assert_eq!(stack_faults(16, 1, 0xff, own_last), 0);
+    // The same addresses from warp 0 (threads 0..7) are other threads'
+    // stacks: every lane faults; lanes not executing do not.
+    assert_eq!(stack_faults(16, 0, 0xff, own), 0xff);
+    assert_eq!(stack_faults(16, 0, 0x0f, own), 0x0f);
+    // Warp 1, lane 2 (thread 10, [3920, 3936)): one word above its
+    // stack (thread 9's) and one word below (thread 11's) fault.
+    let mut a = own;
+    a[2] = 3936;
+    a[5] = 3868; // lane 5 is thread 13, [3872, 3888): 3868 is thread 14's
+    assert_eq!(stack_faults(16, 1, 0xff, a), 0b0010_0100);
+    // Warp 3, lane 7 (thread 31, [3584, 3600)): the guard zone's first and
+    // last words fault, the word just below it does not (not guarded).
+    // Warp 3: lane l is thread 24 + l, its stack starts at 3696 − 16l.
+    let mut a: [u64; L] = std::array::from_fn(|l| 3696 - 16 * l as u64);
+    a[0] = 3568;
+    a[1] = 3580;
+    a[2] = 3564;
+    a[3] = 100;
+    assert_eq!(stack_faults(16, 3, 0xff, a), 0b0000_0011);
+    // Without a stack nothing is checked.
+    assert_eq!(stack_faults(0, 3, 0xff, a), 0);
 }

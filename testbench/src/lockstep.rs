@@ -345,6 +345,20 @@ pub fn host_script(
     script: &[Signals],
     global: &[u8],
 ) -> Result<u64, LockstepError> {
+    host_script_with_bus_errors(config, rtl, gen, script, global, &[])
+}
+
+/// [`host_script`] with both testbench memories answering `ERR` to the
+/// accepted beats numbered `errors` (0: the first beat accepted after
+/// reset; `WishboneMemory::inject_err`).
+pub fn host_script_with_bus_errors(
+    config: &CoreConfig,
+    rtl: &mut RtlV2,
+    gen: concord_uarch::GenOptions,
+    script: &[Signals],
+    global: &[u8],
+    errors: &[u64],
+) -> Result<u64, LockstepError> {
     let hw = HwParams::new(config).map_err(|e| LockstepError::Setup(e.to_string()))?;
     if rtl.hw() != &hw || rtl.gen() != &gen {
         return Err(LockstepError::Setup(
@@ -355,6 +369,10 @@ pub fn host_script(
     core.set_global(global.to_vec());
     rtl.reset();
     let mut observer = Observer::new(rtl, config, &hw, gen.debug_regs, global);
+    for &n in errors {
+        core.memory_mut().inject_err(n);
+        observer.memory.inject_err(n);
+    }
     let failed =
         |o: &mut Observer<'_>, e: String| o.failure.take().unwrap_or(LockstepError::Model(e));
     for host in script {

@@ -678,6 +678,41 @@ fn an_injected_bus_error_is_trap_11() {
     h.no_violations();
 }
 
+/// §10.2, §13.1: an entry with `ERR` beats raises trap 11 once, when it
+/// completes (its last beat processed), with the address of its first
+/// `ERR` beat. The kernel of [`an_injected_bus_error_is_trap_11`]; beats 2
+/// and 5 of its one 8-beat entry answer `ERR`. By hand: the report gives
+/// address 256 + 2·4 = 264; `tr_trap` is 1 in exactly one cycle, the
+/// cycle whose record shows the eighth processed response (`tr_rsp`), not
+/// the third.
+#[test]
+fn trap_11_is_raised_when_the_entry_completes_with_its_first_err_address() {
+    let kernel = assemble("s2r r0, %tid\nshl r0, r0, 2\nld.global.b32 r1, [r0+256]\nexit\n");
+    let mut h = Host::new(&CoreConfig::default(), GenOptions::sim());
+    h.core.memory_mut().inject_err(2);
+    h.core.memory_mut().inject_err(5);
+    h.load(&kernel, 8);
+    h.write(regmap::CTRL, 1);
+    let (mut responses, mut raised_at) = (0u32, Vec::new());
+    for _ in 0..1000 {
+        if h.core.state() == CoreState::Trap {
+            break;
+        }
+        h.idle();
+        let r = h.core.trace().unwrap();
+        responses += r.rsp;
+        if r.trap != 0 {
+            raised_at.push(responses);
+        }
+    }
+    assert_eq!(h.core.state(), CoreState::Trap);
+    assert_eq!(raised_at, vec![8], "trap 11 raised with the last response");
+    assert_eq!(h.read(regmap::TRAP_CAUSE), 11);
+    assert_eq!(h.read(regmap::TRAP_LANES), 0xff);
+    assert_eq!(h.read(regmap::TRAP_ADDR), 264);
+    h.no_violations();
+}
+
 /// Every trace record of random programs on several shapes fits the port
 /// (`pack` refuses a value wider than its field) and comes back from it,
 /// and the run driven cycle by cycle through the host port ends as

@@ -25,12 +25,11 @@
 //!   `configs/stress-blocks.yaml`, each under both arbiters and both
 //!   schedulers.
 //!
-//! CI runs in lock-step `every_instruction_under_three_guards`,
-//! `random_programs`, `compiled_suite`, `compiled_random_kernels`,
-//! `host_registers` and `paper_goldens_except_stack_overflow`: the RTL does
-//! not check stacks yet (trap 9, issue 13), so `paper_goldens` stays
-//! `#[ignore]`d and its runs that trap 9 run on the cycle model
-//! alone (`the_case_tiers_hold_on_the_cycle_model`). `stress_configs` (eight
+//! CI runs in lock-step `paper_goldens`,
+//! `every_instruction_under_three_guards`, `random_programs`,
+//! `compiled_suite`, `compiled_random_kernels`, `host_registers`,
+//! `halt_mid_run_in_lock_step` (§15.3) and `bus_errors_in_lock_step`
+//! (trap 11, §10.2, §13.1). `stress_configs` (eight
 //! core builds) and `twenty_thousand_random_programs` are heavy tiers,
 //! run with `cargo test --release -p concord-testbench --test verilator_v2
 //! -- --ignored --exact <tier>`; CI runs the stress tier's oracle on the
@@ -949,10 +948,210 @@ fn host_registers() {
     }
 }
 
+/// A host script that loads `kernel` with `grid` × `block` threads,
+/// starts it, then runs `body` and `tail` idle cycles in which the host
+/// reads `DBG_QUEUE` every fifth cycle (§14.4: the global unit's counts
+/// while entries are in flight).
+fn launch_script(
+    kernel: &concord_isa::container::Kernel,
+    grid: [u32; 3],
+    block: [u32; 3],
+    body: &[concord_uarch::wishbone::Signals],
+    tail: usize,
+) -> Vec<concord_uarch::wishbone::Signals> {
+    use concord_testbench::pipeline::{host_read, host_write};
+    use concord_uarch::wishbone::Signals;
+    let launch = func::Launch {
+        code: &kernel.code,
+        entry_pc: 0,
+        grid,
+        block,
+        params: &[],
+        stack_bytes: 0,
+    };
+    let extras = regmap::LaunchExtras {
+        shared_bytes: 0,
+        clear_regs: 32,
+        clear_shared: 0,
+    };
+    let wait = Signals {
+        cyc: true,
+        ..Signals::idle()
+    };
+    let mut script: Vec<Signals> = regmap::launch_writes(&launch, &extras)
+        .into_iter()
+        .chain([regmap::start_write()])
+        .map(|(adr, value)| host_write(adr, value))
+        .collect();
+    script.push(wait);
+    script.extend_from_slice(body);
+    for i in 0..tail {
+        script.push(match i % 5 {
+            0 => host_read(regmap::DBG_QUEUE),
+            1 => wait,
+            _ => Signals::idle(),
+        });
+    }
+    script
+}
+
+/// Two warps per block, three blocks, a loop with divergence, global loads
+/// and stores and a barrier (its release sets `rearb` for the block's
+/// warps, so the re-arbitration engine runs, §9.5); each block works on
+/// its own 64 bytes.
+const HALT_KERNEL: &str = "
+        s2r     r1, %tid
+        s2r     r7, %ctaid.x
+        shl     r2, r1, 2
+        shl     r7, r7, 6
+        add     r2, r2, r7
+        movi    r6, 3
+    loop:
+        ld.global r3, [r2+256]
+        and     r4, r1, 1
+        setp.eq p1, r4, 0
+        @p1 bra even
+        add     r3, r3, 7
+        bra     join
+    even:
+        add     r3, r3, 3
+    join:
+        st.global [r2+256], r3
+        bar.sync
+        add     r6, r6, -1
+        setp.gt p2, r6, 0
+        @p2 bra loop
+        exit
+";
+
+/// §15.3: `HALT` set in the middle of a run and cleared again. While it
+/// is 1, S selects only return slots, the launch unit and the
+/// re-arbitration engine pause (the engine loads no warp; a warp it loaded
+/// in the cycle before is still computed); responses keep arriving and
+/// `STATUS.halted` turns 1 once nothing is in flight. The host sets `HALT`
+/// at every cycle of the run in turn, for 1 cycle and for 12 cycles
+/// (reading `STATUS`, `DBG_QUEUE`, `WSTATE0` and `DBG_FLAGS` meanwhile),
+/// and every cycle must agree with the cycle model, as must the registers
+/// read back at the end.
+#[test]
+fn halt_mid_run_in_lock_step() {
+    use concord_testbench::pipeline::{host_read, host_write};
+    use concord_uarch::wishbone::Signals;
+    let kernel = common::assemble(HALT_KERNEL);
+    let wait = Signals {
+        cyc: true,
+        ..Signals::idle()
+    };
+    let mut runs = 0;
+    for config in case_configs() {
+        let global = vec![0u8; config.global_memory_bytes as usize];
+        // The run's length without HALT, from `START` to `DONE`, on the
+        // cycle model.
+        let plain = launch_script(&kernel, [3, 1, 1], [8, 1, 1], &[], 2000);
+        let writes = launch_script(&kernel, [3, 1, 1], [8, 1, 1], &[], 0).len();
+        let mut model = concord_testbench::pipeline::Pipeline::idle(&config, GenOptions::sim())
+            .expect("an idle cycle model");
+        model.set_global(global.clone());
+        let done = plain
+            .iter()
+            .position(|h| {
+                model.cycle(h);
+                model.status().done
+            })
+            .expect("the run ends");
+        let length = done - writes;
+        assert!(length > 100, "a run of {length} cycles");
+        for held in [1usize, 12] {
+            for at in 0..length {
+                let mut body = vec![Signals::idle(); at];
+                body.push(host_write(regmap::CTRL, 2));
+                let reads = [
+                    regmap::STATUS,
+                    regmap::DBG_QUEUE,
+                    regmap::WSTATE0,
+                    regmap::DBG_FLAGS,
+                ];
+                for i in 0..held - 1 {
+                    body.push(host_read(reads[i % reads.len()]));
+                }
+                body.push(host_write(regmap::CTRL, 0));
+                body.push(wait);
+                let script = launch_script(&kernel, [3, 1, 1], [8, 1, 1], &body, length + 100);
+                let result = with_rtl(&config, |rtl| {
+                    lockstep::host_script(&config, rtl, GenOptions::sim(), &script, &global)
+                });
+                if let Err(e) = result {
+                    panic!(
+                        "{} × {}, HALT from cycle {at} of the run for {held} cycles: {e}",
+                        config.lanes, config.warps
+                    );
+                }
+                runs += 1;
+            }
+        }
+    }
+    eprintln!("{runs} runs with HALT in lock-step");
+}
+
+/// §10.2, §13.1: a beat answered with `ERR` makes its entry complete
+/// without data and raise trap 11 when it completes (its last beat
+/// processed), reporting the entry's warp, served lanes and pc and the
+/// byte address of its first `ERR` beat. Each warp loads, then stores, 4
+/// bytes per lane (one entry of 4 or 8 beats of 4 bytes); the memory
+/// answers `ERR` to the accepted beat `n` (each `n` of the run in turn) or
+/// to beats `n` and `n + 1`, so that the error falls on first, middle and
+/// last beats, of reads and writes, of older and younger blocks. Every
+/// cycle (trace, buses, `DBG_QUEUE` reads) and the registers read at the
+/// end (`TRAP_ADDR` among them) must agree with the cycle model.
+#[test]
+fn bus_errors_in_lock_step() {
+    let kernel = common::assemble(
+        "
+        s2r     r1, %tid
+        s2r     r7, %ctaid.x
+        shl     r2, r1, 2
+        shl     r7, r7, 6
+        add     r2, r2, r7
+        ld.global r3, [r2+256]
+        add     r3, r3, 1
+        st.global [r2+512], r3
+        exit
+        ",
+    );
+    let mut runs = 0;
+    for config in case_configs() {
+        let global = vec![0u8; config.global_memory_bytes as usize];
+        let script = launch_script(&kernel, [3, 1, 1], [8, 1, 1], &[], 800);
+        // 3 blocks × 8 threads, a load and a store of 4 bytes each: 48
+        // beats of 4 bytes.
+        for n in 0..48u64 {
+            for errors in [vec![n], vec![n, n + 1]] {
+                let result = with_rtl(&config, |rtl| {
+                    lockstep::host_script_with_bus_errors(
+                        &config,
+                        rtl,
+                        GenOptions::sim(),
+                        &script,
+                        &global,
+                        &errors,
+                    )
+                });
+                if let Err(e) = result {
+                    panic!(
+                        "{} × {}, ERR on beats {errors:?}: {e}",
+                        config.lanes, config.warps
+                    );
+                }
+                runs += 1;
+            }
+        }
+    }
+    eprintln!("{runs} runs with bus errors in lock-step");
+}
+
 /// The paper goldens (Collange Table 2 and Listing 1, consensual branches,
 /// spin locks, barriers, traps, stack overflows, partial warps and blocks).
 #[test]
-#[ignore = "the Core v2 RTL does not check stacks yet (trap 9, issue 13): CI runs `paper_goldens_except_stack_overflow`; run with --ignored --exact to see the first mismatch"]
 fn paper_goldens() {
     check_cases(&paper_golden_cases());
 }
@@ -986,36 +1185,6 @@ fn instruction_cases() -> Vec<Case> {
     all.extend(cases::instructions_votes());
     all.extend(cases::instructions_control());
     all
-}
-
-/// [`paper_goldens`] less the runs that end in trap 9 (*stack overflow*)
-/// on the cycle model: the RTL does not check stacks yet (issue 13). The
-/// runs left out are counted and named; every other run is in lock-step.
-#[test]
-fn paper_goldens_except_stack_overflow() {
-    let cases = paper_golden_cases();
-    let (mut locksteps, mut left_out) = (0u32, Vec::new());
-    for_each_case(&cases, |config, launch, case, oracle| {
-        let mut global = case.global.clone();
-        let model =
-            concord_testbench::pipeline::run(config, launch, &mut global, options(case.watchdog))?;
-        if matches!(&model.result, Err(t) if matches!(t.cause, TrapCause::StackOverflow { .. })) {
-            left_out.push(case.name.clone());
-            return Ok(());
-        }
-        locksteps += 1;
-        lockstep_checked(config, launch, &case.global, case.watchdog, oracle).map(|_| ())
-    });
-    eprintln!(
-        "{locksteps} runs in lock-step, {} left out (trap 9): {left_out:?}",
-        left_out.len()
-    );
-    // The stack-overflow cases are 5 of the 103 runs on the two case cores.
-    assert!(
-        locksteps >= 90 && left_out.len() <= 10,
-        "{locksteps} runs in lock-step, {} left out",
-        left_out.len()
-    );
 }
 
 /// Where a tier runs: in lock-step on the RTL, or on the cycle model

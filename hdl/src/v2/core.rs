@@ -70,8 +70,8 @@
 //! (`outstanding` − 1), return slots at S (priority 1) through A (entry
 //! freed, `outstanding` − 1, `busy_r`) and W (the shared unit's extension
 //! and write path above), `tr_free`, `tr_rsp`, `tr_rsp_entry`, counters
-//! 15, 19–22, `DONE`/`halted` waiting for the entries. Not yet: the
-//! byte address of cause 11, `DBG_QUEUE` fields other than `free`.
+//! 15, 19–22, `DONE`/`halted` waiting for the entries, `DBG_QUEUE`'s four
+//! counts (`gmaster.rs`).
 //! Traps (`trap.rs`, branch `v2trap`, sections `traps (v2trap)`): causes
 //! 1–8 and 10 (4 at F, 3 at D, 8 at R, the others from the control path's
 //! per-lane flags at A, 7 after the commit) in §13.1's order
@@ -82,12 +82,17 @@
 //! their host words (`TrapUnit`). Cause 7's pc is read through copy 2 of
 //! the lane-PC LUT-RAM in a cycle the engine does not load (the report
 //! waits a cycle otherwise; the frozen block's pcs cannot change). Cause
-//! 11 comes from the global unit (`gmem.trap*`). Not yet: cause 9 (stack overflow), `HALT` pausing
-//! the re-arbitration engine.
+//! 11 comes from the global unit (`gmem.trap*`) when the failing entry
+//! completes, with its first `ERR` beat's byte address. Cause 9 (stack
+//! overflow, `stack.rs`): registers built from `STACK_BYTES`, the warp
+//! offset selected at X by the pass's `wib`, the per-lane compares at A
+//! on `y_a` for executing lanes of a global access. `HALT` (§15.3): S
+//! selects only return slots, the launch unit pauses, and the
+//! re-arbitration engine loads no warp (`ctl.halt`).
 //! Lock-step: every tier of `testbench/tests/verilator_v2.rs` agrees on
 //! every trace field and bus signal and the host's register read-back,
-//! except `paper_goldens`' runs that trap 9 (hdl/README.md, "Core v2: the
-//! top level").
+//! `paper_goldens` with its trap-9 runs, `HALT` set mid-run and bus
+//! errors included (hdl/README.md, "Core v2: the top level").
 
 use std::collections::HashMap;
 
@@ -112,6 +117,7 @@ use super::resize::Resize;
 use super::scheduler::{Policy, Scheduler};
 use super::setup::{Setup, COUNT_BITS, THREADS_BITS};
 use super::shmem::Shmem;
+use super::stack::StackCheck;
 use super::trap::{PassCause, TrapUnit, CAUSE_W};
 use super::warpstate::WarpState;
 use crate::ram::Ram;
@@ -982,6 +988,9 @@ pub struct Body<
     _dq: usize,
     _dq1: usize,
     z_free: Resize<5, 32>,
+    z_qsend: Resize<5, 32>,
+    z_qresp: Resize<5, 32>,
+    z_qret: Resize<5, 32>,
     // ---- data path (v2data) ----
     /// Lanes, operands, special registers, predicate file, register-file
     /// writes (`datapath.rs`).
@@ -1161,6 +1170,12 @@ pub struct Body<
     gm_err_addr: Signal<Local, Bits<32>>,
     /// No global entry is in use (§13.2's `STOPPING` → `TRAP`).
     gm_idle: Signal<Local, bool>,
+    /// Cause 9 (`stack.rs`): the pass is a global access (R→A) and the
+    /// warp-in-block of the pass in X.
+    t_stk: StackCheck<L>,
+    t_gl_x: Reg<bool>,
+    t_gl_a: Reg<bool>,
+    t_x_wib: Signal<Local, Bits<4>>,
     t_g_slot: Signal<Local, Bits<4>>,
     t_g_wib: Signal<Local, Bits<4>>,
     /// `update`'s index of the `squashed` counter (one-iteration loop).
@@ -1487,6 +1502,9 @@ impl<
             _dq: dq.0,
             _dq1: dq.1,
             z_free: Default::default(),
+            z_qsend: Default::default(),
+            z_qresp: Default::default(),
+            z_qret: Default::default(),
             // ---- data path (v2data) ----
             dp: DataPath::new(hw),
             z_rf_we: Default::default(),
@@ -1638,6 +1656,10 @@ impl<
             t_a_wib: Default::default(),
             t_frozen: Default::default(),
             t_trapped: Default::default(),
+            t_stk: StackCheck::new(hw.warps, hw.global_bytes),
+            t_gl_x: Default::default(),
+            t_gl_a: Default::default(),
+            t_x_wib: Default::default(),
             t_slots_live: Default::default(),
             gm_err_valid: Default::default(),
             gm_err_warp: Default::default(),
@@ -1943,6 +1965,7 @@ impl<
         self.sched.ret_req.next = self.gmem.ret_valid.val();
         self.sched.init_req.next = self.launch.init_req.val();
         self.sched.halt.next = self.halt.q.val();
+        self.ctl.halt.next = self.halt.q.val();
         self.z_ready.i.next = self.warps.ready.val();
         self.sched.ready.next = self.z_ready.o.val();
         for k in 0..self._slots {
@@ -2128,6 +2151,9 @@ impl<
             | self.launch.alloc_slot.val().any()
             | self.launch.alloc_oh.val().any()
             | self.z_free.o.val().any()
+            | self.z_qsend.o.val().any()
+            | self.z_qresp.o.val().any()
+            | self.z_qret.o.val().any()
             | self.launch.active.val()
             | self.decode.invalid.val()
             | self.decode.movhi.val()
@@ -2549,11 +2575,17 @@ impl<
         for i in self._dl..self._dl1 {
             self.slave.rd[i].next = self.dbg_lane.q.val();
         }
-        // DBG_QUEUE: free entries [4:0] (every entry is free until the
-        // global unit exists, M4).
+        // DBG_QUEUE: free entries [4:0], awaiting send [12:8], awaiting a
+        // response [20:16], returnable [28:24] (the global unit's counts).
         self.z_free.i.next = self.gmem.n_free.val();
+        self.z_qsend.i.next = self.gmem.q_send.val();
+        self.z_qresp.i.next = self.gmem.q_resp.val();
+        self.z_qret.i.next = self.gmem.q_ret.val();
         for i in self._dq..self._dq1 {
-            self.slave.rd[i].next = self.z_free.o.val();
+            self.slave.rd[i].next = self.z_free.o.val()
+                | (self.z_qsend.o.val() << 8)
+                | (self.z_qresp.o.val() << 16)
+                | (self.z_qret.o.val() << 24);
         }
 
         // ---- bus outputs: the global unit's master (v2gm) ----
@@ -2699,8 +2731,7 @@ impl<
         self.tpc.active.next = self.p_active[4].q.val();
         self.tpc.m_mis.next = self.ctl.m_mis.val();
         self.tpc.m_oob.next = self.ctl.m_oob.val();
-        // Cause 9 (stack overflow) is not checked yet.
-        self.tpc.m_stk.next = self.t_zero_l.val();
+        self.tpc.m_stk.next = self.t_stk.fault.val();
         self.tpc.pmiss.next = self.t_pm_a.q.val();
         self.tpc.pidx.next = self.t_pidx_a.q.val();
         self.tpc.m_ovf.next = self.ctl.m_ovf.val();
@@ -3117,6 +3148,31 @@ impl<
         self.t_pidx_a.d.next = self.t_pidx_x.q.val();
         self.t_mw_x.d.next = self.decode.msize.val();
         self.t_mw_a.d.next = self.t_mw_x.q.val();
+        // Cause 9 (§12.4): global accesses, executing lanes, the address at
+        // A; the warp offset follows the pass's `wib` (thread `wib·L + l`).
+        self.t_gl_x.clock.next = self.clock.val();
+        self.t_gl_a.clock.next = self.clock.val();
+        self.t_gl_x.reset.next = self.reset.val();
+        self.t_gl_a.reset.next = self.reset.val();
+        self.t_gl_x.d.next = self.decode.msize.val().any() & !self.decode.shared.val();
+        self.t_gl_a.d.next = self.t_gl_x.q.val();
+        self.t_x_wib.next = self.zero4.val();
+        for w in 0..self._w {
+            if self.ctl.x_warp_oh.val().get_bit(w) {
+                self.t_x_wib.next = self.t_x_wib.val() | self.launch.wib[w].val();
+            }
+        }
+        self.t_stk.clock.next = self.clock.val();
+        self.t_stk.reset.next = self.reset.val();
+        self.t_stk.s.next = self.lreg[9].q.val();
+        self.t_stk.x_wib.next = self.t_x_wib.val();
+        self.t_stk.check.next = self.p_exec[1].q.val();
+        if !self.t_gl_a.q.val() {
+            self.t_stk.check.next = self.t_zero_l.val();
+        }
+        for i in 0..self._lanes {
+            self.t_stk.addr[i].next = self.dp.y_a[i].val();
+        }
         // A: the pass's trap, or cause 7 after its commit (§9.4).
         self.trap.a_valid.next = self.t_trapped.val() | self.ctl.trap7.val();
         self.trap.a_cause.next = self.tpc.cause.val();
@@ -3129,13 +3185,13 @@ impl<
         self.trap.a_lanes.next = self.tpc.lanes.val();
         self.trap.a_addr.next = self.tpc.t_addr.val();
         self.trap.a_detail.next = self.tpc.detail.val();
-        // Cause 11 from the global unit (v2gm, `gmem.trap*`). The beat's
-        // byte address is not an output of `gmem.rs` yet: 0 (interim).
+        // Cause 11 from the global unit (`gmem.trap*`): at the failing
+        // entry's completion, with its first `ERR` beat's byte address.
         self.gm_err_valid.next = self.gmem.trap.val();
         self.gm_err_warp.next = self.gmem.trap_warp.val();
         self.gm_err_lanes.next = self.gmem.trap_lanes.val();
         self.gm_err_pc.next = self.gmem.trap_pc.val();
-        self.gm_err_addr.next = self.zero32.val();
+        self.gm_err_addr.next = self.gmem.trap_addr.val();
         self.t_g_slot.next = self.zero4.val();
         self.t_g_wib.next = self.zero4.val();
         for w in 0..self._w {

@@ -113,6 +113,9 @@ pub struct CtlPath<const L: usize> {
     pub alloc_oh: Signal<In, Bits<16>>,
     pub start_warps: Signal<In, Bits<16>>,
     pub rearb: Signal<In, Bits<16>>,
+    /// `CTRL.HALT` (§15.3): the engine loads no warp (and counts no wait);
+    /// a warp it loaded in the cycle before is still computed.
+    pub halt: Signal<In, bool>,
     pub e_alive: Signal<In, Bits<L>>,
     pub e_waiting: Signal<In, Bits<L>>,
     /// Debug registers (§15.3): the selected warp (index, one-hot) and lane.
@@ -393,6 +396,7 @@ impl<const L: usize> CtlPath<L> {
             alloc_oh: Default::default(),
             start_warps: Default::default(),
             rearb: Default::default(),
+            halt: Default::default(),
             e_alive: Default::default(),
             e_waiting: Default::default(),
             dbg_widx: Default::default(),
@@ -899,6 +903,10 @@ impl<const L: usize> Logic for CtlPath<L> {
             }
         }
         self.ac.run.next = self.run.val();
+        // HALT: no candidate, so no load and no `rearb_wait_cycles`.
+        if self.halt.val() {
+            self.ac.run.next = self.zero16.val();
+        }
         // The committing warp's slot and its counts.
         self.a_slot.next = self.zero4.val();
         for w in 0..self._w {

@@ -35,7 +35,10 @@
 //! on the returnable queue (`ret_valid`, `ret_idx`, `ret_err`, taken by
 //! `ret_take` at S in entry order). An entry with an `ERR` beat completes
 //! after its last beat, without load data, and `trap` is 1 in the cycle of
-//! its completion.
+//! its completion, with `trap_addr` the byte address of its first `ERR`
+//! beat (the entry's line is read at the response side through a second
+//! LUT-RAM copy, `m_line_a`). `q_send`, `q_resp`, `q_ret` are
+//! `DBG_QUEUE`'s counts (§14.4).
 //!
 //! `cyc_o` is registered: 1 in every cycle in which `stb_o` is 1 or an
 //! accepted beat is not yet processed.
@@ -143,8 +146,10 @@ pub struct GMaster {
     /// The entry whose answers are being processed (the one completing
     /// with `wdone` or `trap`).
     pub done_idx: Signal<Out, Bits<4>>,
-    /// An entry with an `ERR` beat completes in this cycle (trap 11).
+    /// An entry with an `ERR` beat completes in this cycle (trap 11), and
+    /// the byte address of its first `ERR` beat (§13.1).
     pub trap: Signal<Out, bool>,
+    pub trap_addr: Signal<Out, Bits<32>>,
     // Return slots.
     pub ret_valid: Signal<Out, bool>,
     pub ret_idx: Signal<Out, Bits<4>>,
@@ -162,6 +167,13 @@ pub struct GMaster {
     /// the end of the cycle).
     pub n_free: Signal<Out, Bits<5>>,
     pub n_free_next: Signal<Out, Bits<5>>,
+    /// `DBG_QUEUE` (§14.4), at the start of the cycle: entries in use with
+    /// beats not yet loaded into the output register, entries in use with
+    /// beats not yet answered, completed reads and atomics not yet freed
+    /// by their return slot.
+    pub q_send: Signal<Out, Bits<5>>,
+    pub q_resp: Signal<Out, Bits<5>>,
+    pub q_ret: Signal<Out, Bits<5>>,
     /// No entry in use (§12.5 `DONE`, §13.2 `TRAP`, `STATUS.halted`).
     pub idle: Signal<Out, bool>,
     // Per-lane storage and entry metadata (LUT-RAM).
@@ -169,6 +181,9 @@ pub struct GMaster {
     m_skind: LutRam<2>,
     m_tga: LutRam<4>,
     m_line: LutRam<32>,
+    /// A copy of `m_line` read at the response side's entry (the byte
+    /// address of an `ERR` beat).
+    m_line_a: LutRam<32>,
     m_sbeats: LutRam<32>,
     m_akind: LutRam<2>,
     m_abeats: LutRam<32>,
@@ -202,6 +217,11 @@ pub struct GMaster {
     arem: Reg<Bits<32>>,
     aold: Reg<bool>,
     aerr: Reg<bool>,
+    /// The byte address of the first `ERR` beat of the entry at `aidx_r`.
+    aerr_adr: Reg<Bits<32>>,
+    /// `DBG_QUEUE` counts (see `q_send`, `q_ret`).
+    n_send: Reg<Bits<5>>,
+    n_ret: Reg<Bits<5>>,
     inflight: Reg<Bits<10>>,
     qh: Reg<Bits<4>>,
     qt: Reg<Bits<4>>,
@@ -240,6 +260,7 @@ pub struct GMaster {
     a_last: Signal<Local, bool>,
     a_ret: Signal<Local, bool>,
     a_bad: Signal<Local, bool>,
+    a_adr: Signal<Local, Bits<32>>,
     cap: Signal<Local, Bits<32>>,
     push: Signal<Local, bool>,
     acc: Signal<Local, bool>,
@@ -267,6 +288,10 @@ pub struct GMaster {
     c1_32: Constant<Bits<32>>,
     lgnb: Constant<Bits<32>>,
     lgwpb: Constant<Bits<32>>,
+    /// log2 of the bus word's bytes (`Wb`).
+    lgwb: Constant<Bits<32>>,
+    /// `N`.
+    n5: Constant<Bits<5>>,
     wpbm: Constant<Bits<32>>,
     kmask: Vec<Constant<Bits<32>>>,
     kpow: Vec<Constant<Bits<32>>>,
@@ -320,6 +345,7 @@ impl GMaster {
             done_warp: Default::default(),
             done_idx: Default::default(),
             trap: Default::default(),
+            trap_addr: Default::default(),
             ret_valid: Default::default(),
             ret_idx: Default::default(),
             ret_err: Default::default(),
@@ -331,11 +357,15 @@ impl GMaster {
             rsp: Default::default(),
             n_free: Default::default(),
             n_free_next: Default::default(),
+            q_send: Default::default(),
+            q_resp: Default::default(),
+            q_ret: Default::default(),
             idle: Default::default(),
             ge: (0..c.lanes).map(|_| GEntry::new(word_bits)).collect(),
             m_skind: LutRam::new(2),
             m_tga: LutRam::new(4),
             m_line: LutRam::new(c.line_bits.min(32)),
+            m_line_a: LutRam::new(c.line_bits.min(32)),
             m_sbeats: LutRam::new(nb),
             m_akind: LutRam::new(2),
             m_abeats: LutRam::new(nb),
@@ -368,6 +398,9 @@ impl GMaster {
             arem: Default::default(),
             aold: Default::default(),
             aerr: Default::default(),
+            aerr_adr: Default::default(),
+            n_send: Default::default(),
+            n_ret: Default::default(),
             inflight: Default::default(),
             qh: Default::default(),
             qt: Default::default(),
@@ -405,6 +438,7 @@ impl GMaster {
             a_last: Default::default(),
             a_ret: Default::default(),
             a_bad: Default::default(),
+            a_adr: Default::default(),
             cap: Default::default(),
             push: Default::default(),
             acc: Default::default(),
@@ -429,6 +463,8 @@ impl GMaster {
             c1_32: k(1),
             lgnb: k(lg(nb)),
             lgwpb: k(lg(wpb)),
+            lgwb: k(lg(wpb) + 2),
+            n5: k(c.entries as u64),
             wpbm: k(wpb as u64 - 1),
             kmask: (0..5)
                 .map(|b| k((0..32u64).filter(|i| i >> b & 1 == 1).map(|i| 1 << i).sum()))
@@ -519,6 +555,13 @@ impl Logic for GMaster {
         self.m_skind.clock.next = self.clock.val();
         self.m_tga.clock.next = self.clock.val();
         self.m_line.clock.next = self.clock.val();
+        self.m_line_a.clock.next = self.clock.val();
+        self.aerr_adr.clock.next = self.clock.val();
+        self.aerr_adr.reset.next = self.reset.val();
+        self.n_send.clock.next = self.clock.val();
+        self.n_send.reset.next = self.reset.val();
+        self.n_ret.clock.next = self.clock.val();
+        self.n_ret.reset.next = self.reset.val();
         self.m_sbeats.clock.next = self.clock.val();
         self.m_akind.clock.next = self.clock.val();
         self.m_abeats.clock.next = self.clock.val();
@@ -558,6 +601,7 @@ impl Logic for GMaster {
         self.m_skind.we.next = self.ew.val();
         self.m_tga.we.next = self.ew.val();
         self.m_line.we.next = self.ew.val();
+        self.m_line_a.we.next = self.ew.val();
         self.m_sbeats.we.next = self.ew.val();
         self.m_akind.we.next = self.ew.val();
         self.m_abeats.we.next = self.ew.val();
@@ -565,6 +609,7 @@ impl Logic for GMaster {
         self.m_skind.waddr.next = self.widx.q.val();
         self.m_tga.waddr.next = self.widx.q.val();
         self.m_line.waddr.next = self.widx.q.val();
+        self.m_line_a.waddr.next = self.widx.q.val();
         self.m_sbeats.waddr.next = self.widx.q.val();
         self.m_akind.waddr.next = self.widx.q.val();
         self.m_abeats.waddr.next = self.widx.q.val();
@@ -572,6 +617,7 @@ impl Logic for GMaster {
         self.m_skind.wdata.next = self.ew_kind.val();
         self.m_tga.wdata.next = self.ew_tga.val();
         self.m_line.wdata.next = self.ew_line.val();
+        self.m_line_a.wdata.next = self.ew_line.val();
         self.m_sbeats.wdata.next = self.ew_beats.val();
         self.m_akind.wdata.next = self.ew_kind.val();
         self.m_abeats.wdata.next = self.ew_beats.val();
@@ -579,6 +625,7 @@ impl Logic for GMaster {
         self.m_skind.raddr.next = self.sidx_r.q.val();
         self.m_tga.raddr.next = self.sidx_r.q.val();
         self.m_line.raddr.next = self.sidx_r.q.val();
+        self.m_line_a.raddr.next = self.aidx_r.q.val();
         self.m_sbeats.raddr.next = self.sidx_r.q.val();
         self.m_akind.raddr.next = self.aidx_r.q.val();
         self.m_abeats.raddr.next = self.aidx_r.q.val();
@@ -752,6 +799,10 @@ impl Logic for GMaster {
         self.a_last.next = self.p.val() & !self.a_left.val().any();
         self.a_ret.next = self.m_akind.rdata.val() != self.k_write.val();
         self.a_bad.next = self.aerr.q.val() | self.r_err.q.val();
+        // The processed beat's byte address (`ℓ·G + k·Wb`: its bus word
+        // address times `Wb`, as it was sent).
+        self.a_adr.next =
+            ((self.m_line_a.rdata.val() << self.lgnb.val()) | self.a_k.val()) << self.lgwb.val();
         // Load data: each lane whose word lies in the beat takes its word.
         for l in 0..self._l {
             self.cap.next = self.c0_32.val();
@@ -770,6 +821,11 @@ impl Logic for GMaster {
         self.arem.d.next = self.arem.q.val();
         self.aold.d.next = self.aold.q.val();
         self.aerr.d.next = self.aerr.q.val();
+        // The first `ERR` beat's address is kept until the entry completes.
+        self.aerr_adr.d.next = self.aerr_adr.q.val();
+        if self.p.val() & self.r_err.q.val() & !self.aerr.q.val() {
+            self.aerr_adr.d.next = self.a_adr.val();
+        }
         if self.p.val() {
             if self.a_last.val() {
                 self.aold.d.next = false;
@@ -787,6 +843,10 @@ impl Logic for GMaster {
         self.done_idx.next = self.aidx_r.q.val();
         self.ew_idx.next = self.widx.q.val();
         self.trap.next = self.a_last.val() & self.a_bad.val();
+        self.trap_addr.next = self.a_adr.val();
+        if self.aerr.q.val() {
+            self.trap_addr.next = self.aerr_adr.q.val();
+        }
         self.aidx_r.d.next = self.aidx_r.q.val();
         if self.ew.val() & (self.wptr.q.val() == self.aptr.q.val()) {
             self.aidx_r.d.next = self.widx.q.val();
@@ -887,6 +947,27 @@ impl Logic for GMaster {
             }
         }
         self.idle.next = !self.busy.q.val().any();
+        // `DBG_QUEUE`: an entry awaits send from its reservation until its
+        // last beat is loaded into the output register; it awaits a
+        // response while in use and not returnable; it is returnable from
+        // its completion (read, atomic) until its return slot frees it.
+        self.n_send.d.next = self.n_send.q.val();
+        if self.rsv.val() & !(self.s_go.val() & self.s_last.val()) {
+            self.n_send.d.next = self.n_send.q.val() + self.c1_5.val();
+        }
+        if !self.rsv.val() & self.s_go.val() & self.s_last.val() {
+            self.n_send.d.next = self.n_send.q.val() - self.c1_5.val();
+        }
+        self.n_ret.d.next = self.n_ret.q.val();
+        if self.push.val() & !self.free.val() {
+            self.n_ret.d.next = self.n_ret.q.val() + self.c1_5.val();
+        }
+        if !self.push.val() & self.free.val() {
+            self.n_ret.d.next = self.n_ret.q.val() - self.c1_5.val();
+        }
+        self.q_send.next = self.n_send.q.val();
+        self.q_ret.next = self.n_ret.q.val();
+        self.q_resp.next = self.n5.val() - self.n_free.val() - self.n_ret.q.val();
 
         // ---- CYC: a beat presented or accepted and not yet processed ----
         self.acc.next = self.r_stb.q.val() & !self.stall_i.val();

@@ -108,8 +108,15 @@ pub struct GlobalMem<const L: usize> {
     pub trap_warp: Signal<Out, Bits<4>>,
     pub trap_lanes: Signal<Out, Bits<L>>,
     pub trap_pc: Signal<Out, Bits<16>>,
+    /// The byte address of the failing entry's first `ERR` beat.
+    pub trap_addr: Signal<Out, Bits<32>>,
     /// Free entries now (`DBG_QUEUE`).
     pub n_free: Signal<Out, Bits<5>>,
+    /// `DBG_QUEUE`'s other counts now: entries awaiting send, awaiting a
+    /// response, returnable (`gmaster.rs`).
+    pub q_send: Signal<Out, Bits<5>>,
+    pub q_resp: Signal<Out, Bits<5>>,
+    pub q_ret: Signal<Out, Bits<5>>,
     // ---- counter events (§15.1) ----
     pub ev_qfull: Signal<Out, bool>,
     pub ev_beat: Signal<Out, bool>,
@@ -255,7 +262,11 @@ impl<const L: usize> GlobalMem<L> {
             trap_warp: Default::default(),
             trap_lanes: Default::default(),
             trap_pc: Default::default(),
+            trap_addr: Default::default(),
             n_free: Default::default(),
+            q_send: Default::default(),
+            q_resp: Default::default(),
+            q_ret: Default::default(),
             ev_qfull: Default::default(),
             ev_beat: Default::default(),
             ev_stall: Default::default(),
@@ -556,6 +567,9 @@ impl<const L: usize> Logic for GlobalMem<L> {
         self.done_warp.next = self.gm.done_warp.val();
         self.idle.next = self.gm.idle.val();
         self.n_free.next = self.gm.n_free.val();
+        self.q_send.next = self.gm.q_send.val();
+        self.q_resp.next = self.gm.q_resp.val();
+        self.q_ret.next = self.gm.q_ret.val();
         self.r_rsp.d.next = self.gm.rsp.val();
         self.r_rsp_entry.d.next = self.c0_4.val();
         if self.gm.rsp.val() {
@@ -584,6 +598,7 @@ impl<const L: usize> Logic for GlobalMem<L> {
         self.gm.stall_i.next = self.stall_i.val();
         self.trap.next = self.gm.trap.val();
         self.trap_idx.next = self.gm.done_idx.val();
+        self.trap_addr.next = self.gm.trap_addr.val();
         // The failing entry's fields (a copy read at the completing entry).
         self.e_warp_t.we.next = self.m_v.q.val();
         self.e_lanes_t.we.next = self.m_v.q.val();

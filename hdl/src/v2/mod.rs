@@ -26,6 +26,7 @@
 //! | `xctl.rs` | [`xctl::XLane`]: the per-lane part of stage X: next PC and depth, control checks, arbiter key (branch or memory mode), join, access checks, aligned store data (§8), registered into A; [`xctl::XDiverge`]: the divergence compare at A |
 //! | `shmem.rs` | [`shmem::Shmem`]: the shared memory (§10.1): byte-enable banks, store and load crossbars, the one atomic ALU, row clear, port rule (M–W) |
 //! | `trap.rs` | [`trap::PassCause`]: the cause of the pass at A in §13.1's order; [`trap::TrapUnit`]: the held trap, the oldest-slot rule, the slots to freeze, the report registers (§13.2, §13.3) |
+//! | `stack.rs` | [`stack::StackCheck`]: cause 9, the stack-overflow lanes at A from registers built from `STACK_BYTES` (§12.4) |
 //!
 //! Every selection is a one-hot AND-OR, never an `if x == K` chain
 //! (§19.4): rust-hdl has no `case`, and a chain of `if`s becomes a
@@ -52,6 +53,7 @@ pub mod resize;
 pub mod scheduler;
 pub mod setup;
 pub mod shmem;
+pub mod stack;
 pub mod tidwalk;
 pub mod trap;
 pub mod warpstate;

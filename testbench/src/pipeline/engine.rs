@@ -41,11 +41,15 @@ impl Pipeline {
     /// The engine's cycle: the tree computes the warp loaded last cycle
     /// (its group is written at the end of this cycle), and the lowest
     /// candidate is loaded into the key register if the tree is free in
-    /// the next cycle.
-    pub(crate) fn engine_cycle(&mut self, rearb_at_start: u32) {
+    /// the next cycle. While `HALT` is 1 (`halted`) the engine loads no
+    /// warp and counts no wait (§15.3); a warp loaded in the cycle before
+    /// is still computed, since its keys are in the key register and the
+    /// tree is free for them in this cycle only (§9.2).
+    pub(crate) fn engine_cycle(&mut self, rearb_at_start: u32, halted: bool) {
         let computing = self.engine_key.take();
         let candidate = (0..self.warps.len()).find(|&v| {
-            Some(v) != computing
+            !halted
+                && Some(v) != computing
                 && rearb_at_start >> v & 1 == 1
                 && self.warps[v]
                     .wslot

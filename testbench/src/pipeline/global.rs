@@ -47,9 +47,11 @@ pub(crate) struct Entry {
     data: [u32; 32],
     returnable: bool,
     returning: bool,
-    /// A beat was answered with `ERR`: the entry completes without data
-    /// and its return slot writes no register (§10.2).
-    failed: bool,
+    /// A beat was answered with `ERR`: the byte address of the first such
+    /// beat. The entry completes without data, raises trap 11 with this
+    /// address when it completes, and its return slot writes no register
+    /// (§10.2, §13.1).
+    failed: Option<u32>,
 }
 
 /// The entries and the master's registers.
@@ -191,7 +193,7 @@ impl GlobalUnit {
             data: [0; 32],
             returnable: false,
             returning: false,
-            failed: false,
+            failed: None,
         });
         self.seq += 1;
         id
@@ -265,7 +267,7 @@ impl Pipeline {
         let w = &mut self.warps[warp];
         w.outstanding -= 1;
         w.busy_r = another;
-        if e.failed {
+        if e.failed.is_some() {
             return None;
         }
         let mut values = [0u32; 32];
@@ -307,10 +309,13 @@ impl Pipeline {
             (self.tr.rsp, self.tr.rsp_entry) = (1, id as u32);
             let e = self.global.entries[id].as_mut().expect("in use");
             let beat_base = e.beats[e.acked].adr as u64 * wb;
-            // An `ERR` beat completes like an `ACK` (the bus drains and the
-            // entry is freed as usual) but delivers no data, and raises
-            // trap 11 for the entry's block (§13.1, §13.2).
-            let bus_error = err.then_some((e.warp, e.pc, e.lanes, beat_base as u32));
+            // An `ERR` beat is answered like an `ACK` (the bus drains and
+            // the entry is freed as usual) but delivers no data; the entry
+            // raises trap 11 for its block when it completes, with its
+            // first `ERR` beat's address (§10.2, §13.1, §13.2).
+            if err && e.failed.is_none() {
+                e.failed = Some(beat_base as u32);
+            }
             if !err && !matches!(e.kind, Kind::Write) {
                 for l in lanes_of(e.lanes) {
                     let word = (e.addrs[l] & !3) as u64;
@@ -321,13 +326,13 @@ impl Pipeline {
                 }
             }
             e.acked += 1;
-            e.failed |= err;
             self.global.processed += 1;
-            if let Some((warp, pc, lanes, addr)) = bus_error {
-                self.raise_bus_error(warp, pc, lanes, addr);
-            }
-            let e = self.global.entries[id].as_mut().expect("in use");
             if e.acked == e.beats.len() {
+                if let Some(addr) = e.failed {
+                    let (warp, pc, lanes) = (e.warp, e.pc, e.lanes);
+                    self.raise_bus_error(warp, pc, lanes, addr);
+                }
+                let e = self.global.entries[id].as_mut().expect("in use");
                 match e.kind {
                     Kind::Write => {
                         let warp = e.warp;
@@ -378,8 +383,8 @@ impl Pipeline {
 }
 
 impl Pipeline {
-    /// Trap 11 for the entry of warp `warp` whose beat at byte address
-    /// `addr` was answered with `ERR` (§13.1): the entry's served lanes and
+    /// Trap 11 for the entry of warp `warp` that completes with its first
+    /// `ERR` beat at byte address `addr` (§13.1): the entry's served lanes and
     /// its instruction's pc, in the warp's block (§13.2 decides whether it
     /// is the reported trap).
     fn raise_bus_error(&mut self, warp: usize, pc: u32, lanes: u32, addr: u32) {

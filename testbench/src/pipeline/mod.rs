@@ -279,6 +279,10 @@ impl Pipeline {
         }
         // Start-of-cycle values.
         let free_entries = self.global.free_entries();
+        // §12.5, §13.2: `DONE` and `TRAP` need a cycle in which no global
+        // entry is in use, so an entry freed at the end of this cycle (a
+        // write's last response) still counts as in use.
+        let global_idle = self.global.idle();
         let rearb_at_start = (0..self.warps.len())
             .filter(|&w| self.warps[w].rearb)
             .fold(0u32, |m, w| m | 1 << w);
@@ -313,9 +317,10 @@ impl Pipeline {
         self.global_cycle(now);
 
         // 4. Engine, launch unit.
-        // §15.3: `HALT` pauses the engine and the launch unit.
+        // §15.3: `HALT` pauses the engine (it loads no warp) and the
+        // launch unit.
+        self.engine_cycle(rearb_at_start, self.host.halt);
         if !self.host.halt {
-            self.engine_cycle(rearb_at_start);
             self.launch_cycle(now);
         }
 
@@ -324,7 +329,7 @@ impl Pipeline {
         self.counters.add(V2Counter::MemwaitWarpCycles, memwait);
         self.counters.add(V2Counter::BarrierWarpCycles, barrier);
         self.counters.inc(V2Counter::Cycles);
-        let quiet = empty && self.global.idle();
+        let quiet = empty && global_idle;
         if self.held.is_some() {
             self.state = CoreState::Stopping;
             let running = self
