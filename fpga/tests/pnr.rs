@@ -87,7 +87,8 @@ fn arbiter_places_and_routes_on_ecp5_and_ice40() {
         // 0.11 copies the nets' source locations into its report; Debian's
         // nextpnr-ice40 0.4 does not).
         assert!(
-            r.device == Device::Ice40Hx8k || r.critical_modules.iter().any(|m| m == "arbiter"),
+            r.device == Device::Ice40Hx8k
+                || r.critical_modules.iter().any(|m| m == "concord_arbiter"),
             "{:?}: {:?}",
             r.device,
             r.critical_modules
