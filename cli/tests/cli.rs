@@ -300,15 +300,13 @@ fn run_time_traps_are_reported_alike_by_every_model() {
     .unwrap();
     let rec = dir.join("rec.yaml");
     let jmp = dir.join("jmp.yaml");
-    // The RTL does not check stacks yet (trap 9, issue 13): the stack
-    // overflow runs on the functional and cycle models.
     let runs: [(&[&str], &str, &[&str]); 2] = [
         // Thread 0 outgrows its 32 bytes into thread 1's stack (this used
         // to print o = [1006, 0] and exit 0).
         (
             &["run", rec.to_str().unwrap(), "--stack-bytes", "32"],
             "is outside thread 0's stack 0x000fffe0..0x00100000\n",
-            &["functional", "cycle"],
+            &["functional", "cycle", "rtl"],
         ),
         (
             &["run", jmp.to_str().unwrap()],
