@@ -46,6 +46,7 @@
 //! end, saying that fields were ignored).
 
 mod common;
+mod toy;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -305,26 +306,11 @@ fn toy_verilog_body(
 ) -> String {
     let hw = HwParams::new(config).unwrap();
     let ports = core_ports(&hw, &GenOptions::sim());
-    let mut v =
-        String::from("// A toy v2 concord_core for testing the harness.\nmodule concord_core (\n");
-    let decls: Vec<String> = ports
-        .iter()
-        .map(|p| {
-            let range = if p.width > 1 {
-                format!("[{}:0] ", p.width - 1)
-            } else {
-                String::new()
-            };
-            let kind = match (p.dir, p.name) {
-                (Dir::In, _) => "input wire",
-                (Dir::Out, "wbs_ack_o") => "output reg",
-                (Dir::Out, _) => "output wire",
-            };
-            format!("    {kind} {range}{}", p.name)
-        })
-        .collect();
-    v += &decls.join(",\n");
-    v += "\n);\n";
+    let mut v = toy::module_header(
+        "A toy concord_core for testing the harness.",
+        &ports,
+        &["wbs_ack_o"],
+    );
     // A register that alternates 0, 1, 0, ... from cycle 0 on, for outputs
     // that change every cycle.
     v += "    reg toggle;\n    always @(posedge clk) toggle <= rst ? 1'b0 : ~toggle;\n";

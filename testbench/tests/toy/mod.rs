@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use concord_isa::config::CoreConfig;
 use concord_testbench::pipeline::{host_read, host_write};
 use concord_testbench::verilator::{BuildOptions, HarnessError, RtlV2};
-use concord_uarch::ports::{core_ports, Dir};
+use concord_uarch::ports::{core_ports, Dir, Port};
 use concord_uarch::wishbone::Signals;
 use concord_uarch::{GenOptions, HwParams};
 
@@ -34,27 +34,11 @@ pub fn gen() -> GenOptions {
 pub fn verilog() -> String {
     let hw = HwParams::new(&config()).unwrap();
     let ports = core_ports(&hw, &gen());
-    let mut v = String::from(
-        "// A toy concord_core for testing the harness: the host slave is one register.\nmodule concord_core (\n",
+    let mut v = module_header(
+        "A toy concord_core for testing the harness: the host slave is one register.",
+        &ports,
+        &["wbs_ack_o", "wbs_dat_o"],
     );
-    let decls: Vec<String> = ports
-        .iter()
-        .map(|p| {
-            let range = if p.width > 1 {
-                format!("[{}:0] ", p.width - 1)
-            } else {
-                String::new()
-            };
-            let kind = match (p.dir, p.name) {
-                (Dir::In, _) => "input wire",
-                (Dir::Out, "wbs_ack_o" | "wbs_dat_o") => "output reg",
-                (Dir::Out, _) => "output wire",
-            };
-            format!("    {kind} {range}{}", p.name)
-        })
-        .collect();
-    v += &decls.join(",\n");
-    v += "\n);\n";
     v += "    always @(posedge clk) wbs_ack_o <= !rst & wbs_cyc_i & wbs_stb_i;\n";
     v += "    always @(posedge clk) if (rst) wbs_dat_o <= 32'd0; else if (wbs_cyc_i & wbs_stb_i & wbs_we_i) wbs_dat_o <= wbs_dat_i;\n";
     for p in ports.iter().filter(|p| p.dir == Dir::Out) {
@@ -71,6 +55,32 @@ pub fn verilog() -> String {
     }
     v += "};\nendmodule\n";
     v
+}
+
+/// The start of a toy `concord_core` with exactly `ports`, up to and
+/// including the port list's `);`: outputs named in `registered` are
+/// `output reg`, the others `output wire`.
+pub fn module_header(comment: &str, ports: &[Port], registered: &[&str]) -> String {
+    let decls: Vec<String> = ports
+        .iter()
+        .map(|p| {
+            let range = if p.width > 1 {
+                format!("[{}:0] ", p.width - 1)
+            } else {
+                String::new()
+            };
+            let kind = match p.dir {
+                Dir::In => "input wire",
+                Dir::Out if registered.contains(&p.name) => "output reg",
+                Dir::Out => "output wire",
+            };
+            format!("    {kind} {range}{}", p.name)
+        })
+        .collect();
+    format!(
+        "// {comment}\nmodule concord_core (\n{}\n);\n",
+        decls.join(",\n")
+    )
 }
 
 /// Builds `verilog` (the toy, or a variant of its text) as the toy.
