@@ -174,7 +174,7 @@ fn run_core(args: &BenchArgs) -> Result<(), CliError> {
 /// (`concord_testbench::verilator::v2_run`, trace on as in co-simulation)
 /// on `kernel`; the RTL's counters must equal the model's.
 fn run_core_on(args: &BenchArgs, kernel: &concord_isa::container::Kernel) -> Result<(), CliError> {
-    use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions, V2Counter};
+    use concord_testbench::pipeline::{self, Counter, PipelineLaunch, PipelineOptions};
     use concord_testbench::verilator::{v2_run, RtlV2};
     outln!(
         "cycle model and RTL alone (through the host port, trace on), ALU kernel ({}), {} iterations, best of {}",
@@ -238,7 +238,7 @@ fn run_core_on(args: &BenchArgs, kernel: &concord_isa::container::Kernel) -> Res
             model = Some(o.counters);
         }
         let model = model.expect("repeat >= 1");
-        let cycles = model.get(V2Counter::Cycles);
+        let cycles = model.get(Counter::Cycles);
         let mut rtl_s = f64::INFINITY;
         let mut rtl_result = Ok(());
         for _ in 0..args.repeat {
@@ -271,7 +271,7 @@ fn run_core_on(args: &BenchArgs, kernel: &concord_isa::container::Kernel) -> Res
                 build_s,
                 model_rate,
                 cycles as f64 / rtl_s / 1e6,
-                model.get(V2Counter::Issued) as f64 / rtl_s / 1e6,
+                model.get(Counter::Issued) as f64 / rtl_s / 1e6,
                 cycles,
                 model.ipc()
             )?,

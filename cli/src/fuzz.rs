@@ -12,9 +12,7 @@ use clap::Args;
 use concord_isa::func::{Launch, Options};
 use concord_testbench::gen::{generate, GenConfig};
 use concord_testbench::lockstep;
-use concord_testbench::pipeline::{
-    self, func_reference, PipelineLaunch, PipelineOptions, V2Counter,
-};
+use concord_testbench::pipeline::{self, func_reference, Counter, PipelineLaunch, PipelineOptions};
 
 use crate::error::CliError;
 use crate::output::outln;
@@ -146,7 +144,7 @@ pub fn run(args: FuzzArgs) -> Result<(), CliError> {
                 if args.cycle_only { "cycle model" } else { "RTL and the cycle model" }
             )));
         }
-        cycles += outcome.counters.get(V2Counter::Cycles);
+        cycles += outcome.counters.get(Counter::Cycles);
     }
     outln!(
         "{} programs (seeds {}..={}) on {} lanes x {} warps: 0 mismatches, {} simulated cycles{}",

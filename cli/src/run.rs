@@ -348,7 +348,7 @@ pub enum RunStats {
     Functional(Stats),
     /// The cycle model or the RTL: the counters of §15.1.
     Timed {
-        counters: concord_testbench::pipeline::V2Counters,
+        counters: concord_testbench::pipeline::Counters,
         lanes: u32,
     },
 }
@@ -379,8 +379,8 @@ impl RunStats {
 }
 
 /// Active lane-slots over issued warp-instructions times lanes.
-fn simd_efficiency(c: &concord_testbench::pipeline::V2Counters, lanes: u32) -> f64 {
-    use concord_testbench::pipeline::V2Counter as K;
+fn simd_efficiency(c: &concord_testbench::pipeline::Counters, lanes: u32) -> f64 {
+    use concord_testbench::pipeline::Counter as K;
     c.get(K::ActiveLaneSlots) as f64 / (c.get(K::Issued).max(1) * u64::from(lanes)) as f64
 }
 
@@ -525,7 +525,7 @@ fn run_timed(
         Ok(())
     };
     let mut hook: Option<lockstep::OnCycle<'_>> = if hooked { Some(&mut on_cycle) } else { None };
-    let result: Result<(Vec<u8>, pipeline::V2Counters), CliError> = if args.model == Model::Cycle {
+    let result: Result<(Vec<u8>, pipeline::Counters), CliError> = if args.model == Model::Cycle {
         let mut global = prepared.global.clone();
         let outcome = match hook.as_mut() {
             Some(h) => pipeline::run_observed(
@@ -706,7 +706,7 @@ fn report(
             )?;
         }
         RunStats::Timed { counters: c, lanes } => {
-            use concord_testbench::pipeline::V2Counter as K;
+            use concord_testbench::pipeline::Counter as K;
             outln!(
                 "  {} cycles, issued {} ({} replays), {} active lane-slots, SIMD efficiency {:.1}%, IPC {:.3}",
                 c.get(K::Cycles),

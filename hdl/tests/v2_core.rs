@@ -371,13 +371,13 @@ fn refused_launch_returns_to_idle() {
     assert_eq!(s.read(STATUS), status(true, false, false, false, 2));
 }
 
-/// The counters block against `concord_uarch::V2Counters` (the contract's
+/// The counters block against `concord_uarch::Counters` (the contract's
 /// wrapping record): random increments, 16-bit and 64-bit counters, a
 /// clear in the middle.
 #[test]
 fn counters_wrap_at_their_width_and_clear() {
     use concord_hdl::v2::counters::Counters;
-    use concord_uarch::counters_v2::{V2Counter, COUNT};
+    use concord_uarch::counters::{Counter, COUNT};
     const CP: common::Ports<Counters> = common::Ports {
         clock: |b| &mut b.clock,
         reset: |b| &mut b.reset,
@@ -388,7 +388,7 @@ fn counters_wrap_at_their_width_and_clear() {
         let mut c = Counters::new(bits);
         c.connect_all();
         common::reset(&mut c, &CP);
-        let mut want = concord_uarch::V2Counters::new(bits);
+        let mut want = concord_uarch::Counters::new(bits);
         let mut rng = common::Rng(0x5eed + bits as u64);
         for cycle in 0..1500 {
             let clear = cycle == 700;
@@ -399,10 +399,10 @@ fn counters_wrap_at_their_width_and_clear() {
             }
             common::edge(&mut c, &CP);
             if clear {
-                want = concord_uarch::V2Counters::new(bits);
+                want = concord_uarch::Counters::new(bits);
             } else {
                 for (k, v) in incs.iter().enumerate() {
-                    want.add(V2Counter::ALL[k], *v);
+                    want.add(Counter::ALL[k], *v);
                 }
             }
             for k in 0..COUNT {

@@ -87,17 +87,6 @@ impl ArbiterMode {
     }
 }
 
-/// The fields only Core v2 uses (docs/microarchitecture.md §17.1); the
-/// v1 core and its Verilog ignore them.
-pub const V2_FIELDS: [&str; 6] = [
-    "scheduler",
-    "arbiter",
-    "max_resident_blocks",
-    "global_outstanding",
-    "global_bus_bytes",
-    "global_bandwidth",
-];
-
 /// Largest `max_resident_blocks`.
 pub const MAX_RESIDENT_BLOCKS: u32 = 16;
 /// Largest `global_outstanding`.
@@ -132,13 +121,13 @@ pub struct CoreConfig {
     pub global_line_bytes: u32,
     /// Warp arbitration key.
     pub arbitration: Arbitration,
-    /// Core v2 warp scheduler (the v1 core ignores it).
+    /// Warp scheduler of stage S (docs/microarchitecture.md §6).
     pub scheduler: Scheduler,
-    /// Core v2 min-key trees: `unified` or `split` (the v1 core ignores it).
+    /// Min-key trees of stage A: `unified` or `split` (§9).
     pub arbiter: ArbiterMode,
-    /// Core v2 block slots: 1..=16 (the v1 core ignores it).
+    /// Block slots, the most blocks resident at once: 1..=16 (§12).
     pub max_resident_blocks: u32,
-    /// Core v2 global request entries: 1..=16 (the v1 core ignores it).
+    /// Global request entries, the most requests outstanding: 1..=16 (§10).
     pub global_outstanding: u32,
     /// Core v2 Wishbone data width in bytes: 4..=`global_line_bytes`, a power of two.
     pub global_bus_bytes: u32,

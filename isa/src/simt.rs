@@ -59,7 +59,7 @@ fn lanes_of(mut mask: u32) -> impl Iterator<Item = usize> {
 /// * `pc_only`: the PC alone.
 ///
 /// The PC takes the low 32 bits, the inverted depth the bits above. The
-/// hardware packs the same order into `pc_bits` (`concord_uarch::keys`);
+/// hardware packs the same order into its narrower keys (docs/microarchitecture.md §9.1);
 /// only the order matters, never the packing.
 #[inline(always)]
 pub fn arb_key(policy: Arbitration, max_depth: u32, depth: u32, pc: u32) -> u64 {

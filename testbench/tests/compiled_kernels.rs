@@ -17,7 +17,7 @@ use concord_isa::config::CoreConfig;
 use concord_kernels::harness::{func_launch, LoadedLaunch};
 use concord_kernels::{suite, SuiteKernel};
 use concord_testbench::lockstep;
-use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions, V2Counter};
+use concord_testbench::pipeline::{self, Counter, PipelineLaunch, PipelineOptions};
 use concord_testbench::verilator::{BuildOptions, RtlV2};
 use concord_uarch::GenOptions;
 
@@ -101,7 +101,7 @@ fn run_launch(
         k.check_memory(&prepared, &o.global)
             .map_err(|e| format!("RTL: {e}"))?;
     }
-    Ok(outcome.counters.get(V2Counter::Cycles))
+    Ok(outcome.counters.get(Counter::Cycles))
 }
 
 #[test]

@@ -14,7 +14,7 @@ mod common;
 
 use concord_isa::config::{ArbiterMode, Arbitration, CoreConfig, Scheduler};
 use concord_isa::func::{self, Options};
-use concord_testbench::pipeline::{self, func_reference, Outcome, PipelineLaunch, V2Counter};
+use concord_testbench::pipeline::{self, func_reference, Counter, Outcome, PipelineLaunch};
 
 use common::{assemble, LastBlock};
 
@@ -92,13 +92,13 @@ fn alu_issue_rate_is_min_1_k_over_6() {
                 ..config.clone()
             };
             let o = run_src(&c, &src, (k * 8) as u32, 1);
-            let cycles = o.counters.get(V2Counter::Cycles);
+            let cycles = o.counters.get(Counter::Cycles);
             let expect = match scheduler {
                 Scheduler::Lrr => alu_cycles(k, n as u64, 8),
                 Scheduler::Gto => gto_alu_cycles(k, n as u64, 8),
             };
             assert_eq!(cycles, expect, "k = {k}, {scheduler:?}");
-            assert_eq!(o.counters.get(V2Counter::Issued), k * (n as u64 + 1));
+            assert_eq!(o.counters.get(Counter::Issued), k * (n as u64 + 1));
         }
     }
     // The §4.4 IPC table over the issuing window.
@@ -141,12 +141,12 @@ fn global_load_and_store_timelines() {
                 1,
             );
             assert_eq!(
-                load.counters.get(V2Counter::Cycles),
+                load.counters.get(Counter::Cycles),
                 t + lat + nb + 15 + 9,
                 "load, lat {lat}, bus {bus}"
             );
-            assert_eq!(load.counters.get(V2Counter::GlobalBeats), nb);
-            assert_eq!(load.counters.get(V2Counter::ReturnSlots), 1);
+            assert_eq!(load.counters.get(Counter::GlobalBeats), nb);
+            assert_eq!(load.counters.get(Counter::ReturnSlots), 1);
             let store = run_src(
                 &config,
                 "s2r r0, %tid\nshl r0, r0, 2\nst.global.b32 [r0+256], r0\nexit\n",
@@ -154,7 +154,7 @@ fn global_load_and_store_timelines() {
                 1,
             );
             assert_eq!(
-                store.counters.get(V2Counter::Cycles),
+                store.counters.get(Counter::Cycles),
                 t + lat + nb + 9 + 9,
                 "store, lat {lat}, bus {bus}"
             );
@@ -177,9 +177,9 @@ fn bank_conflicts_replay_one_row_per_pass() {
     );
     // Load first selected at t = 29, passes at t + 6p (p = 0..7), exit at
     // t + 48, DONE at + 9.
-    assert_eq!(o.counters.get(V2Counter::Cycles), 29 + 48 + 9);
-    assert_eq!(o.counters.get(V2Counter::Replays), 7);
-    assert_eq!(o.counters.get(V2Counter::Issued), 2 + 8 + 1);
+    assert_eq!(o.counters.get(Counter::Cycles), 29 + 48 + 9);
+    assert_eq!(o.counters.get(Counter::Replays), 7);
+    assert_eq!(o.counters.get(Counter::Issued), 2 + 8 + 1);
 }
 
 /// §12.3: init slots delay the start: `max(threads + 1, n_init + 6)`.
@@ -209,11 +209,11 @@ fn init_slots_delay_the_block_start() {
         // `exit` in turn; DONE as in the ALU count.
         let last_s = 8 + launch_cycles + (nwarps - 1);
         assert_eq!(
-            o.counters.get(V2Counter::Cycles),
+            o.counters.get(Counter::Cycles),
             last_s + 9,
             "{threads} threads, {regs} registers"
         );
-        assert_eq!(o.counters.get(V2Counter::InitSlots), regs as u64 * nwarps);
+        assert_eq!(o.counters.get(Counter::InitSlots), regs as u64 * nwarps);
     }
 }
 
@@ -564,11 +564,11 @@ fn bandwidth_limit_spaces_the_beats() {
             1,
         );
         assert_eq!(
-            o.counters.get(V2Counter::Cycles),
+            o.counters.get(Counter::Cycles),
             29 + 30 + lat + 9,
             "lat {lat}"
         );
-        assert_eq!(o.counters.get(V2Counter::GlobalStallCycles), 7);
+        assert_eq!(o.counters.get(Counter::GlobalStallCycles), 7);
     }
 }
 
@@ -587,10 +587,10 @@ fn barrier_release_costs_one_cycle_per_warp() {
             ..CoreConfig::default()
         };
         let o = run_src(&config, "bar.sync\nexit\n", 16, 1);
-        assert_eq!(o.counters.get(V2Counter::Cycles), 44, "{arbiter:?}");
-        assert_eq!(o.counters.get(V2Counter::Rearbs), 2);
-        assert_eq!(o.counters.get(V2Counter::RearbWaitCycles), 0);
-        assert_eq!(o.counters.get(V2Counter::Barriers), 1);
+        assert_eq!(o.counters.get(Counter::Cycles), 44, "{arbiter:?}");
+        assert_eq!(o.counters.get(Counter::Rearbs), 2);
+        assert_eq!(o.counters.get(Counter::RearbWaitCycles), 0);
+        assert_eq!(o.counters.get(Counter::Barriers), 1);
     }
 }
 
@@ -623,12 +623,12 @@ fn a_full_queue_refuses_passes_until_an_entry_frees() {
         8,
         1,
     );
-    assert_eq!(o.counters.get(V2Counter::Cycles), 29 + 58 + 9);
-    assert_eq!(o.counters.get(V2Counter::QueueFullReplays), 3);
-    assert_eq!(o.counters.get(V2Counter::Replays), 4);
-    assert_eq!(o.counters.get(V2Counter::Issued), 8);
-    assert_eq!(o.counters.get(V2Counter::GlobalRequests), 2);
-    assert_eq!(o.counters.get(V2Counter::GlobalBeats), 8);
+    assert_eq!(o.counters.get(Counter::Cycles), 29 + 58 + 9);
+    assert_eq!(o.counters.get(Counter::QueueFullReplays), 3);
+    assert_eq!(o.counters.get(Counter::Replays), 4);
+    assert_eq!(o.counters.get(Counter::Issued), 8);
+    assert_eq!(o.counters.get(Counter::GlobalRequests), 2);
+    assert_eq!(o.counters.get(Counter::GlobalBeats), 8);
 }
 
 /// §9.2: the background re-arbitration waits while the pass in X will use
@@ -672,13 +672,13 @@ b0:     ld.global.b32 r3, [r0+256]
             ..CoreConfig::default()
         };
         let o = run_src(&config, src, 8, 2);
-        assert_eq!(o.counters.get(V2Counter::Cycles), cycles, "{arbiter:?}");
+        assert_eq!(o.counters.get(Counter::Cycles), cycles, "{arbiter:?}");
         assert_eq!(
-            o.counters.get(V2Counter::RearbWaitCycles),
+            o.counters.get(Counter::RearbWaitCycles),
             waits,
             "{arbiter:?}"
         );
-        assert_eq!(o.counters.get(V2Counter::Rearbs), 1, "{arbiter:?}");
+        assert_eq!(o.counters.get(Counter::Rearbs), 1, "{arbiter:?}");
     }
 }
 

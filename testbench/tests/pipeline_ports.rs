@@ -9,7 +9,7 @@ mod common;
 
 use concord_isa::config::CoreConfig;
 use concord_isa::func;
-use concord_testbench::pipeline::{self, Outcome, PipelineLaunch, PipelineOptions, V2Counter};
+use concord_testbench::pipeline::{self, Counter, Outcome, PipelineLaunch, PipelineOptions};
 use concord_uarch::GenOptions;
 
 use common::assemble;
@@ -46,9 +46,9 @@ fn counters_wrap_at_counter_bits_and_cycles_does_not() {
         },
     );
     let mut wrapped = 0;
-    for c in V2Counter::ALL {
+    for c in Counter::ALL {
         let (w, n) = (wide.counters.get(c), narrow.counters.get(c));
-        if c == V2Counter::Cycles {
+        if c == Counter::Cycles {
             assert_eq!(n, w, "cycles");
         } else {
             assert_eq!(n, w % (1 << 16), "{}", c.name());
@@ -58,12 +58,12 @@ fn counters_wrap_at_counter_bits_and_cycles_does_not() {
     // The loop is long enough that some counters did wrap (else the test
     // would show nothing).
     assert!(
-        wide.counters.get(V2Counter::Issued) > 1 << 16,
+        wide.counters.get(Counter::Issued) > 1 << 16,
         "issued {}",
-        wide.counters.get(V2Counter::Issued)
+        wide.counters.get(Counter::Issued)
     );
     assert!(wrapped >= 1);
-    assert!(wide.counters.get(V2Counter::Cycles) < 1 << 16 || wrapped >= 2);
+    assert!(wide.counters.get(Counter::Cycles) < 1 << 16 || wrapped >= 2);
 }
 
 /// A generator option out of range is refused before the run, naming it.
@@ -261,7 +261,7 @@ fn a_launch_through_the_host_port() {
     assert_eq!(h.read(regmap::STATUS), 1 << 1 | 1 << 3 | 4 << 8);
     assert_eq!(h.read(regmap::COUNTER_LO), 19);
     assert_eq!(
-        h.read(regmap::COUNTER_LO + 2 * V2Counter::Blocks as u32),
+        h.read(regmap::COUNTER_LO + 2 * Counter::Blocks as u32),
         1,
         "one block retired"
     );
@@ -371,7 +371,7 @@ fn host_loaded_runs_equal_direct_loads() {
         assert_eq!(a.result, b.result, "seed {seed}");
         assert_eq!(a.last_block, b.last_block, "seed {seed}");
         assert_eq!(g1, g2, "seed {seed}: memory");
-        assert!(a.counters.get(V2Counter::Issued) > 0);
+        assert!(a.counters.get(Counter::Issued) > 0);
     }
 }
 
@@ -607,7 +607,7 @@ loop:   add r3, r3, 1
         assert!(waited < 10, "not halted after {waited} reads");
     }
     assert_eq!(h.read(regmap::CTRL), 2);
-    let issued = h.read(regmap::COUNTER_LO + 2 * V2Counter::Issued as u32);
+    let issued = h.read(regmap::COUNTER_LO + 2 * Counter::Issued as u32);
     for _ in 0..50 {
         h.idle();
         let r = h.core.trace().unwrap();
@@ -615,7 +615,7 @@ loop:   add r3, r3, 1
         assert_eq!(r.a_kind, a_kind::BUBBLE);
     }
     assert_eq!(
-        h.read(regmap::COUNTER_LO + 2 * V2Counter::Issued as u32),
+        h.read(regmap::COUNTER_LO + 2 * Counter::Issued as u32),
         issued
     );
     // running [0], halted [5], state RUN.
@@ -671,7 +671,7 @@ fn an_injected_bus_error_is_trap_11() {
         assert_eq!(h.read(a), v, "register {a:#x}");
     }
     assert_eq!(
-        h.core.counters().get(V2Counter::GlobalBeats),
+        h.core.counters().get(Counter::GlobalBeats),
         8,
         "every beat of the entry is still sent"
     );
@@ -772,7 +772,7 @@ fn random_runs_fit_the_trace_port() {
         assert_eq!(h.core.memory_mut().bytes, global, "seed {seed}");
         assert_eq!(
             h.read(regmap::COUNTER_LO),
-            o.counters.get(V2Counter::Cycles) as u32,
+            o.counters.get(Counter::Cycles) as u32,
             "seed {seed}"
         );
     }

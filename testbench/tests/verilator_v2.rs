@@ -1199,9 +1199,7 @@ fn run_programs(what: &str, programs: &[Program], base: CoreConfig, on: On) {
                 concord_testbench::pipeline::run(&config, &launch, &mut g, options(5_000_000))
                     .and_then(|o| {
                         check_against_func(&config, &launch, &global, 5_000_000, FULL, &o, &g)?;
-                        let c = o
-                            .counters
-                            .get(concord_testbench::pipeline::V2Counter::Cycles);
+                        let c = o.counters.get(concord_testbench::pipeline::Counter::Cycles);
                         Ok((o, c))
                     })
             }

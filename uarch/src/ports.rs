@@ -1,14 +1,9 @@
 //! The top-level port list of `concord_core` (docs/microarchitecture.md
-//! §8-§10). The RTL generator declares exactly these ports (its test
-//! compares the generated module header with [`PORTS`]), and the Verilator
-//! harness generates its C++ shim from this table, so a Verilog whose ports
-//! differ fails to build with the port's name in the error.
-
-use crate::widths::{
-    ATOM_OP_BITS, GMEM_KIND_BITS, HOST_ADDR_BITS, HOST_RADDR_BITS, LINE_BITS, LINE_MASK_BITS,
-    MASK_BITS, PC_BITS, PRED_ADDR_BITS, RF_ADDR_BITS, RF_DATA_BITS, STATE_BITS, WARP_BITS,
-    WORD_BITS,
-};
+//! §14.2), for a configuration and generator options: the RTL generator
+//! declares exactly these ports (its test compares the generated module
+//! header with [`core_ports`]), and the Verilator harness generates its C++
+//! shim from this list, so a Verilog whose ports differ fails to build with
+//! the port's name in the error.
 
 /// Direction of a port, seen from the core.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -50,66 +45,9 @@ const fn p(name: &'static str, width: usize, dir: Dir) -> Port {
     }
 }
 
-/// Every port of `concord_core`, in declaration order: clock and reset,
-/// the host interface (§9), the global memory port (§8), the trace port
-/// (§10).
-pub const PORTS: [Port; 31] = [
-    p("clock", 1, Dir::In),
-    p("reset", 1, Dir::In),
-    p("host_we", 1, Dir::In),
-    p("host_addr", HOST_ADDR_BITS, Dir::In),
-    p("host_wdata", WORD_BITS, Dir::In),
-    p("host_raddr", HOST_RADDR_BITS, Dir::In),
-    p("host_rdata", WORD_BITS, Dir::Out),
-    p("running", 1, Dir::Out),
-    p("done", 1, Dir::Out),
-    p("trapped", 1, Dir::Out),
-    p("gmem_req_valid", 1, Dir::Out),
-    p("gmem_req_ready", 1, Dir::In),
-    p("gmem_req_kind", GMEM_KIND_BITS, Dir::Out),
-    p("gmem_req_addr", WORD_BITS, Dir::Out),
-    p("gmem_req_wdata", LINE_BITS, Dir::Out),
-    p("gmem_req_mask", LINE_MASK_BITS, Dir::Out),
-    p("gmem_req_atom_op", ATOM_OP_BITS, Dir::Out),
-    p("gmem_req_atom_data", WORD_BITS, Dir::Out),
-    p("gmem_resp_valid", 1, Dir::In),
-    p("gmem_resp_data", LINE_BITS, Dir::In),
-    p("trace_state", STATE_BITS, Dir::Out),
-    p("trace_warp", WARP_BITS, Dir::Out),
-    p("trace_pc", PC_BITS, Dir::Out),
-    p("trace_active", MASK_BITS, Dir::Out),
-    p("trace_exec", MASK_BITS, Dir::Out),
-    p("trace_rf_we", MASK_BITS, Dir::Out),
-    p("trace_rf_addr", RF_ADDR_BITS, Dir::Out),
-    p("trace_rf_data", RF_DATA_BITS, Dir::Out),
-    p("trace_pred_we", MASK_BITS, Dir::Out),
-    p("trace_pred_addr", PRED_ADDR_BITS, Dir::Out),
-    p("trace_pred_data", MASK_BITS, Dir::Out),
-];
-
-/// The port called `name`, if there is one.
-pub fn port(name: &str) -> Option<&'static Port> {
-    PORTS.iter().find(|p| p.name == name)
-}
-
-/// `gmem_req_kind` values (§8).
-pub mod gmem_kind {
-    /// Read a line: the response carries its `global_line_bytes` bytes
-    /// (the rest zero).
-    pub const READ: u32 = 0;
-    /// Write the enabled bytes of a line: the response data is zero.
-    pub const WRITE: u32 = 1;
-    /// Read-modify-write one word: the response carries the old word in
-    /// bits 31..0.
-    pub const ATOMIC: u32 = 2;
-
-    const _: () = assert!(ATOMIC < 1 << super::GMEM_KIND_BITS);
-}
-
-/// The top-level ports of the Core v2 `concord_core`
+/// The top-level ports of `concord_core`
 /// (docs/microarchitecture.md §14.2), in declaration order, for a core
-/// of `hw` built with `gen`. The v2 RTL generator declares exactly these
-/// ports and the v2 Verilator harness generates its shim from them.
+/// of `hw` built with `gen`.
 ///
 /// The trace port (only with `gen.trace`) is one output, `tr_record`, of
 /// [`crate::trace::record_bits`] bits packed as [`crate::trace`] packs a
@@ -124,7 +62,7 @@ pub fn core_ports(hw: &crate::HwParams, gen: &crate::GenOptions) -> Vec<Port> {
         p("wbs_cyc_i", 1, Dir::In),
         p("wbs_stb_i", 1, Dir::In),
         p("wbs_we_i", 1, Dir::In),
-        p("wbs_adr_i", V2_HOST_ADDR_BITS, Dir::In),
+        p("wbs_adr_i", HOST_ADDR_BITS, Dir::In),
         p("wbs_dat_i", 32, Dir::In),
         p("wbs_dat_o", 32, Dir::Out),
         p("wbs_ack_o", 1, Dir::Out),
@@ -135,7 +73,7 @@ pub fn core_ports(hw: &crate::HwParams, gen: &crate::GenOptions) -> Vec<Port> {
         p("gm_adr_o", address_bits, Dir::Out),
         p("gm_sel_o", bus_bytes, Dir::Out),
         p("gm_dat_o", 8 * bus_bytes, Dir::Out),
-        p("gm_tga_o", V2_TAG_BITS, Dir::Out),
+        p("gm_tga_o", TAG_BITS, Dir::Out),
         p("gm_dat_i", 8 * bus_bytes, Dir::In),
         p("gm_ack_i", 1, Dir::In),
         p("gm_err_i", 1, Dir::In),
@@ -155,13 +93,13 @@ pub fn core_ports(hw: &crate::HwParams, gen: &crate::GenOptions) -> Vec<Port> {
     ports
 }
 
-/// Width of the v2 host slave's word address `wbs_adr_i` (§14.4).
-pub const V2_HOST_ADDR_BITS: usize = 17;
-/// Width of the v2 master's address tag `gm_tga_o` (§14.5).
-pub const V2_TAG_BITS: usize = 4;
+/// Width of the host slave's word address `wbs_adr_i` (§14.4).
+pub const HOST_ADDR_BITS: usize = 17;
+/// Width of the global-memory master's address tag `gm_tga_o` (§14.5).
+pub const TAG_BITS: usize = 4;
 
 #[cfg(test)]
-mod v2_tests {
+mod tests {
     use super::*;
 
     /// §14.2: "Without the trace port the default core has 89 input and

@@ -13,8 +13,6 @@
 //! this table (`concord_hdl::wishbone`), the cycle model answers the same
 //! addresses, and `uarch/tests/regmap_docs.rs` checks the table against the
 //! document's.
-//!
-//! (The v1 map is [`crate::host`]; it goes when v1 does.)
 
 use crate::HwParams;
 
@@ -23,8 +21,8 @@ pub const ADDR_BITS: usize = 17;
 /// `ID`: "CNC2".
 pub const ID_VALUE: u32 = 0x434E_4332;
 /// Performance counters of Core v2 (§15.1: `k` = 0..=24), the length of
-/// [`crate::counters_v2::TABLE`].
-pub const COUNTERS: u32 = crate::counters_v2::COUNT as u32;
+/// [`crate::counters::TABLE`].
+pub const COUNTERS: u32 = crate::counters::COUNT as u32;
 /// Parameter words (`PARAM[i]`, `i < 16`).
 pub const PARAM_WORDS: u32 = 16;
 /// The most block slots (`max_resident_blocks` ≤ 16): `DBG_SLOT[k]`, `k < BS`.
@@ -856,7 +854,14 @@ pub fn launch_writes(launch: &concord_isa::func::Launch<'_>, x: &LaunchExtras) -
         launch.params.len() <= PARAM_WORDS as usize,
         "at most 16 parameter words"
     );
-    let mut w = crate::host::program_writes(launch, IMEM, ENTRY_PC, CODE_LEN);
+    let mut w: Vec<(u32, u32)> = launch
+        .code
+        .iter()
+        .enumerate()
+        .map(|(i, word)| (IMEM + i as u32, *word))
+        .collect();
+    w.push((ENTRY_PC, launch.entry_pc));
+    w.push((CODE_LEN, launch.code.len() as u32));
     for (axis, v) in launch.grid.iter().enumerate() {
         w.push((GRID_X + axis as u32, *v));
     }

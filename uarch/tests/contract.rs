@@ -1,16 +1,13 @@
 //! The contract itself: every hardware rule at its boundaries (each error
 //! naming its field, messages worked out by hand), the derived sizes of
-//! the bundled configurations (worked out by hand), the register map's
-//! addresses, and the tables of docs/microarchitecture.md against the
-//! crate's.
+//! the bundled configurations (worked out by hand), and the trap codes.
 
 use std::path::{Path, PathBuf};
 
 use concord_isa::config::{ArbiterMode, Arbitration, ConfigError, CoreConfig, Scheduler};
 use concord_isa::func::TrapCause;
 use concord_isa::Space;
-use concord_uarch::host::{self, Access, HOST_REGISTERS};
-use concord_uarch::{keys, trap, Counter, Counters, HwParams, State, TrapCode};
+use concord_uarch::{trap, HwParams, TrapCode};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -267,105 +264,7 @@ fn derived_sizes_of_the_bundled_configs() {
 }
 
 #[test]
-fn the_register_map_has_no_overlapping_addresses() {
-    for writes in [true, false] {
-        let mut rows: Vec<_> = HOST_REGISTERS
-            .iter()
-            .filter(|r| r.access.is_write() == writes)
-            .collect();
-        rows.sort_by_key(|r| r.addr);
-        for pair in rows.windows(2) {
-            let (a, b) = (pair[0], pair[1]);
-            assert!(
-                a.addr + a.count <= b.addr,
-                "{} ({:#x}+{}) overlaps {} ({:#x})",
-                a.name,
-                a.addr,
-                a.count,
-                b.name,
-                b.addr
-            );
-        }
-        let mask = if writes {
-            host::ADDR_MASK
-        } else {
-            host::RADDR_MASK
-        };
-        for r in &rows {
-            assert!(r.count >= 1 && r.addr + r.count - 1 <= mask, "{}", r.name);
-        }
-    }
-    // Names are unique, and the constants are the table's.
-    let mut names: Vec<_> = HOST_REGISTERS.iter().map(|r| r.name).collect();
-    names.sort();
-    names.dedup();
-    assert_eq!(names.len(), HOST_REGISTERS.len());
-    let at = |name: &str| host::register(name).unwrap().addr;
-    assert_eq!(
-        [
-            at("imem"),
-            at("entry_pc"),
-            at("code_len"),
-            at("grid"),
-            at("block")
-        ],
-        [0x00000, 0x20000, 0x20001, 0x20002, 0x20005]
-    );
-    assert_eq!(
-        [
-            at("param_count"),
-            at("stack_bytes"),
-            at("param"),
-            at("start")
-        ],
-        [0x20008, 0x20009, 0x20010, 0x200FF]
-    );
-    assert_eq!(
-        [
-            at("status"),
-            at("trap_cause"),
-            at("trap_pc"),
-            at("trap_warp"),
-            at("trap_lanes")
-        ],
-        [0, 1, 2, 3, 4]
-    );
-    assert_eq!(
-        [
-            at("trap_block"),
-            at("trap_addr"),
-            at("trap_detail"),
-            at("arrived")
-        ],
-        [5, 8, 9, 10]
-    );
-    assert_eq!([at("exited"), at("threads"), at("counters")], [11, 12, 16]);
-    assert_eq!(host::register("start").unwrap().access, Access::Command);
-    // Every counter's two words lie in the counters row, the last one at 37.
-    let counters = host::register("counters").unwrap();
-    assert_eq!(Counter::Blocks.low_addr() + 1, 37);
-    for c in Counter::ALL {
-        assert!(c.low_addr() >= counters.addr && c.low_addr() + 1 < counters.addr + counters.count);
-    }
-    assert_eq!(host::READ_WORDS, 38);
-}
-
-#[test]
-fn counters_trap_codes_and_states_are_one_table_each() {
-    // The record's fields are the table's names, in index order.
-    let json =
-        serde_json::to_string(&Counters::from_array(std::array::from_fn(|k| k as u64))).unwrap();
-    let want: Vec<String> = Counter::ALL
-        .iter()
-        .map(|c| format!("\"{}\":{}", c.name(), c.index()))
-        .collect();
-    assert_eq!(json, format!("{{{}}}", want.join(",")));
-    let c = Counters::from_array([0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    assert_eq!(
-        (c.issued, c.get(Counter::Issued), c.to_array()[1]),
-        (7, 7, 7)
-    );
-
+fn trap_codes_are_one_table() {
     for (i, code) in TrapCode::ALL.iter().enumerate() {
         assert_eq!(code.code(), i as u32 + 1);
         assert_eq!(TrapCode::from_code(code.code()), Some(*code));
@@ -412,27 +311,6 @@ fn counters_trap_codes_and_states_are_one_table_each() {
         diagnosis: String::new(),
     };
     assert_eq!((TrapCode::of(&dog), trap::cause_register(&dog)), (None, 0));
-
-    for (i, s) in State::ALL.iter().enumerate() {
-        assert_eq!((s.code(), State::from_code(i as u32)), (i as u32, Some(*s)));
-    }
-    assert_eq!(State::from_code(15), None);
-    let running: Vec<_> = State::ALL.iter().filter(|s| !s.is_running()).collect();
-    assert_eq!(running, [&State::Idle, &State::Done, &State::Trap]);
-}
-
-#[test]
-fn arbitration_keys() {
-    // depth_pc, MAXD = 15: depth 2 at pc 7 is (13 << 16) | 7; deeper wins.
-    let k = keys::branch_key(Arbitration::DepthPc, 15, 2, 7);
-    assert_eq!(k, 13 << 16 | 7);
-    assert!(keys::branch_key(Arbitration::DepthPc, 15, 3, 900) < k);
-    assert_eq!(keys::key_pc(k), 7);
-    assert_eq!(keys::branch_key(Arbitration::PcOnly, 15, 3, 900), 900);
-    // Memory mode: word 0x44 / 4 = 17 in 8 banks is row 2; line 0x44 >> 5 = 2.
-    assert_eq!(keys::shared_key(0x44, 8), 2 << 5);
-    assert_eq!(keys::global_key(0x44, 5), 2 << 5);
-    assert_eq!(keys::atomic_key(0x44, 3), 17 << 5 | 3);
 }
 
 #[test]

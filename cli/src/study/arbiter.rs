@@ -21,7 +21,7 @@ use clap::Args;
 
 use concord_compiler::driver::CompileOptions;
 use concord_isa::config::{ArbiterMode, CoreConfig};
-use concord_testbench::pipeline::V2Counter;
+use concord_testbench::pipeline::Counter;
 
 use super::{measure, SchedulerArg};
 use crate::error::CliError;
@@ -80,9 +80,9 @@ pub fn run(args: &ArbiterStudyArgs) -> Result<(), CliError> {
             };
             let c = measure::run_v2(launch, &compiled, &config, arbiter.name())?;
             Ok(Run {
-                cycles: c.get(V2Counter::Cycles),
-                rearbs: c.get(V2Counter::Rearbs),
-                rearb_wait: c.get(V2Counter::RearbWaitCycles),
+                cycles: c.get(Counter::Cycles),
+                rearbs: c.get(Counter::Rearbs),
+                rearb_wait: c.get(Counter::RearbWaitCycles),
             })
         };
         rows.push(Row {

@@ -22,7 +22,7 @@
 use clap::Args;
 
 use concord_compiler::driver::CompileOptions;
-use concord_testbench::pipeline::V2Counter;
+use concord_testbench::pipeline::Counter;
 
 use super::measure::{self, geometric_mean};
 use super::SchedulerArg;
@@ -127,9 +127,9 @@ pub fn run(args: &CoresStudyArgs) -> Result<(), CliError> {
             config: shape,
             v1_cycles: v1.cycles,
             v1_ipc: v1.ipc,
-            cycles: c.get(V2Counter::Cycles),
+            cycles: c.get(Counter::Cycles),
             ipc: c.ipc(),
-            replays: c.get(V2Counter::Replays),
+            replays: c.get(Counter::Replays),
         });
     }
     print(args, &rows)

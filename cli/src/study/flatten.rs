@@ -17,7 +17,7 @@ use concord_isa::config::CoreConfig;
 use concord_isa::func::{Trap, TrapCause};
 use concord_isa::launch::LaunchDescription;
 use concord_kernels::harness::func_launch;
-use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions, V2Counter};
+use concord_testbench::pipeline::{self, Counter, PipelineLaunch, PipelineOptions};
 
 use crate::error::CliError;
 use crate::output::outln;
@@ -174,7 +174,7 @@ pub fn run(args: &FlattenStudyArgs) -> Result<(), CliError> {
                 kernel
                     .check_memory(&prepared, &memory)
                     .map_err(|e| CliError::mismatch(format!("{run}: wrong result: {e}")))?;
-                let counters = outcome.counters.get(V2Counter::Cycles);
+                let counters = outcome.counters.get(Counter::Cycles);
                 cycles[i] = counters;
             }
             let speedup = cycles[0] as f64 / cycles[1] as f64;

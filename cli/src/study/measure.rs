@@ -9,7 +9,7 @@ use concord_compiler::backend::{BackendStats, CompiledKernel};
 use concord_compiler::driver::{self, CompileOptions};
 use concord_kernels::harness::{func_launch, LoadedLaunch};
 use concord_kernels::SuiteKernel;
-use concord_testbench::pipeline::{V2Counter, V2Counters};
+use concord_testbench::pipeline::{Counter, Counters};
 
 use crate::error::CliError;
 
@@ -82,21 +82,21 @@ pub fn select(names: &[String]) -> Result<Vec<StudyLaunch>, CliError> {
 /// One compilation of a launch's program, run and checked.
 pub struct Measurement {
     pub stats: BackendStats,
-    pub counters: V2Counters,
+    pub counters: Counters,
     lanes: u32,
 }
 
 impl Measurement {
     /// Clock cycles of the run.
     pub fn cycles(&self) -> u64 {
-        self.counters.get(V2Counter::Cycles)
+        self.counters.get(Counter::Cycles)
     }
 
     /// Active lane-slots over issued warp-instructions times lanes (as
     /// `concord run --model cycle` prints it).
     pub fn simd_efficiency(&self) -> f64 {
-        self.counters.get(V2Counter::ActiveLaneSlots) as f64
-            / (self.counters.get(V2Counter::Issued).max(1) * u64::from(self.lanes)) as f64
+        self.counters.get(Counter::ActiveLaneSlots) as f64
+            / (self.counters.get(Counter::Issued).max(1) * u64::from(self.lanes)) as f64
     }
 }
 
@@ -127,7 +127,7 @@ pub fn run_v2(
     kernel: &CompiledKernel,
     config: &concord_isa::config::CoreConfig,
     what: &str,
-) -> Result<V2Counters, CliError> {
+) -> Result<Counters, CliError> {
     use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions};
     let context = |e: String| format!("{} ({what}): {e}", launch.name);
     let kernel = &kernel.kernel;

@@ -29,7 +29,7 @@ use clap::Args;
 
 use concord_isa::config::{CoreConfig, Scheduler};
 use concord_isa::func;
-use concord_testbench::pipeline::{self, PipelineLaunch, PipelineOptions, V2Counter};
+use concord_testbench::pipeline::{self, Counter, PipelineLaunch, PipelineOptions};
 
 use crate::error::CliError;
 use crate::output::outln;
@@ -113,13 +113,12 @@ pub fn run(args: &WarpsStudyArgs) -> Result<(), CliError> {
                         scheduler,
                         latency,
                         warps,
-                        cycles: counters.get(V2Counter::Cycles),
+                        cycles: counters.get(Counter::Cycles),
                         ipc: counters.ipc(),
-                        replays: counters.get(V2Counter::Replays),
-                        throughput: (counters.get(V2Counter::Issued)
-                            - counters.get(V2Counter::Replays))
+                        replays: counters.get(Counter::Replays),
+                        throughput: (counters.get(Counter::Issued) - counters.get(Counter::Replays))
                             as f64
-                            / counters.get(V2Counter::Cycles).max(1) as f64,
+                            / counters.get(Counter::Cycles).max(1) as f64,
                     });
                 }
             }
@@ -182,7 +181,7 @@ fn run_alu(
     config: &CoreConfig,
     kernel: &concord_isa::container::Kernel,
     iterations: u32,
-) -> Result<pipeline::V2Counters, CliError> {
+) -> Result<pipeline::Counters, CliError> {
     let threads = config.lanes * config.warps;
     let params = [iterations, BASE];
     let launch = PipelineLaunch {
@@ -216,7 +215,7 @@ fn run_vecadd(
     config: &CoreConfig,
     kernel: &concord_isa::container::Kernel,
     n: u32,
-) -> Result<pipeline::V2Counters, CliError> {
+) -> Result<pipeline::Counters, CliError> {
     let threads = config.lanes * config.warps;
     let (a, b, c) = (BASE, BASE + 4 * n, BASE + 8 * n);
     let mut global = vec![0u8; config.global_memory_bytes as usize];
@@ -258,7 +257,7 @@ fn run_checked(
     launch: &PipelineLaunch<'_>,
     global: &mut Vec<u8>,
     what: &str,
-) -> Result<pipeline::V2Counters, CliError> {
+) -> Result<pipeline::Counters, CliError> {
     let o = pipeline::run(
         config,
         launch,

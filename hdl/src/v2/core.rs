@@ -97,7 +97,7 @@
 use std::collections::HashMap;
 
 use concord_isa::config::{ArbiterMode, CoreConfig, Scheduler as Scheduler_};
-use concord_uarch::counters_v2::V2Counter;
+use concord_uarch::counters::Counter;
 use concord_uarch::ports::{core_ports, Dir};
 use concord_uarch::regmap::{self, HwConfig, V2Values, CTRL_HALT, LAUNCH_FIELDS, STATUS_FIELDS};
 use concord_uarch::{trace, GenOptions, HwParams};
@@ -1223,12 +1223,12 @@ impl<
         }
         assert_eq!(CTRL_HALT.lsb, 1);
         // Counter indices `update` uses as literals.
-        assert_eq!(V2Counter::Cycles.index(), 0);
-        assert_eq!(V2Counter::IdleIssueCycles.index(), 11);
-        assert_eq!(V2Counter::Blocks.index(), 10);
-        assert_eq!(V2Counter::InitSlots.index(), 16);
+        assert_eq!(Counter::Cycles.index(), 0);
+        assert_eq!(Counter::IdleIssueCycles.index(), 11);
+        assert_eq!(Counter::Blocks.index(), 10);
+        assert_eq!(Counter::InitSlots.index(), 16);
         // ---- shared memory (v2shm): literal positions in `update` ----
-        assert_eq!(V2Counter::PortBusyReplays.index(), 23);
+        assert_eq!(Counter::PortBusyReplays.index(), 23);
         assert_eq!(
             concord_isa::instr::LoadWidth::ALL,
             [
@@ -1251,26 +1251,26 @@ impl<
         );
         // ---- control path (v2ctl): counter indices `update` uses ----
         for (c, i) in [
-            (V2Counter::Issued, 1),
-            (V2Counter::ActiveLaneSlots, 2),
-            (V2Counter::ExecutedLaneSlots, 3),
-            (V2Counter::Replays, 4),
-            (V2Counter::DivergentBranches, 5),
-            (V2Counter::ConsensualTaken, 6),
-            (V2Counter::ConsensualNotTaken, 7),
-            (V2Counter::BarrierArrivals, 8),
-            (V2Counter::Barriers, 9),
-            (V2Counter::ReadyWarpCycles, 12),
-            (V2Counter::MemwaitWarpCycles, 13),
-            (V2Counter::BarrierWarpCycles, 14),
-            (V2Counter::Rearbs, 17),
-            (V2Counter::RearbWaitCycles, 18),
+            (Counter::Issued, 1),
+            (Counter::ActiveLaneSlots, 2),
+            (Counter::ExecutedLaneSlots, 3),
+            (Counter::Replays, 4),
+            (Counter::DivergentBranches, 5),
+            (Counter::ConsensualTaken, 6),
+            (Counter::ConsensualNotTaken, 7),
+            (Counter::BarrierArrivals, 8),
+            (Counter::Barriers, 9),
+            (Counter::ReadyWarpCycles, 12),
+            (Counter::MemwaitWarpCycles, 13),
+            (Counter::BarrierWarpCycles, 14),
+            (Counter::Rearbs, 17),
+            (Counter::RearbWaitCycles, 18),
             // ---- global memory (v2gm) ----
-            (V2Counter::ReturnSlots, 15),
-            (V2Counter::GlobalRequests, 19),
-            (V2Counter::GlobalBeats, 20),
-            (V2Counter::GlobalStallCycles, 21),
-            (V2Counter::QueueFullReplays, 22),
+            (Counter::ReturnSlots, 15),
+            (Counter::GlobalRequests, 19),
+            (Counter::GlobalBeats, 20),
+            (Counter::GlobalStallCycles, 21),
+            (Counter::QueueFullReplays, 22),
         ] {
             assert_eq!(c.index(), i, "{c:?}");
         }
@@ -1669,8 +1669,8 @@ impl<
             gm_idle: Default::default(),
             t_g_slot: Default::default(),
             t_g_wib: Default::default(),
-            _t_sq: V2Counter::Squashed.index(),
-            _t_sq1: V2Counter::Squashed.index() + 1,
+            _t_sq: Counter::Squashed.index(),
+            _t_sq1: Counter::Squashed.index() + 1,
             // ---- global memory (v2gm) ----
             gmem: GlobalMem::new(hw),
             p_ent: sig(6),

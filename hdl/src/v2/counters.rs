@@ -1,5 +1,5 @@
 //! The performance counters of Core v2 (docs/microarchitecture.md
-//! §15.1): the 25 counters of `concord_uarch::counters_v2`, `cycles` 64
+//! §15.1): the 25 counters of `concord_uarch::counters`, `cycles` 64
 //! bits wide and every other one `counter_bits` wide, each wrapping at its
 //! width, all cleared by `START`. The core computes each cycle's increment
 //! (0, 1, a popcount, a number of warps) and this block adds it at the end
@@ -10,7 +10,7 @@
 //! width: for `counter_bits < 64` the bits above are constant 0 and
 //! synthesis removes their flip-flops and carry cells.
 
-use concord_uarch::counters_v2::{V2Counter, COUNT};
+use concord_uarch::counters::{Counter, COUNT};
 use rust_hdl_core::prelude::*;
 
 use crate::util::{Ext, RegE};
@@ -26,7 +26,7 @@ pub struct Counters {
     pub reset: Signal<In, bool>,
     /// `START` accepted in this cycle: every counter is 0 from the next.
     pub clear: Signal<In, bool>,
-    /// Counter `k`'s increment in this cycle (`V2Counter::ALL[k]`).
+    /// Counter `k`'s increment in this cycle (`Counter::ALL[k]`).
     pub inc: Vec<Signal<In, Bits<INC_BITS>>>,
     /// Bits 31..0 of counter `k`.
     pub lo: Vec<Signal<Out, Bits<32>>>,
@@ -53,8 +53,8 @@ impl Counters {
         let nhi = if counter_bits > 32 { COUNT } else { 1 };
         // `cycles` is counter 0 and the only one with bits 63..32 when the
         // others are 32 bits or narrower.
-        assert_eq!(V2Counter::ALL[0], V2Counter::Cycles);
-        let mask = V2Counter::ALL
+        assert_eq!(Counter::ALL[0], Counter::Cycles);
+        let mask = Counter::ALL
             .iter()
             .map(|c| {
                 let w = c.width(counter_bits);

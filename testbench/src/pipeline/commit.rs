@@ -14,7 +14,7 @@ use concord_isa::simt::{self, BlockEvent, ControlIssue, Group, ThreadCtx};
 use super::global::Kind;
 use super::item::{Late, RegWrite};
 use super::warp::SlotState;
-use super::{lanes_of, Pipeline, V2Counter};
+use super::{lanes_of, Counter, Pipeline};
 
 impl Pipeline {
     fn pred_mask(&self, w: usize, p: PredSrc) -> u32 {
@@ -94,7 +94,7 @@ impl Pipeline {
         self.warps[w].busy_i = false;
         let slot = self.warps[w].wslot.expect("a selected warp has a slot");
         if self.slots[slot].state == SlotState::Frozen {
-            self.counters.inc(V2Counter::Squashed);
+            self.counters.inc(Counter::Squashed);
             return Late::None;
         }
         let (active, pc) = (self.warps[w].gmask, self.warps[w].gpc);
@@ -115,11 +115,11 @@ impl Pipeline {
         self.tr.a_active = active;
         self.tr.a_exec = exec;
         let count = |s: &mut Self| {
-            s.counters.inc(V2Counter::Issued);
+            s.counters.inc(Counter::Issued);
             s.counters
-                .add(V2Counter::ActiveLaneSlots, active.count_ones() as u64);
+                .add(Counter::ActiveLaneSlots, active.count_ones() as u64);
             s.counters
-                .add(V2Counter::ExecutedLaneSlots, exec.count_ones() as u64);
+                .add(Counter::ExecutedLaneSlots, exec.count_ones() as u64);
         };
         if instr.is_control() {
             let Some(late) = self.control(w, slot, instr, active, exec) else {
@@ -316,14 +316,14 @@ impl Pipeline {
                 Space::Shared => {
                     let busy = self.shared_port_busy();
                     if busy {
-                        self.counters.inc(V2Counter::PortBusyReplays);
+                        self.counters.inc(Counter::PortBusyReplays);
                     }
                     busy
                 }
                 Space::Global => {
                     let full = free_entries == 0;
                     if full {
-                        self.counters.inc(V2Counter::QueueFullReplays);
+                        self.counters.inc(Counter::QueueFullReplays);
                     }
                     full
                 }
@@ -396,7 +396,7 @@ impl Pipeline {
                         atom,
                     );
                     self.warps[w].outstanding += 1;
-                    self.counters.inc(V2Counter::GlobalRequests);
+                    self.counters.inc(Counter::GlobalRequests);
                     Late::Entry(id)
                 }
             }
@@ -411,7 +411,7 @@ impl Pipeline {
             }
             self.tr.a_pcw |= leaving;
             warp.gmask = left;
-            self.counters.inc(V2Counter::Replays);
+            self.counters.inc(Counter::Replays);
         } else {
             warp.replay = false;
             self.advance(w);
@@ -468,11 +468,11 @@ impl Pipeline {
         warp.waiting |= fx.waits;
         warp.alive &= !fx.exits;
         if fx.divergent {
-            self.counters.inc(V2Counter::DivergentBranches);
+            self.counters.inc(Counter::DivergentBranches);
         }
         match fx.taken {
-            Some(true) => self.counters.inc(V2Counter::ConsensualTaken),
-            Some(false) => self.counters.inc(V2Counter::ConsensualNotTaken),
+            Some(true) => self.counters.inc(Counter::ConsensualTaken),
+            Some(false) => self.counters.inc(Counter::ConsensualNotTaken),
             None => {}
         }
         // The group from the tree (branch mode).
@@ -490,7 +490,7 @@ impl Pipeline {
     fn barrier_exit(&mut self, w: usize, b: usize, event: BlockEvent) {
         let threads = self.occ.threads;
         if let BlockEvent::Arrive(n) = event {
-            self.counters.add(V2Counter::BarrierArrivals, n as u64);
+            self.counters.add(Counter::BarrierArrivals, n as u64);
         }
         let before = (self.slots[b].arrived, self.slots[b].exited);
         let out = simt::barrier_commit(before.0, before.1, threads, event);
@@ -503,7 +503,7 @@ impl Pipeline {
                 self.warps[v].waiting = 0;
                 self.warps[v].rearb = true;
             }
-            self.counters.inc(V2Counter::Barriers);
+            self.counters.inc(Counter::Barriers);
         } else if out.never_completes {
             let v = warps
                 .clone()

@@ -8,7 +8,7 @@ use super::item::{tree_use, Item, TreeUse};
 use super::warp::SlotState;
 use concord_isa::simt;
 
-use super::{Pipeline, V2Counter};
+use super::{Counter, Pipeline};
 
 impl Pipeline {
     /// How the pass in X in this cycle will use the tree in A next cycle.
@@ -61,7 +61,7 @@ impl Pipeline {
                 self.tr.rearb_warp = v as u32;
                 self.rearbitrate(v);
                 self.warps[v].rearb = false;
-                self.counters.inc(V2Counter::Rearbs);
+                self.counters.inc(Counter::Rearbs);
             }
         }
         if let Some(v) = candidate {
@@ -74,7 +74,7 @@ impl Pipeline {
             if free {
                 self.engine_key = Some(v);
             } else {
-                self.counters.inc(V2Counter::RearbWaitCycles);
+                self.counters.inc(Counter::RearbWaitCycles);
             }
         }
     }

@@ -12,7 +12,7 @@ use concord_uarch::wishbone::{
 use concord_uarch::HwParams;
 
 use super::item::{Item, RegWrite};
-use super::{lanes_of, Pipeline, V2Counter};
+use super::{lanes_of, Counter, Pipeline};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -353,7 +353,7 @@ impl Pipeline {
         };
         let port = self.memory.cycle(&Signals { cyc, ..master });
         if port.stb && port.stall {
-            self.counters.inc(V2Counter::GlobalStallCycles);
+            self.counters.inc(Counter::GlobalStallCycles);
         }
         self.gm_port = port;
         if let Some(checker) = self.bus_checker.as_mut() {
@@ -364,7 +364,7 @@ impl Pipeline {
         if port.accepted() {
             self.global.out = None;
             self.global.accepted += 1;
-            self.counters.inc(V2Counter::GlobalBeats);
+            self.counters.inc(Counter::GlobalBeats);
         }
         let response = (port.ack || port.err).then_some((port.dat_r, port.err));
         self.global.response = response;

@@ -14,7 +14,7 @@ use concord_uarch::regmap::{
 };
 use concord_uarch::trap::{address_register, cause_register, detail_register};
 use concord_uarch::wishbone::{Signals, MAX_BUS_WORDS};
-use concord_uarch::{LaunchShape, Occupancy, V2Counters};
+use concord_uarch::{Counters, LaunchShape, Occupancy};
 
 use super::global::GlobalUnit;
 use super::launch::LaunchUnit;
@@ -414,7 +414,7 @@ impl Pipeline {
             }
             Ok(_) => None,
         };
-        self.counters = V2Counters::new(self.gen.counter_bits);
+        self.counters = Counters::new(self.gen.counter_bits);
         self.host.write_ignored = false;
         self.host.refused = false;
         self.state = CoreState::Setup;

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use super::item::Init;
 use super::warp::{Slot, SlotState};
-use super::{InitQueue, Pipeline, V2Counter};
+use super::{Counter, InitQueue, Pipeline};
 
 /// A launch in progress.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -209,7 +209,7 @@ impl Pipeline {
             self.last_block = Some(self.block_state(k));
         }
         self.slots[k].state = SlotState::Free;
-        self.counters.inc(V2Counter::Blocks);
+        self.counters.inc(Counter::Blocks);
     }
 
     /// Selection of an init slot also fixes its targets.

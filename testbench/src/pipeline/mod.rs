@@ -13,7 +13,7 @@
 //! | [`wishbone`] | the testbench memory: a Wishbone B4 pipelined slave with latency and bandwidth, speaking `uarch::wishbone::Signals` | §10.4 |
 //! | `host` | the Wishbone host slave: register reads and writes, `START`, SETUP, refusal, trap registers | §12.1, §14.3, §14.4 |
 //! | `launch` | the launch unit: occupancy, thread-id walk, init slots, block start and retire | §12 |
-//! | `concord_uarch::counters_v2` | the v2 performance counters (the one table; they wrap at `counter_bits`) | §15.1 |
+//! | `concord_uarch::counters` | the v2 performance counters (the one table; they wrap at `counter_bits`) | §15.1 |
 //! | `run` | running a launch to its end, final state, the hang detector | §13.5, §20 |
 //! | `watchdog` | the watchdog's diagnosis window: repeat test over the whole state, verdict | §13.4 |
 //!
@@ -101,7 +101,7 @@ use concord_uarch::timing::{A, M, STAGES, W};
 use concord_uarch::trace::{a_kind, s_kind, TraceRecord};
 use concord_uarch::{HwParams, Occupancy};
 
-pub use concord_uarch::counters_v2::{V2Counter, V2Counters};
+pub use concord_uarch::counters::{Counter, Counters};
 pub use concord_uarch::GenOptions;
 pub use host::{host_read, host_write};
 pub use run::{
@@ -167,7 +167,7 @@ pub struct Pipeline {
     global: GlobalUnit,
     memory: WishboneMemory,
     launch: LaunchUnit,
-    counters: V2Counters,
+    counters: Counters,
     /// The held trap and the slot it belongs to (§13.2).
     held: Option<(usize, Trap)>,
     /// A trap became the held trap in this cycle: the report registers
@@ -195,14 +195,14 @@ impl Pipeline {
     /// Cycles counted so far (`cycles`), which is also the `cycles` value
     /// during the next cycle.
     pub fn cycles(&self) -> u64 {
-        self.counters.get(V2Counter::Cycles)
+        self.counters.get(Counter::Cycles)
     }
 
     pub fn state(&self) -> CoreState {
         self.state
     }
 
-    pub fn counters(&self) -> V2Counters {
+    pub fn counters(&self) -> Counters {
         self.counters
     }
 
@@ -268,7 +268,7 @@ impl Pipeline {
         match self.state {
             CoreState::Idle | CoreState::Done | CoreState::Trap => return,
             CoreState::Setup => {
-                self.counters.inc(V2Counter::Cycles);
+                self.counters.inc(Counter::Cycles);
                 self.setup_left -= 1;
                 if self.setup_left == 0 {
                     self.setup_done();
@@ -300,7 +300,7 @@ impl Pipeline {
         // 1. S, and the shift.
         let selected = self.select(now);
         if matches!(selected, Item::Bubble) {
-            self.counters.inc(V2Counter::IdleIssueCycles);
+            self.counters.inc(Counter::IdleIssueCycles);
         }
         for s in (1..STAGES).rev() {
             self.stages[s] = std::mem::take(&mut self.stages[s - 1]);
@@ -325,10 +325,10 @@ impl Pipeline {
         }
 
         // 5. Counters and state.
-        self.counters.add(V2Counter::ReadyWarpCycles, ready);
-        self.counters.add(V2Counter::MemwaitWarpCycles, memwait);
-        self.counters.add(V2Counter::BarrierWarpCycles, barrier);
-        self.counters.inc(V2Counter::Cycles);
+        self.counters.add(Counter::ReadyWarpCycles, ready);
+        self.counters.add(Counter::MemwaitWarpCycles, memwait);
+        self.counters.add(Counter::BarrierWarpCycles, barrier);
+        self.counters.inc(Counter::Cycles);
         let quiet = empty && global_idle;
         if self.held.is_some() {
             self.state = CoreState::Stopping;
@@ -433,7 +433,7 @@ impl Pipeline {
             Item::Return { warp, entry, write } => {
                 (self.tr.a_kind, self.tr.a_warp) = (a_kind::RETURN, *warp as u32);
                 *write = self.return_a(*warp, *entry);
-                self.counters.inc(V2Counter::ReturnSlots);
+                self.counters.inc(Counter::ReturnSlots);
             }
             Item::Init(init) => {
                 init.refused = init.row.is_some() && self.shared_port_busy();
@@ -444,10 +444,10 @@ impl Pipeline {
                 };
                 self.tr.a_warp = init.reg.map_or(0, |(w, _)| w as u32);
                 self.launch.init_at_a(init);
-                self.counters.inc(V2Counter::InitSlots);
+                self.counters.inc(Counter::InitSlots);
             }
             Item::Pass(p) => {
-                let squashed = self.counters.get(V2Counter::Squashed);
+                let squashed = self.counters.get(Counter::Squashed);
                 self.tr.a_kind = a_kind::COMMITTED;
                 self.tr.a_warp = p.warp as u32;
                 self.tr.a_pc = self.warps[p.warp].gpc;
@@ -460,7 +460,7 @@ impl Pipeline {
                     item::TreeUse::None => 0,
                 };
                 p.late = self.commit(p.warp, now, free_entries);
-                if self.counters.get(V2Counter::Squashed) != squashed {
+                if self.counters.get(Counter::Squashed) != squashed {
                     self.tr.a_kind = a_kind::SQUASHED;
                 }
                 if self.tr.a_kind == a_kind::COMMITTED {
@@ -533,7 +533,7 @@ impl Pipeline {
             global: GlobalUnit::new(&hw),
             memory: WishboneMemory::new(Vec::new(), &hw),
             launch: LaunchUnit::new(0),
-            counters: V2Counters::new(gen.counter_bits),
+            counters: Counters::new(gen.counter_bits),
             held: None,
             report_due: false,
             issued_instructions: 0,

@@ -6,7 +6,7 @@ use concord_isa::func::{self, Launch, Trap};
 use concord_uarch::wishbone::Signals;
 use concord_uarch::{regmap, HwParams, LaunchShape, Occupancy};
 
-use super::{CoreState, Pipeline, V2Counters, WishboneMemory};
+use super::{CoreState, Counters, Pipeline, WishboneMemory};
 
 /// A launch for the pipeline: the functional model's launch plus what the
 /// launcher writes into `SHARED_BYTES`, `CLEAR_REGS` and `CLEAR_SHARED`
@@ -61,7 +61,7 @@ pub struct BlockState {
 /// How a run ended.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    pub counters: V2Counters,
+    pub counters: Counters,
     /// `Err`: the trap report (the held trap, or the watchdog).
     pub result: Result<(), Trap>,
     /// The last block's final state (absent after a trap).
@@ -322,7 +322,7 @@ impl Pipeline {
     /// commits, return and init slots, beats, blocks, re-arbitrations,
     /// refusals, launches, the state.
     pub(crate) fn progress(&self) -> (u64, u64, CoreState, u64) {
-        use super::V2Counter as K;
+        use super::Counter as K;
         let c = &self.counters;
         (
             c.get(K::Issued) + c.get(K::Squashed) + c.get(K::ReturnSlots) + c.get(K::InitSlots),

@@ -4,7 +4,7 @@
 //! to `concord_isa::watchdog::WINDOW` more warp-instructions, looking for
 //! a repeat of everything that decides the core's future. The verdict and
 //! its wording are `concord_isa::watchdog`'s, shared with the functional
-//! model and the v1 cycle model; this file only says what the v2 core's
+//! model; this file only says what the core's
 //! state is and when it is compared.
 //!
 //! **What is compared.** At a comparison point the whole state is taken
@@ -19,8 +19,7 @@
 //! testbench memory performs).
 //!
 //! **When.** A comparison point is the end of a cycle in which S selected
-//! a warp pass that is not a replay (one per warp-instruction, like v1's
-//! `SCHED`). The testbench memory's bus state (bandwidth credit, accepted
+//! a warp pass that is not a replay (one per warp-instruction). The testbench memory's bus state (bandwidth credit, accepted
 //! beats with their answer times as distances from now, injected errors
 //! still ahead) is part of [`Control`], so a loop that keeps the memory
 //! busy is diagnosed too. A kernel that selects an

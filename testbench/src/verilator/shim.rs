@@ -43,7 +43,6 @@ struct ConcordSim {
     VerilatedContext* context;
     Vconcord_core* top;
     uint64_t time;
-    bool resp_dirty;
 #if VM_TRACE
     VerilatedVcdC* vcd;
 #endif
@@ -96,7 +95,6 @@ CONCORD_API ConcordSim* concord_new(void) {
         return nullptr;
     }
     s->time = 0;
-    s->resp_dirty = false;
     Vconcord_core* top = s->top;
 @INPUT_INIT@    top->eval();
     return s;

@@ -12,7 +12,7 @@
 //! only as trustworthy as the lock-step tiers that cover the core.
 
 use concord_isa::config::CoreConfig;
-use concord_uarch::counters_v2::{V2Counters, TABLE};
+use concord_uarch::counters::{Counters, TABLE};
 use concord_uarch::regmap::{self, Status};
 use concord_uarch::wishbone::Signals;
 use concord_uarch::HwParams;
@@ -25,7 +25,7 @@ use crate::pipeline::{host_read, host_write, PipelineLaunch, WishboneMemory};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RtlV2Outcome {
     /// Every counter, read through the host port after the end.
-    pub counters: V2Counters,
+    pub counters: Counters,
     /// `STATUS` after the end.
     pub status: Status,
     /// `TRAP_CAUSE` (§13.1's code) when the core trapped.
@@ -166,7 +166,7 @@ pub fn run_hooked<'a>(
         } else {
             None
         };
-        let mut counters = V2Counters::new(host.rtl.gen().counter_bits);
+        let mut counters = Counters::new(host.rtl.gen().counter_bits);
         for row in TABLE {
             let k = row.counter.index() as u32;
             let lo = host.read(regmap::COUNTER_LO + 2 * k)?;

@@ -1,10 +1,10 @@
-//! `concord_uarch::counters_v2` and `concord_uarch::gen` against
+//! `concord_uarch::counters` and `concord_uarch::gen` against
 //! docs/microarchitecture.md: the counter table of §15.1 (index, name,
 //! increment) and the generator options of §17.2 (ranges, presets).
 
 mod common;
 
-use concord_uarch::counters_v2::{V2Counter, TABLE};
+use concord_uarch::counters::{Counter, TABLE};
 
 use concord_uarch::{regmap, GenOptions};
 
@@ -19,7 +19,7 @@ fn the_counter_table_is_the_documents() {
         assert_eq!(d[0], k.to_string());
         assert_eq!(d[1], format!("`{}`", r.name), "counter {k}");
         assert_eq!(d[2], r.increment, "counter {k} ({})", r.name);
-        assert_eq!(V2Counter::ALL[k].name(), r.name);
+        assert_eq!(Counter::ALL[k].name(), r.name);
     }
 }
 
@@ -30,8 +30,8 @@ fn only_cycles_is_always_64_bits() {
     let text = &DOC[DOC.find("### 15.1 Counters").unwrap()..];
     assert!(text.contains("Every counter is `counter_bits` wide (generator option, 16..=64)"));
     assert!(text.contains("`cycles` is always 64 bits"));
-    for c in V2Counter::ALL {
-        let want = if c == V2Counter::Cycles { 64 } else { 20 };
+    for c in Counter::ALL {
+        let want = if c == Counter::Cycles { 64 } else { 20 };
         assert_eq!(c.width(20), want, "{}", c.name());
     }
 }
