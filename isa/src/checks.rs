@@ -1,9 +1,9 @@
 //! The run-time checks every model makes before an instruction changes
 //! anything: memory accesses (alignment, range, the per-thread stacks) and
 //! the next PC. The functional model and the cycle model call these
-//! functions; the RTL implements the same rules in gates
-//! (docs/microarchitecture.md §5) and the lock-step co-simulation compares
-//! the reports.
+//! functions; the RTL implements the same rules in gates at stage X
+//! (docs/microarchitecture.md §8, §13.1) and the lock-step co-simulation
+//! compares the reports.
 //!
 //! # Order
 //!

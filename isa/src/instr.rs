@@ -712,8 +712,9 @@ impl Instr {
         )
     }
 
-    /// The registers read, as (source A, source B), in the order the core's
-    /// single register-file read port fetches them (docs/microarchitecture.md §4).
+    /// The registers read, as (source A, source B): what the core's two
+    /// register-file read ports fetch in stage D/R (docs/microarchitecture.md
+    /// §7, §11).
     pub fn sources(&self) -> (Option<Reg>, Option<Reg>) {
         match self.op {
             Op::Alu { rs1, rs2, .. } | Op::SetP { rs1, rs2, .. } | Op::Sel { rs1, rs2, .. } => {
