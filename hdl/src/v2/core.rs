@@ -3040,23 +3040,21 @@ impl<
         self.sh_w_rssel.d.next = self.rs_m_sel.val();
         self.rs_w_row.next = self.sh_w_rsrow.q.val();
         self.rs_w_row_sel.next = self.sh_w_rssel.q.val();
-        // The block's W registers have no reset: a reset edge loads them
-        // from these inputs, forced to "no item" (a run cut short must not
-        // write a register or a bank in the first cycle after reset).
+        // A reset edge loads the block's W registers with "no item" (a run
+        // cut short must not write a register or a bank in the first cycle
+        // after reset); the block reads `reset` only at the edge, so these
+        // inputs stay free of the top-level input (`Shmem::reset`).
+        self.shm.reset.next = self.reset.val();
         self.shm.kind.next = self.sh_m_kind.q.val();
-        if self.reset.val() {
-            self.shm.kind.next = self.zero4.val();
-        }
         self.shm.base_row.next = self.sh_m_base.q.val();
         self.shm.min_row.next = self.sh_m_min.q.val();
         self.shm.lw.next = self.sh_m_lw.q.val() | self.rs_m_lw.val();
         self.shm.aop.next = self.sh_m_aop.q.val();
         self.shm.aopnd.next = self.sh_m_opnd.q.val();
-        self.shm.rs_sel.next = self.rs_m_sel.val() & !self.reset.val();
+        self.shm.rs_sel.next = self.rs_m_sel.val();
         for l in 0..self._lanes {
-            self.shm.served[l].next = (self.sh_m_served.q.val().get_bit(l)
-                | self.rs_m_served.val().get_bit(l))
-                & !self.reset.val();
+            self.shm.served[l].next =
+                self.sh_m_served.q.val().get_bit(l) | self.rs_m_served.val().get_bit(l);
             self.shm.bank[l].next = self.sh_m_bank[l].q.val();
             self.shm.off[l].next = self.sh_m_off[l].q.val() | self.rs_m_off[l].val();
             self.shm.sd[l].next = self.sh_m_sd[l].q.val();

@@ -82,6 +82,13 @@ pub const KIND_CLEAR: usize = 3;
 #[derive(LogicBlock)]
 pub struct Shmem<const RB: usize> {
     pub clock: Signal<In, Clock>,
+    /// The core's synchronous reset: at a reset edge the W registers load
+    /// "no item" (no register, bank or trap effect in the cycle after),
+    /// whatever M holds. It is read only at the clock edge, never by the
+    /// M-stage logic: Verilator evaluates logic that depends on a
+    /// top-level input at both clock edges, and this block's crossbars are
+    /// the largest in the core (`concord bench --core`).
+    pub reset: Signal<In, bool>,
     // M: what A registered
     pub kind: Signal<In, Bits<4>>,
     pub served: Vec<Signal<In, bool>>,
@@ -149,6 +156,7 @@ impl<const RB: usize> Shmem<RB> {
         let sig = |n: usize| (0..n).map(|_| Default::default()).collect::<Vec<_>>();
         Shmem {
             clock: Default::default(),
+            reset: Default::default(),
             kind: Default::default(),
             served: (0..lanes).map(|_| Default::default()).collect(),
             base_row: Default::default(),
@@ -302,8 +310,13 @@ impl<const RB: usize> Logic for Shmem<RB> {
             for k in 0..banks {
                 self._rd[k] = self._mem[k * rows + row];
             }
-            // The write port: the atomic at W, else the store or clear at M.
+            // The write port: the atomic at W, else the store or clear at M
+            // (not under reset).
+            let reset = self.reset.val();
             for k in 0..banks {
+                if reset && !(self._w.atomic && self._w.abank == k) {
+                    continue;
+                }
                 let m = &mut self._mem[k * rows + wrow];
                 for j in 0..4 {
                     if we[k] >> j & 1 != 0 {
@@ -311,12 +324,17 @@ impl<const RB: usize> Logic for Shmem<RB> {
                     }
                 }
             }
+            let (kind, served) = if reset {
+                (0, vec![false; lanes])
+            } else {
+                (kind, served)
+            };
             let atomic = kind & (1 << KIND_ATOMIC) != 0;
             let abank = (0..lanes).find(|&l| served[l]).map_or(banks, |l| bank[l]);
             self._w = WRegs {
                 load: kind & (1 << KIND_LOAD) != 0,
                 atomic: atomic && abank < banks,
-                rs: self.rs_sel.val(),
+                rs: self.rs_sel.val() && !reset,
                 rs_word: self
                     .rs_word
                     .iter()
@@ -483,15 +501,16 @@ wire m_clr = kind[3] & ~w_atom;",
 wire wa{k} = w_atom & w_abank[{k}];
 wire [3:0] we{k} = {{4{{wa{k} | m_clr}}}} | ({{4{{m_st}}}} & {{|req{k}_3, |req{k}_2, |req{k}_1, |req{k}_0}});
 wire [31:0] wd{k} = ({{32{{wa{k}}}}} & anew) | ({{32{{m_st}}}} & {{sdat{k}_3, sdat{k}_2, sdat{k}_1, sdat{k}_0}});
+wire [3:0] wr{k} = {{4{{wa{k}}}}} | ({{4{{~reset}}}} & we{k});
 (* no_rw_check *)
 reg [31:0] mem{k} [0:{last}];
 reg [31:0] q{k};
 assign rd{k} = q{k};
 always @(posedge clock) begin
-    if (we{k}[0]) mem{k}[waddr][7:0] <= wd{k}[7:0];
-    if (we{k}[1]) mem{k}[waddr][15:8] <= wd{k}[15:8];
-    if (we{k}[2]) mem{k}[waddr][23:16] <= wd{k}[23:16];
-    if (we{k}[3]) mem{k}[waddr][31:24] <= wd{k}[31:24];
+    if (wr{k}[0]) mem{k}[waddr][7:0] <= wd{k}[7:0];
+    if (wr{k}[1]) mem{k}[waddr][15:8] <= wd{k}[15:8];
+    if (wr{k}[2]) mem{k}[waddr][23:16] <= wd{k}[23:16];
+    if (wr{k}[3]) mem{k}[waddr][31:24] <= wd{k}[31:24];
     q{k} <= mem{k}[row];
 end",
             last = rows - 1
@@ -520,13 +539,13 @@ end",
         w,
         "\
 always @(posedge clock) begin
-    w_load <= kind[0];
-    w_atom <= kind[2] & (|srv);
-    w_rs <= rs_sel;
-    w_srv <= srv;
+    w_load <= kind[0] & ~reset;
+    w_atom <= kind[2] & (|srv) & ~reset;
+    w_rs <= rs_sel & ~reset;
+    w_srv <= srv & {{{l_n}{{~reset}}}};
     w_row <= row;
-    w_abank <= {{{}}};
-    w_lw <= kind[2] ? 5'b10000 : lw;
+    w_abank <= {{{}}} & {{{b_n}{{~reset}}}};
+    w_lw <= (kind[2] & ~reset) ? 5'b10000 : lw;
     w_aop <= aop;
     w_opnd <= aopnd;",
         abank.join(", ")
