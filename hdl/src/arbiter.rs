@@ -153,22 +153,20 @@ impl<const K: usize, const M: usize> Logic for KeyTree<K, M> {
 /// `key[j] < key[l]` (lane `j` beats lane `l`; never bit `l`). Combinational,
 /// for the key register's input side.
 ///
-/// Each unordered pair has one `<` (a carry chain) and one `==` (a LUT
-/// tree), not two `<`: `key[j] < key[i]` for `j > i` is `¬(key[i] < key[j])
-/// ∧ ¬(key[i] == key[j])`. Both are written for every ordered pair and the
-/// unused half is masked by constants, which synthesis removes (rust-hdl
-/// cannot condition on loop variables).
+/// Each ordered pair has its own `<` (a carry chain), so a row bit is a
+/// carry chain's output and nothing after it: one `<` and one `==` per
+/// unordered pair (`key[j] < key[i]` as `¬(key[i] < key[j]) ∧ ¬(key[i] ==
+/// key[j])`) is fewer cells but puts the equality's LUT levels after the
+/// keys, which in X follow the ALU's adder (measured, `hdl/README.md`).
+/// The diagonal is written and masked by constants, which synthesis
+/// removes (rust-hdl cannot condition on loop variables).
 #[derive(LogicBlock)]
 pub struct KeyCompare<const K: usize, const M: usize> {
     pub key: Vec<Signal<In, Bits<K>>>,
     pub beats: Vec<Signal<Out, Bits<M>>>,
-    // Ordered pair (i, j) at i · lanes + j.
+    // Ordered pair (i, j) at i · lanes + j: key[j] < key[i].
     lt: Vec<Signal<Local, bool>>,
-    eq: Vec<Signal<Local, bool>>,
-    // Pair (i, j) with j > i (derived from its own lt / eq) and j < i
-    // (lane j's row entry is pair (j, i)'s lt).
-    upper: Vec<Constant<bool>>,
-    lower: Vec<Constant<bool>>,
+    off_diagonal: Vec<Constant<bool>>,
     lane_bit: Vec<Constant<Bits<M>>>,
     zero_mask: Constant<Bits<M>>,
     _lanes: usize,
@@ -183,12 +181,8 @@ impl<const K: usize, const M: usize> KeyCompare<K, M> {
             key: signals(lanes),
             beats: signals(lanes),
             lt: signals(lanes * lanes),
-            eq: signals(lanes * lanes),
-            upper: (0..lanes * lanes)
-                .map(|p| Constant::new(p % lanes > p / lanes))
-                .collect(),
-            lower: (0..lanes * lanes)
-                .map(|p| Constant::new(p % lanes < p / lanes))
+            off_diagonal: (0..lanes * lanes)
+                .map(|p| Constant::new(p % lanes != p / lanes))
                 .collect(),
             lane_bit: (0..lanes)
                 .map(|l| Constant::new((1u64 << l).into()))
@@ -207,21 +201,10 @@ impl<const K: usize, const M: usize> Logic for KeyCompare<K, M> {
         // in index expressions.
         for n in self._lanes..self._lp1 {
             for i in 0..self._lanes {
-                for j in 0..self._lanes {
-                    self.lt[i * n + j].next = self.key[i].val() < self.key[j].val();
-                    self.eq[i * n + j].next = self.key[i].val() == self.key[j].val();
-                }
-            }
-            for i in 0..self._lanes {
                 self.beats[i].next = self.zero_mask.val();
                 for j in 0..self._lanes {
-                    if self.upper[i * n + j].val()
-                        && !self.lt[i * n + j].val()
-                        && !self.eq[i * n + j].val()
-                    {
-                        self.beats[i].next = self.beats[i].val() | self.lane_bit[j].val();
-                    }
-                    if self.lower[i * n + j].val() && self.lt[j * n + i].val() {
+                    self.lt[i * n + j].next = self.key[j].val() < self.key[i].val();
+                    if self.off_diagonal[i * n + j].val() && self.lt[i * n + j].val() {
                         self.beats[i].next = self.beats[i].val() | self.lane_bit[j].val();
                     }
                 }

@@ -3171,7 +3171,7 @@ impl<
             self.t_stk.check.next = self.t_zero_l.val();
         }
         for i in 0..self._lanes {
-            self.t_stk.addr[i].next = self.dp.y_a[i].val();
+            self.t_stk.addr[i].next = self.dp.addr_x[i].val();
         }
         // A: the pass's trap, or cause 7 after its commit (§9.4).
         self.trap.a_valid.next = self.t_trapped.val() | self.ctl.trap7.val();

@@ -22,8 +22,8 @@
 //! lane's `alt_w` source, `datapath.rs`); the trap order
 //! of §13.1 over the flags below (each flag is one check alone, not gated
 //! by an earlier one except *out of range*, which `check_access` only
-//! reports for aligned lanes); the stack check, completed in A (§13.1)
-//! from the lane's address at A.
+//! reports for aligned lanes); the stack check is `stack.rs`'s (its
+//! compares in X on the same address, applied in A, §13.1).
 //!
 //! **The address comes from the lane's ALU at X, not from `y_a`.** `y_a`
 //! is the ALU result registered at the end of X, i.e. available in A; the
@@ -32,8 +32,8 @@
 //! address during X: the ALU's combinational output (`AluFunc::Addr`,
 //! `a + imm`; for atomics the decoder's `imm` is 0) is the `addr` input
 //! (a port `LaneDp` exposes for it). The one adder of §8 therefore serves
-//! the address; this block adds no address adder. The stack check (A)
-//! uses `y_a`, which holds the same address one cycle later. The next-PC
+//! the address; this block adds no address adder. The stack check
+//! (`stack.rs`) takes the same `addr_x`. The next-PC
 //! range compare is not on the ALU's adder (the adder computes the link
 //! or nothing on a control pass, and a register target `a` is needed
 //! alongside): it is a 32-bit compare here.
