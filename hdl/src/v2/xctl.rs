@@ -83,6 +83,10 @@
 //! | `f_mis` | 1 | executing memory access, address not a multiple of its width (cause 2) |
 //! | `f_oob` | 1 | executing, aligned, `addr + n > size` with `size` = `window` or `Gm` (cause 1) |
 //! | `sd`, `be` | 32, 4 | store data replicated to every byte lane of its width; byte enables at the address's offset |
+//!
+//! Also during X: `key_d`, the key register's input (what `key` holds in
+//! A), for the arbiter's comparison matrix, which compares the keys before
+//! they are registered (§19.4).
 
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::DFF;
@@ -140,6 +144,7 @@ pub struct XLane<const PCB: usize, const DB: usize, const K: usize> {
     pub ndepth: Signal<Out, Bits<DB>>,
     pub key: Signal<Out, Bits<K>>,
     pub kvalid: Signal<Out, bool>,
+    pub key_d: Signal<Out, Bits<K>>,
     pub joins: Signal<Out, bool>,
     pub f_ovf: Signal<Out, bool>,
     pub f_ret0: Signal<Out, bool>,
@@ -272,6 +277,7 @@ impl<const PCB: usize, const DB: usize, const K: usize> XLane<PCB, DB, K> {
             ndepth: Default::default(),
             key: Default::default(),
             kvalid: Default::default(),
+            key_d: Default::default(),
             joins: Default::default(),
             f_ovf: Default::default(),
             f_ret0: Default::default(),
@@ -572,6 +578,7 @@ impl<const PCB: usize, const DB: usize, const K: usize> Logic for XLane<PCB, DB,
         self.ndepth.next = self.r_ndepth.q.val();
         self.key.next = self.r_key.q.val();
         self.kvalid.next = self.r_kvalid.q.val();
+        self.key_d.next = self.r_key.d.val();
         self.joins.next = self.r_join.q.val();
         self.f_ovf.next = self.r_ovf.q.val();
         self.f_ret0.next = self.r_ret0.q.val();
