@@ -111,6 +111,12 @@ pub struct SynthReportArgs {
     /// seconds, as a failure naming its log. No limit by default.
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     timeout: Option<u64>,
+    /// Stop nextpnr after placement (its `--no-route`): Fmax and the
+    /// critical path are then nextpnr's estimate for the placed design,
+    /// minutes instead of the hour or more that routing the default core
+    /// takes.
+    #[arg(long, requires = "pnr")]
+    no_route: bool,
     /// Keep the place-and-route files (Verilog, netlists, logs, nextpnr's
     /// reports) in this directory. Otherwise they go to a temporary
     /// directory, removed after success and kept (and named) on failure.
@@ -217,6 +223,7 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
         seed: args.seed,
         freq_mhz: args.freq,
         timeout,
+        no_route: args.no_route,
     };
     let flow = if args.pnr.is_empty() {
         None

@@ -339,6 +339,11 @@ pub struct PnrOptions {
     pub freq_mhz: f64,
     /// A limit on each tool run (synthesis, each nextpnr run).
     pub timeout: Option<Duration>,
+    /// Stop nextpnr after placement (`--no-route`): Fmax and the critical
+    /// path are then nextpnr's estimate of the placed design. Routing the
+    /// default core takes over an hour on a loaded 2-core machine, its
+    /// placement minutes, so timing work iterates on placement.
+    pub no_route: bool,
 }
 
 impl Default for PnrOptions {
@@ -347,6 +352,7 @@ impl Default for PnrOptions {
             seed: 1,
             freq_mhz: 25.0,
             timeout: None,
+            no_route: false,
         }
     }
 }
@@ -450,6 +456,9 @@ pub fn place_and_route(
         ]
         .iter(),
     );
+    if opts.no_route {
+        args.push("--no-route".as_ref());
+    }
     let t = Instant::now();
     // A stale report must not pass for this run's.
     let _ = std::fs::remove_file(&report_path);
@@ -690,15 +699,21 @@ impl PnrRun {
              pin, clock from a pin. The wrapper adds up to {} flip-flops (registers of \
              constant outputs go) and an XOR tree to the figures below, which an area table \
              of the core alone does not have. Synthesis: {}, flat; then nextpnr \
-             with `--seed {} --freq {} --timing-allow-fail`. Fmax is nextpnr's achieved \
-             frequency of the clock after routing; the utilisation is nextpnr's.\n",
+             with `--seed {} --freq {} --timing-allow-fail{}`. Fmax is nextpnr's achieved \
+             frequency of the clock {}; the utilisation is nextpnr's.\n",
             self.top,
             w.input_bits,
             w.output_bits,
             thousands(w.flops() as u64),
             self.yosys_version,
             opts.seed,
-            opts.freq_mhz
+            opts.freq_mhz,
+            if opts.no_route { " --no-route" } else { "" },
+            if opts.no_route {
+                "after placement (an estimate: nothing is routed)"
+            } else {
+                "after routing"
+            }
         );
         for r in &self.results {
             let d = r.device;
@@ -741,9 +756,14 @@ impl PnrRun {
                         .fmax_mhz()
                         .map(|f| format!("**{f:.2} MHz**"))
                         .unwrap_or_else(|| "no clocked path".into());
+                    let done = if opts.no_route {
+                        "placed (not routed)"
+                    } else {
+                        "placed and routed"
+                    };
                     let _ = writeln!(
                         out,
-                        "Fits, placed and routed in {:.0} s. Fmax: {fmax} (target {} MHz).\n",
+                        "Fits, {done} in {:.0} s. Fmax: {fmax} (target {} MHz).\n",
                         r.seconds, opts.freq_mhz
                     );
                 }

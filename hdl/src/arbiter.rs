@@ -17,6 +17,16 @@
 //! the left is not or is larger; each child's mask is kept by an AND with
 //! "the other child is not strictly smaller" and the two are ORed, so a
 //! node is one compare level plus an AND-OR, with no priority chain.
+//!
+//! The core does not use the tree: its chain of three compares was the
+//! default core's critical path (§19.4). It uses the comparison matrix
+//! instead, in two halves around the key register: [`KeyCompare`] compares
+//! every pair of keys where they become known (end of X, or the
+//! re-arbitration engine's load), and its rows are registered beside the
+//! keys; [`RowSelect`] in A then needs no comparator: a lane is selected
+//! when it is valid and no valid lane beats it, and `min` is the selected
+//! lanes' key (all equal) by an AND-OR. The results are the tree's,
+//! bit for bit (the tests hold both against a direct minimum).
 
 use rust_hdl_core::prelude::*;
 
@@ -136,6 +146,149 @@ impl<const K: usize, const M: usize> Logic for KeyTree<K, M> {
         self.min.next = self.nk[0].val();
         self.sel.next = self.nm[0].val();
         self.any.next = self.nv[0].val();
+    }
+}
+
+/// The comparison matrix of `lanes` keys: `beats[l]` has bit `j` set when
+/// `key[j] < key[l]` (lane `j` beats lane `l`; never bit `l`). Combinational,
+/// for the key register's input side.
+///
+/// Each ordered pair has its own `<` (a carry chain), so a row bit is a
+/// carry chain's output and nothing after it: one `<` and one `==` per
+/// unordered pair (`key[j] < key[i]` as `¬(key[i] < key[j]) ∧ ¬(key[i] ==
+/// key[j])`) is fewer cells but puts the equality's LUT levels after the
+/// keys, which in X follow the ALU's adder (measured, `hdl/README.md`).
+/// The diagonal is written and masked by constants, which synthesis
+/// removes (rust-hdl cannot condition on loop variables).
+#[derive(LogicBlock)]
+pub struct KeyCompare<const K: usize, const M: usize> {
+    pub key: Vec<Signal<In, Bits<K>>>,
+    pub beats: Vec<Signal<Out, Bits<M>>>,
+    // Ordered pair (i, j) at i · lanes + j: key[j] < key[i].
+    lt: Vec<Signal<Local, bool>>,
+    off_diagonal: Vec<Constant<bool>>,
+    lane_bit: Vec<Constant<Bits<M>>>,
+    zero_mask: Constant<Bits<M>>,
+    _lanes: usize,
+    _lp1: usize,
+}
+
+impl<const K: usize, const M: usize> KeyCompare<K, M> {
+    /// The comparisons of `lanes` keys (2..=`M`).
+    pub fn new(lanes: usize) -> Self {
+        assert!(lanes >= 2 && lanes <= M && M <= 64);
+        KeyCompare {
+            key: signals(lanes),
+            beats: signals(lanes),
+            lt: signals(lanes * lanes),
+            off_diagonal: (0..lanes * lanes)
+                .map(|p| Constant::new(p % lanes != p / lanes))
+                .collect(),
+            lane_bit: (0..lanes)
+                .map(|l| Constant::new((1u64 << l).into()))
+                .collect(),
+            zero_mask: Constant::new(0u64.into()),
+            _lanes: lanes,
+            _lp1: lanes + 1,
+        }
+    }
+}
+
+impl<const K: usize, const M: usize> Logic for KeyCompare<K, M> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // `n` = lanes, bound by a one-iteration loop so that it can appear
+        // in index expressions.
+        for n in self._lanes..self._lp1 {
+            for i in 0..self._lanes {
+                self.beats[i].next = self.zero_mask.val();
+                for j in 0..self._lanes {
+                    self.lt[i * n + j].next = self.key[j].val() < self.key[i].val();
+                    if self.off_diagonal[i * n + j].val() && self.lt[i * n + j].val() {
+                        self.beats[i].next = self.beats[i].val() | self.lane_bit[j].val();
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Stage A's half of the comparison matrix: from each lane's `valid`, `key`
+/// and registered row `beats` (as [`KeyCompare`] made it for these keys),
+/// the outputs of [`KeyTree`] with the same meaning: `sel`, the valid lanes
+/// that no valid lane beats; `min`, their key (lane 0's when no lane is
+/// valid, as the tree's); `any`. No comparator: an AND of each row with
+/// the valid mask, then an AND-OR of the keys.
+#[derive(LogicBlock)]
+pub struct RowSelect<const K: usize, const M: usize> {
+    pub en: Signal<In, bool>,
+    pub valid: Vec<Signal<In, bool>>,
+    pub key: Vec<Signal<In, Bits<K>>>,
+    pub beats: Vec<Signal<In, Bits<M>>>,
+    pub min: Signal<Out, Bits<K>>,
+    pub sel: Signal<Out, Bits<M>>,
+    pub any: Signal<Out, bool>,
+    vmask: Signal<Local, Bits<M>>,
+    win: Vec<Signal<Local, bool>>,
+    lane_bit: Vec<Constant<Bits<M>>>,
+    zero_mask: Constant<Bits<M>>,
+    zero_key: Constant<Bits<K>>,
+    _lanes: usize,
+}
+
+impl<const K: usize, const M: usize> RowSelect<K, M> {
+    /// The selection over `lanes` lanes (2..=`M`).
+    pub fn new(lanes: usize) -> Self {
+        assert!(lanes >= 2 && lanes <= M && M <= 64);
+        RowSelect {
+            en: Default::default(),
+            valid: signals(lanes),
+            key: signals(lanes),
+            beats: signals(lanes),
+            min: Default::default(),
+            sel: Default::default(),
+            any: Default::default(),
+            vmask: Default::default(),
+            win: signals(lanes),
+            lane_bit: (0..lanes)
+                .map(|l| Constant::new((1u64 << l).into()))
+                .collect(),
+            zero_mask: Constant::new(0u64.into()),
+            zero_key: Constant::new(0u64.into()),
+            _lanes: lanes,
+        }
+    }
+}
+
+impl<const K: usize, const M: usize> Logic for RowSelect<K, M> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.vmask.next = self.zero_mask.val();
+        self.sel.next = self.zero_mask.val();
+        self.min.next = self.zero_key.val();
+        self.any.next = false;
+        for l in 0..self._lanes {
+            self.win[l].next = false;
+        }
+        if self.en.val() {
+            for l in 0..self._lanes {
+                if self.valid[l].val() {
+                    self.vmask.next = self.vmask.val() | self.lane_bit[l].val();
+                }
+            }
+            self.any.next = self.vmask.val().any();
+            for l in 0..self._lanes {
+                self.win[l].next =
+                    self.valid[l].val() && !(self.beats[l].val() & self.vmask.val()).any();
+                if self.win[l].val() {
+                    self.sel.next = self.sel.val() | self.lane_bit[l].val();
+                    self.min.next = self.min.val() | self.key[l].val();
+                }
+            }
+            if !self.vmask.val().any() {
+                self.min.next = self.key[0].val();
+            }
+        }
     }
 }
 

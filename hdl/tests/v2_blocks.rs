@@ -213,23 +213,35 @@ fn mul_matches_the_isa_semantics_three_edges_later() {
         ops.push((f, rng.operand(), rng.operand()));
     }
     let n = ops.len();
+    // `pass` (the lane's ALU result) at A, one cycle after the operation's
+    // X: the word of an operation without a multiplier function.
+    let passes: Vec<u32> = (0..n + 3).map(|_| rng.operand()).collect();
     let mut checked = 0;
+    let mut passed = 0;
     for cycle in 0..n + 3 {
         if let Some(&(f, a, b)) = ops.get(cycle) {
             m.a.next = (a as u64).into();
             m.b.next = (b as u64).into();
             m.func.next = (f.map(|f| f.onehot()).unwrap_or(0) as u64).into();
         }
+        m.pass.next = (passes[cycle] as u64).into();
         settle(&mut m);
         if cycle >= 3 {
             let (f, a, b) = ops[cycle - 3];
-            let e = f.map(|f| mul_golden(f, a, b)).unwrap_or(0);
+            let e = match f {
+                Some(f) => mul_golden(f, a, b),
+                None => {
+                    passed += 1;
+                    passes[cycle - 2]
+                }
+            };
             assert_eq!(m.y.val().to_u32(), e, "{f:?} a={a:#x} b={b:#x}");
             checked += 1;
         }
         tick!(m);
     }
     assert_eq!(checked, n);
+    assert!(passed > 20, "{passed}");
 }
 
 #[test]
@@ -698,9 +710,12 @@ fn lane_low_half_drop_and_link_write() {
         lane.sel_b.next = 0u64.into();
         lane.func.next = 0u64.into();
         lane.mfunc.next = 0u64.into();
-        lane.drop_a.next = cycle == 3; // item 1 is at A in cycle 3
-        lane.sel_alt_w.next = cycle == 6; // item 2 is at W in cycle 6
-        lane.alt_w.next = 0xcafe_0001u64.into();
+        // Item 1 is at A in cycle 3.
+        lane.drop_a.next = cycle == 3;
+        // Item 2 is at W in cycle 6; the data path gates the link (0
+        // unless selected).
+        lane.sel_alt_w.next = cycle == 6;
+        lane.alt_w.next = (if cycle == 6 { 0xcafe_0001u64 } else { 0 }).into();
         for it in &items {
             if it.r == cycle + 1 {
                 lane.ra.next = it.ra.into();

@@ -354,6 +354,9 @@ fn compare(tag: &str, cycle: usize, want: &Out, got: &Out) {
                 want.ld[l], got.ld[l],
                 "{tag}, cycle {cycle}: ld of lane {l}"
             );
+        } else {
+            // The lane ORs `ld` into its write data (`LaneDp`).
+            assert_eq!(got.ld[l], 0, "{tag}, cycle {cycle}: ld of idle lane {l}");
         }
     }
 }

@@ -372,9 +372,10 @@ fn cause_7_reads_the_first_waiting_warp_and_waits_for_the_port() {
 
 // ---- StackCheck (cause 9) ----
 
-/// A stack check of `L` = 8 lanes, 4 warps, `G` = 4096, with `S` written
-/// and the pass's `wib` selected in X, then the lanes' addresses at A.
-/// Returns the faulting lanes.
+/// A stack check of `L` = 8 lanes, 4 warps, `G` = 4096, with `S` written,
+/// the pass's `wib` and its lanes' addresses in X, then its checked lanes
+/// at A (where the next pass, of another warp and other addresses, is in
+/// X). Returns the faulting lanes.
 fn stack_faults(s: u64, wib: u64, check: u64, addr: [u64; L]) -> u64 {
     let mut b = StackCheck::<L>::new(4, 4096);
     b.connect_all();
@@ -387,15 +388,19 @@ fn stack_faults(s: u64, wib: u64, check: u64, addr: [u64; L]) -> u64 {
     common::reset(&mut b, &p);
     b.s.next = s.into();
     common::edge(&mut b, &p);
-    // X: the pass's warp within its block.
+    // X: the pass's warp within its block and its lanes' addresses.
     b.x_wib.next = wib.into();
-    common::edge(&mut b, &p);
-    // A: its lanes' addresses; the pass now in X is of another warp.
-    b.x_wib.next = 3u64.into();
-    b.check.next = check.into();
     for (l, a) in addr.iter().enumerate() {
         b.addr[l].next = (*a).into();
     }
+    common::edge(&mut b, &p);
+    // A: its checked lanes; the pass now in X is of another warp, at
+    // addresses that are in every lane's guard zone.
+    b.x_wib.next = 3u64.into();
+    for a in b.addr.iter_mut() {
+        a.next = 4092u64.into();
+    }
+    b.check.next = check.into();
     settle(&mut b);
     b.fault.val().to_u64()
 }

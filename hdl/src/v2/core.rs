@@ -1022,8 +1022,6 @@ pub struct Body<
     sh_a_cls: Reg<Bits<3>>,
     sh_a_lw: Reg<Bits<5>>,
     sh_a_aop: Reg<Bits<9>>,
-    /// X -> A: each lane's block-relative byte address.
-    sh_a_addr: Vec<Reg<Bits<32>>>,
     /// A -> M: the block's inputs.
     sh_m_kind: Reg<Bits<4>>,
     sh_m_served: Reg<Bits<L>>,
@@ -1526,7 +1524,6 @@ impl<
             sh_a_cls: Default::default(),
             sh_a_lw: Default::default(),
             sh_a_aop: Default::default(),
-            sh_a_addr: sig(hw.lanes),
             sh_m_kind: Default::default(),
             sh_m_served: Default::default(),
             sh_m_base: Default::default(),
@@ -2319,8 +2316,6 @@ impl<
         self.sh_m_opnd.clock.next = self.clock.val();
         self.sh_m_opnd.reset.next = self.reset.val();
         for l in 0..self._lanes {
-            self.sh_a_addr[l].clock.next = self.clock.val();
-            self.sh_a_addr[l].reset.next = self.reset.val();
             self.sh_m_bank[l].clock.next = self.clock.val();
             self.sh_m_bank[l].reset.next = self.reset.val();
             self.sh_m_off[l].clock.next = self.clock.val();
@@ -2373,9 +2368,6 @@ impl<
         self.sh_a_cls.d.next = self.sh_x_cls.q.val();
         self.sh_a_lw.d.next = self.sh_x_lw.q.val();
         self.sh_a_aop.d.next = self.sh_x_aop.q.val();
-        for l in 0..self._lanes {
-            self.sh_a_addr[l].d.next = self.dp.addr_x[l].val();
-        }
         self.sh_refused.next = self.sh_a_cls.q.val().any() & self.shm.port_busy.val();
         self.sh_init_refused.next = (self.p_kind[4].q.val() == self.k_init.val())
             & self.p_has_row[4].q.val()
@@ -2947,20 +2939,24 @@ impl<
             }
         }
         // The served lanes are on one row (the tree's minimum, or the
-        // atomic's one lane): the OR of their rows is that row.
+        // atomic's one lane): the OR of their rows is that row. Each
+        // lane's block-relative address at A is the lane's own ALU result
+        // register (`dp.y_a`, `a + imm` registered at the end of X): a
+        // copy of it here cost 32 flip-flops per lane (it had a reset, so
+        // Yosys could not merge the two).
         self.sh_a_min.next = self.sh_zero_rb.val();
         self.sh_a_opnd.next = self.zero32.val();
         for l in 0..self._lanes {
-            self.z_sh_row[l].i.next = self.sh_a_addr[l].q.val() >> self.sh_row_shift.val();
+            self.z_sh_row[l].i.next = self.dp.y_a[l].val() >> self.sh_row_shift.val();
             if self.sh_a_served.val().get_bit(l) {
                 self.sh_a_min.next = self.sh_a_min.val() | self.z_sh_row[l].o.val();
                 self.sh_a_opnd.next = self.sh_a_opnd.val() | self.ctl.sd[l].val();
             }
             self.sh_m_bank[l].d.next = self.one32.val()
-                << ((self.sh_a_addr[l].q.val() >> self.sh_two.val()) & self.sh_bank_mask.val());
+                << ((self.dp.y_a[l].val() >> self.sh_two.val()) & self.sh_bank_mask.val());
             self.sh_m_off[l].d.next = self.zero2.val();
             if self.sh_a_cls.q.val().get_bit(0) {
-                self.sh_m_off[l].d.next = self.sh_a_addr[l].q.val().get_bits::<2>(0);
+                self.sh_m_off[l].d.next = self.dp.y_a[l].val().get_bits::<2>(0);
             }
             self.sh_m_sd[l].d.next = self.ctl.sd[l].val();
             self.sh_m_be[l].d.next = self.ctl.be[l].val();
@@ -3169,7 +3165,7 @@ impl<
             self.t_stk.check.next = self.t_zero_l.val();
         }
         for i in 0..self._lanes {
-            self.t_stk.addr[i].next = self.dp.y_a[i].val();
+            self.t_stk.addr[i].next = self.dp.addr_x[i].val();
         }
         // A: the pass's trap, or cause 7 after its commit (§9.4).
         self.trap.a_valid.next = self.t_trapped.val() | self.ctl.trap7.val();

@@ -11,11 +11,16 @@
 //!   copy 2 by the re-arbitration engine, both written by the commit) and
 //!   the per-warp, per-lane depth flip-flops (§5.1, cleared when the warp
 //!   starts);
-//! * the arbiter tree(s) [`KeyTree`] (`unified`: one; `split`: a branch and
-//!   a memory tree, §9.1–9.2) with the key register shared by stage X and
-//!   the engine (§9.5): the engine's keys are registered here and ORed into
-//!   the tree inputs, which is exact because the engine loads keys only in
-//!   a cycle whose pass in X leaves the tree's key register free;
+//! * the arbiter(s) (`unified`: one; `split`: a branch and a memory
+//!   arbiter, §9.1–9.2) with the key register shared by stage X and the
+//!   engine (§9.5): the engine's keys are registered here and ORed into
+//!   the arbiter's inputs, which is exact because the engine loads keys only
+//!   in a cycle whose pass in X leaves the tree's key register free. Each
+//!   arbiter is a comparison matrix (§19.4), not a tree of comparators:
+//!   [`KeyCompare`] compares every pair of the keys entering the key
+//!   register (X's and the engine's, ORed as above), its rows are
+//!   registered beside the keys, and [`RowSelect`] in A selects from them
+//!   with no comparator on A's path;
 //! * [`ACommit`] (§9.3–9.5) and the slots' `arrived` / `exited` counts
 //!   (§5.3, cleared when the slot is allocated);
 //! * the trace fields of A (`tr_a_served`, `tr_a_gpc`, `tr_a_gmask`,
@@ -52,7 +57,7 @@ use super::decode::{Class, CLASSES, MSIZES, NCLS, NCONS, TARGET_W};
 use super::resize::Resize;
 use super::warpstate::{DEPTH_W, PC_W};
 use super::xctl::{XDiverge, XLane, MSP_GLOBAL, MSP_SHARED};
-use crate::arbiter::KeyTree;
+use crate::arbiter::{KeyCompare, RowSelect};
 use crate::util::{Ext, Reg, RegE};
 
 use super::gentry::LutRam;
@@ -233,8 +238,15 @@ pub struct CtlPath<const L: usize> {
     ev: Vec<Reg<bool>>,
     /// The branch tree (`unified`: the only one) and the memory tree
     /// (`split` only; unused and constant-fed otherwise).
-    tree_b: KeyTree<KT, L>,
-    tree_m: KeyTree<KT, L>,
+    tree_b: RowSelect<KT, L>,
+    tree_m: RowSelect<KT, L>,
+    /// The comparisons of the keys entering the key register (branch /
+    /// memory arbiter; the memory one is constant-fed unless `split`), and
+    /// their registered rows.
+    cmp_b: KeyCompare<KT, L>,
+    cmp_m: KeyCompare<KT, L>,
+    rows_b: Vec<Reg<Bits<L>>>,
+    rows_m: Vec<Reg<Bits<L>>>,
     ac: ACommit<L>,
     arrived: Vec<RegE<Bits<CNT_W>>>,
     exited: Vec<RegE<Bits<CNT_W>>>,
@@ -504,8 +516,12 @@ impl<const L: usize> CtlPath<L> {
             dep: sig(w * L),
             ek: sig(L),
             ev: sig(L),
-            tree_b: KeyTree::new(L),
-            tree_m: KeyTree::new(L),
+            tree_b: RowSelect::new(L),
+            tree_m: RowSelect::new(L),
+            cmp_b: KeyCompare::new(L),
+            cmp_m: KeyCompare::new(L),
+            rows_b: sig(L),
+            rows_m: sig(L),
             ac: ACommit::new(PC_W, 255, depth_pc, split),
             arrived: sig(hw.block_slots),
             exited: sig(hw.block_slots),
@@ -662,6 +678,10 @@ impl<const L: usize> Logic for CtlPath<L> {
             self.pc2[l].clock.next = self.clock.val();
             self.ek[l].clock.next = self.clock.val();
             self.ek[l].reset.next = self.reset.val();
+            self.rows_b[l].clock.next = self.clock.val();
+            self.rows_b[l].reset.next = self.reset.val();
+            self.rows_m[l].clock.next = self.clock.val();
+            self.rows_m[l].reset.next = self.reset.val();
             self.ev[l].clock.next = self.clock.val();
             self.ev[l].reset.next = self.reset.val();
         }
@@ -837,7 +857,27 @@ impl<const L: usize> Logic for CtlPath<L> {
             }
         }
 
-        // ---- A: the tree(s) ----
+        // The comparison matrices of the keys entering the key register,
+        // gated as A gates the registered keys below (split: the branch
+        // arbiter takes the engine's keys and a control pass's, the memory
+        // arbiter a load or store pass's).
+        for l in 0..self._lanes {
+            self.cmp_b.key[l].next = self.xl[l].key_d.val() | self.ek[l].d.val();
+            self.cmp_m.key[l].next = self.zero_k.val();
+            if self.split.val() {
+                self.cmp_b.key[l].next = self.ek[l].d.val();
+                if self.x_ctl.q.val().any() {
+                    self.cmp_b.key[l].next = self.xl[l].key_d.val() | self.ek[l].d.val();
+                }
+                if self.x_mtree.q.val() {
+                    self.cmp_m.key[l].next = self.xl[l].key_d.val();
+                }
+            }
+            self.rows_b[l].d.next = self.cmp_b.beats[l].val();
+            self.rows_m[l].d.next = self.cmp_m.beats[l].val();
+        }
+
+        // ---- A: the arbiter(s) ----
         // Unified: pass keys (zero unless the pass uses the tree) ORed with
         // the engine's (zero unless it loaded). Split: the branch tree
         // takes control passes and the engine, the memory tree loads and
@@ -846,6 +886,8 @@ impl<const L: usize> Logic for CtlPath<L> {
         self.tree_b.en.next = true;
         self.tree_m.en.next = self.split.val();
         for l in 0..self._lanes {
+            self.tree_b.beats[l].next = self.rows_b[l].q.val();
+            self.tree_m.beats[l].next = self.rows_m[l].q.val();
             self.tree_b.key[l].next = self.xl[l].key.val() | self.ek[l].q.val();
             self.tree_b.valid[l].next = self.xl[l].kvalid.val() | self.ev[l].q.val();
             self.tree_m.key[l].next = self.zero_k.val();

@@ -156,9 +156,19 @@ pub struct DataPath<
     lanes: Vec<LaneDp<AW>>,
     /// Thread ids `x | y << K | z << 2K`, one LUT-RAM per lane, `W` entries.
     tids: Vec<LutRam<32>>,
-    /// `pred[w]`: predicates 1..P−1 of warp `w`, predicate `p` lane `l` at
-    /// bit `(p−1)·L + l` (the decoder's bank layout).
-    pred: Vec<Reg<Bits<PB>>>,
+    /// Predicates 1..P−1 of each lane, bit `p − 1` of word `w` for warp
+    /// `w`, in two LUT-RAMs per lane: `pram_f` read at F (the bank), `pram_a`
+    /// read at A (a predicate write rewrites the whole word of its warp in
+    /// every lane). Flip-flops (56 per lane at `P` = 8, `W` = 8) with
+    /// their write and read selects measured about 85 LUT4 per lane.
+    pram_f: Vec<LutRam<8>>,
+    pram_a: Vec<LutRam<8>>,
+    /// Bit `w`: warp `w`'s words are valid. A block launch clears its
+    /// warps' predicates in one cycle (§12.3), which a LUT-RAM cannot: it
+    /// clears these bits instead, a warp whose bit is clear reads 0, and
+    /// its next predicate write writes every lane's word (0 but for the
+    /// written predicate of the `exec` lanes) and sets the bit.
+    plive: Reg<Bits<W>>,
     bank_r: Reg<Bits<PB>>,
     // R -> X
     x_pa: Reg<Bits<L>>,
@@ -225,16 +235,20 @@ pub struct DataPath<
     pval: Signal<Local, Bits<L>>,
     pwe: Signal<Local, Bits<L>>,
     pwrite: Signal<Local, bool>,
-    z_pwe: Resize<L, PB>,
-    z_pval: Resize<L, PB>,
-    wmask_b: Signal<Local, Bits<PB>>,
-    wdata_b: Signal<Local, Bits<PB>>,
+    pmask: Signal<Local, Bits<8>>,
+    f_woh: Signal<Local, Bits<W>>,
+    a_woh: Signal<Local, Bits<W>>,
+    f_live: Signal<Local, bool>,
+    a_live: Signal<Local, bool>,
+    pold: Vec<Signal<Local, Bits<8>>>,
+    pnew: Vec<Signal<Local, Bits<8>>>,
     bank_f: Signal<Local, Bits<PB>>,
     z_pa_warp: Ext<WARP_W, 7>,
     z_pa_pd: Ext<PRED_IDX_BITS, 7>,
     rf_we: Signal<Local, Bits<L>>,
     /// Every lane carries the same write address; the classes this block
-    /// does not read (memory, control) are the control path's.
+    /// does not read (memory, control) are the control path's; F reads
+    /// `P − 1` bits of each predicate word.
     unused: Signal<Local, bool>,
     // Constants.
     or_func: Constant<Bits<FUNC_BITS>>,
@@ -275,6 +289,10 @@ pub struct DataPath<
     sidx: Vec<Constant<Bits<4>>>,
     pidx: Vec<Constant<Bits<PRED_IDX_BITS>>>,
     poff: Vec<Constant<Bits<32>>>,
+    pbit8: Vec<Constant<Bits<8>>>,
+    lbit_pb: Vec<Constant<Bits<PB>>>,
+    z8: Constant<Bits<8>>,
+    zwm: Constant<Bits<W>>,
     _l: usize,
     _w: usize,
     _slots: usize,
@@ -401,7 +419,11 @@ impl<const L: usize, const W: usize, const K: usize, const PB: usize, const AW: 
             tr_rf_data: sig(L),
             lanes: (0..L).map(|_| LaneDp::new(hw.rf_rows)).collect(),
             tids: (0..L).map(|_| LutRam::new(3 * K)).collect(),
-            pred: sig(W),
+            pram_f: (0..L).map(|_| LutRam::new(np)).collect(),
+            pram_a: (0..L).map(|_| LutRam::new(np)).collect(),
+            plive: Default::default(),
+            pold: sig(L),
+            pnew: sig(L),
             bank_r: Default::default(),
             x_pa: Default::default(),
             x_pb: Default::default(),
@@ -464,10 +486,11 @@ impl<const L: usize, const W: usize, const K: usize, const PB: usize, const AW: 
             pval: Default::default(),
             pwe: Default::default(),
             pwrite: Default::default(),
-            z_pwe: Default::default(),
-            z_pval: Default::default(),
-            wmask_b: Default::default(),
-            wdata_b: Default::default(),
+            pmask: Default::default(),
+            f_woh: Default::default(),
+            a_woh: Default::default(),
+            f_live: Default::default(),
+            a_live: Default::default(),
             bank_f: Default::default(),
             z_pa_warp: Default::default(),
             z_pa_pd: Default::default(),
@@ -510,6 +533,10 @@ impl<const L: usize, const W: usize, const K: usize, const PB: usize, const AW: 
             sidx: (0..hw.block_slots).map(|k| c(k as u64)).collect(),
             pidx: (0..np).map(|k| c((k + 1) as u64)).collect(),
             poff: (0..np).map(|k| c((k * L) as u64)).collect(),
+            pbit8: (0..np).map(|k| c(1u64 << k)).collect(),
+            lbit_pb: (0..L).map(|l| c(1u64 << l)).collect(),
+            z8: c(0),
+            zwm: c(0),
             _l: L,
             _w: W,
             _slots: hw.block_slots,
@@ -528,10 +555,12 @@ impl<const L: usize, const W: usize, const K: usize, const PB: usize, const AW: 
             self.lanes[l].reset.next = self.reset.val();
             self.tids[l].clock.next = self.clock.val();
         }
-        for w in 0..self._w {
-            self.pred[w].clock.next = self.clock.val();
-            self.pred[w].reset.next = self.reset.val();
+        for l in 0..self._l {
+            self.pram_f[l].clock.next = self.clock.val();
+            self.pram_a[l].clock.next = self.clock.val();
         }
+        self.plive.clock.next = self.clock.val();
+        self.plive.reset.next = self.reset.val();
         self.bank_r.clock.next = self.clock.val();
         self.bank_r.reset.next = self.reset.val();
         self.x_pa.clock.next = self.clock.val();
@@ -588,10 +617,21 @@ impl<const L: usize, const W: usize, const K: usize, const PB: usize, const AW: 
         self.w_islink.reset.next = self.reset.val();
 
         // ---- F: the warp's predicate bank, registered for D ----
-        self.bank_f.next = self.zpb.val();
+        self.f_woh.next = self.zwm.val();
         for w in 0..self._w {
             if self.f_warp.val() == self.widx[w].val() {
-                self.bank_f.next = self.bank_f.val() | self.pred[w].q.val();
+                self.f_woh.next = self.f_woh.val() | self.woh[w].val();
+            }
+        }
+        self.f_live.next = (self.plive.q.val() & self.f_woh.val()).any();
+        self.bank_f.next = self.zpb.val();
+        for l in 0..self._l {
+            self.pram_f[l].raddr.next = self.f_warp.val();
+            for p in 0..self._np {
+                if self.f_live.val() & self.pram_f[l].rdata.val().get_bit(p) {
+                    self.bank_f.next =
+                        self.bank_f.val() | (self.lbit_pb[l].val() << self.poff[p].val());
+                }
             }
         }
         self.bank_r.d.next = self.bank_f.val();
@@ -818,9 +858,14 @@ impl<const L: usize, const W: usize, const K: usize, const PB: usize, const AW: 
         self.x_pd.d.next = self.pd.val();
         self.x_warp.d.next = self.r_warp.val();
         self.x_init.d.next = self.r_init.val();
-        self.x_link.d.next = self.z_pc.o.val() + self.one32.val();
+        // The link is 0 unless the pass is a `call`/`callr`: every lane's
+        // write data ORs it in (`LaneDp`), so it is gated here once.
         self.x_islink.d.next =
             self.r_pass.val() & (self.cls.val().get_bit(14) | self.cls.val().get_bit(15));
+        self.x_link.d.next = self.z32.val();
+        if self.r_pass.val() & (self.cls.val().get_bit(14) | self.cls.val().get_bit(15)) {
+            self.x_link.d.next = self.z_pc.o.val() + self.one32.val();
+        }
 
         // ---- X: predicate logic and votes (§8) ----
         self.vy.next = self.x_exec.q.val() & self.x_pb.q.val();
@@ -874,27 +919,44 @@ impl<const L: usize, const W: usize, const K: usize, const PB: usize, const AW: 
         if self.pwrite.val() {
             self.pwe.next = self.a_exec.q.val();
         }
-        self.z_pwe.i.next = self.pwe.val();
-        self.z_pval.i.next = self.pval.val();
-        self.wmask_b.next = self.zpb.val();
-        self.wdata_b.next = self.zpb.val();
+        self.pmask.next = self.z8.val();
         for p in 0..self._np {
             if self.a_pd.q.val() == self.pidx[p].val() {
-                self.wmask_b.next = self.wmask_b.val() | (self.z_pwe.o.val() << self.poff[p].val());
-                self.wdata_b.next =
-                    self.wdata_b.val() | (self.z_pval.o.val() << self.poff[p].val());
+                self.pmask.next = self.pmask.val() | self.pbit8[p].val();
             }
         }
+        self.a_woh.next = self.zwm.val();
         for w in 0..self._w {
-            self.pred[w].d.next = self.pred[w].q.val();
             if self.a_warp.q.val() == self.widx[w].val() {
-                self.pred[w].d.next = (self.pred[w].q.val() & !self.wmask_b.val())
-                    | (self.wdata_b.val() & self.wmask_b.val());
+                self.a_woh.next = self.a_woh.val() | self.woh[w].val();
             }
-            // A block launch clears its warps' predicates (§12.3).
-            if (self.clear_warps.val() & self.woh[w].val()).any() {
-                self.pred[w].d.next = self.zpb.val();
+        }
+        self.a_live.next = (self.plive.q.val() & self.a_woh.val()).any();
+        for l in 0..self._l {
+            self.pram_a[l].raddr.next = self.a_warp.q.val();
+            self.pold[l].next = self.z8.val();
+            if self.a_live.val() {
+                self.pold[l].next = self.pram_a[l].rdata.val();
             }
+            self.pnew[l].next = self.pold[l].val();
+            if (self.pwe.val() & self.lbit[l].val()).any() {
+                self.pnew[l].next = self.pold[l].val() & !self.pmask.val();
+                if (self.pval.val() & self.lbit[l].val()).any() {
+                    self.pnew[l].next = self.pnew[l].val() | self.pmask.val();
+                }
+            }
+            self.pram_f[l].we.next = self.pwrite.val();
+            self.pram_f[l].waddr.next = self.a_warp.q.val();
+            self.pram_f[l].wdata.next = self.pnew[l].val();
+            self.pram_a[l].we.next = self.pwrite.val();
+            self.pram_a[l].waddr.next = self.a_warp.q.val();
+            self.pram_a[l].wdata.next = self.pnew[l].val();
+        }
+        // A block launch clears its warps' predicates (§12.3), after a
+        // write of the same cycle.
+        self.plive.d.next = self.plive.q.val() & !self.clear_warps.val();
+        if self.pwrite.val() {
+            self.plive.d.next = (self.plive.q.val() | self.a_woh.val()) & !self.clear_warps.val();
         }
         self.z_pa_warp.i.next = self.a_warp.q.val();
         self.z_pa_pd.i.next = self.a_pd.q.val();
@@ -922,7 +984,11 @@ impl<const L: usize, const W: usize, const K: usize, const PB: usize, const AW: 
         }
         self.unused.next = self.cls.val().any();
         for l in 0..self._l {
-            self.unused.next = self.unused.val() | self.lanes[l].w_addr.val().any();
+            // F reads predicates 1..P−1 of the 8-bit word; the bits above
+            // are 0.
+            self.unused.next = self.unused.val()
+                | self.lanes[l].w_addr.val().any()
+                | self.pram_f[l].rdata.val().any();
         }
     }
 }

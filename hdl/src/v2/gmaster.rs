@@ -246,7 +246,16 @@ pub struct GMaster {
     s_be: Vec<Signal<Local, Bits<4>>>,
     s_data: Vec<Signal<Local, Bits<32>>>,
     s_hi: Vec<Signal<Local, bool>>,
-    m_hit: Signal<Local, bool>,
+    /// Per lane, its word's beat one-hot; the beat being sent one-hot
+    /// (bit 0 when no beat is left, as `s_k` = 0 then).
+    s_boh: Vec<Signal<Local, Bits<32>>>,
+    s_ohz: Signal<Local, Bits<32>>,
+    /// Per bus-word slot `s` and lane `l` (at `s · L + l`): the bytes the
+    /// lane writes there, and those that a higher lane writes there.
+    claim: Vec<Signal<Local, Bits<4>>>,
+    higher: Vec<Signal<Local, Bits<4>>>,
+    /// Lane pair (`l`, `h`) at `l · L + h`: `h > l`.
+    above: Vec<Constant<bool>>,
     own: Signal<Local, Bits<4>>,
     taken: Signal<Local, Bits<4>>,
     bm: Signal<Local, Bits<32>>,
@@ -268,6 +277,10 @@ pub struct GMaster {
     set_m: Signal<Local, Bits<16>>,
     clr_m: Signal<Local, Bits<16>>,
     busy_n: Signal<Local, Bits<16>>,
+    /// The entries in use after this cycle's frees, before the reservation
+    /// (late in A: it follows the arbiter), and their free count.
+    busy_kept: Signal<Local, Bits<16>>,
+    n_free_kept: Signal<Local, Bits<5>>,
     // Constants.
     c0_4: Constant<Bits<4>>,
     c1_4: Constant<Bits<4>>,
@@ -304,7 +317,7 @@ pub struct GMaster {
     k_write: Constant<Bits<2>>,
     k_atom: Constant<Bits<2>>,
     _l: usize,
-    _lm1: usize,
+    _lp1: usize,
     _wpb: usize,
     _n: usize,
 }
@@ -424,7 +437,13 @@ impl GMaster {
             s_be: sig(c.lanes),
             s_data: sig(c.lanes),
             s_hi: sig(c.lanes),
-            m_hit: Default::default(),
+            s_boh: sig(c.lanes),
+            s_ohz: Default::default(),
+            claim: sig(wpb * c.lanes),
+            higher: sig(wpb * c.lanes),
+            above: (0..c.lanes * c.lanes)
+                .map(|p| Constant::new(p % c.lanes > p / c.lanes))
+                .collect(),
             own: Default::default(),
             taken: Default::default(),
             bm: Default::default(),
@@ -446,6 +465,8 @@ impl GMaster {
             set_m: Default::default(),
             clr_m: Default::default(),
             busy_n: Default::default(),
+            busy_kept: Default::default(),
+            n_free_kept: Default::default(),
             c0_4: k(0),
             c1_4: k(1),
             last4: k(c.entries as u64 - 1),
@@ -481,7 +502,7 @@ impl GMaster {
             k_write: k(KIND_WRITE),
             k_atom: k(KIND_ATOMIC),
             _l: c.lanes,
-            _lm1: c.lanes - 1,
+            _lp1: c.lanes + 1,
             _wpb: wpb,
             _n: c.entries,
         }
@@ -666,25 +687,49 @@ impl Logic for GMaster {
         self.s_ld.next = !self.r_stb.q.val() | !self.stall_i.val();
         self.s_go.next = self.s_ld.val() & self.s_avail.val();
         self.s_read.next = self.m_skind.rdata.val() == self.k_read.val();
-        // Lanes whose word lies in beat `s_k`.
+        // Lanes whose word lies in beat `s_k`: a one-hot AND of the beat
+        // with each lane's decoded beat (from the entry, early), not an
+        // encode of `s_oh` and a compare after it.
+        self.s_ohz.next = self.s_oh.val();
+        if !self.s_cur.val().any() {
+            self.s_ohz.next = self.c1_32.val();
+        }
         for l in 0..self._l {
-            self.s_hi[l].next = (self.s_word[l].val() >> self.lgwpb.val()) == self.s_k.val();
+            self.s_boh[l].next = self.c1_32.val() << (self.s_word[l].val() >> self.lgwpb.val());
+            self.s_hi[l].next = (self.s_boh[l].val() & self.s_ohz.val()).any();
         }
         // Per word of the bus word: each byte from the highest lane that
-        // writes it (lanes from the highest down; `taken` the bytes
-        // claimed by higher lanes).
-        for s in 0..self._wpb {
-            self.taken.next = self.c0_4.val();
-            self.n_dat[s].next = self.c0_32.val();
-            for lm1 in self._lm1..self._l {
-                for i in 0..self._l {
-                    self.m_hit.next = self.s_hi[lm1 - i].val()
-                        & ((self.s_word[lm1 - i].val() & self.wpbm.val()) == self.slotc[s].val());
-                    self.own.next = self.c0_4.val();
-                    if self.m_hit.val() {
-                        self.own.next = self.s_be[lm1 - i].val() & !self.taken.val();
+        // writes it. A lane owns the bytes it claims that no higher lane
+        // claims: an OR over the higher lanes' claims per lane (a balanced
+        // OR), not a chain from the highest lane down.
+        for n in self._l..self._lp1 {
+            for s in 0..self._wpb {
+                for l in 0..self._l {
+                    self.claim[s * n + l].next = self.c0_4.val();
+                    if self.s_hi[l].val()
+                        & ((self.s_word[l].val() & self.wpbm.val()) == self.slotc[s].val())
+                    {
+                        self.claim[s * n + l].next = self.s_be[l].val();
                     }
-                    self.taken.next = self.taken.val() | self.own.val();
+                }
+                for l in 0..self._l {
+                    self.higher[s * n + l].next = self.c0_4.val();
+                    for h in 0..self._l {
+                        if self.above[l * n + h].val() {
+                            self.higher[s * n + l].next =
+                                self.higher[s * n + l].val() | self.claim[s * n + h].val();
+                        }
+                    }
+                }
+            }
+        }
+        for n in self._l..self._lp1 {
+            for s in 0..self._wpb {
+                self.taken.next = self.c0_4.val();
+                self.n_dat[s].next = self.c0_32.val();
+                for l in 0..self._l {
+                    self.own.next = self.claim[s * n + l].val() & !self.higher[s * n + l].val();
+                    self.taken.next = self.taken.val() | self.claim[s * n + l].val();
                     self.bm.next = self.c0_32.val();
                     for j in 0..4 {
                         if (self.own.val() & self.bit4[j].val()).any() {
@@ -692,10 +737,12 @@ impl Logic for GMaster {
                         }
                     }
                     self.n_dat[s].next =
-                        self.n_dat[s].val() | (self.s_data[lm1 - i].val() & self.bm.val());
+                        self.n_dat[s].val() | (self.s_data[l].val() & self.bm.val());
                 }
+                self.n_sel[s].next = self.taken.val();
             }
-            self.n_sel[s].next = self.taken.val();
+        }
+        for s in 0..self._wpb {
             if self.s_read.val() {
                 self.n_sel[s].next = self.f4.val();
                 self.n_dat[s].next = self.c0_32.val();
@@ -932,19 +979,26 @@ impl Logic for GMaster {
         if self.free.val() {
             self.clr_m.next = self.clr_m.val() | (self.c1_16.val() << self.free_idx.val());
         }
-        self.busy_n.next =
-            ((self.busy.q.val() & !self.clr_m.val()) | self.set_m.val()) & self.nmask.val();
+        self.busy_kept.next = self.busy.q.val() & !self.clr_m.val() & self.nmask.val();
+        self.busy_n.next = (self.busy_kept.val() | self.set_m.val()) & self.nmask.val();
         self.busy.d.next = self.busy_n.val();
-        // Free-entry counts (a chain of `N` increments: `N` ≤ 16).
+        // Free-entry counts (a chain of `N` increments: `N` ≤ 16). The count
+        // after this cycle is taken before the reservation, which then only
+        // selects it or one less (it takes one free entry, `pick`), so the
+        // chain is not on the reservation's path.
         self.n_free.next = self.c0_5.val();
-        self.n_free_next.next = self.c0_5.val();
+        self.n_free_kept.next = self.c0_5.val();
         for i in 0..self._n {
             if !self.busy.q.val().get_bit(i) {
                 self.n_free.next = self.n_free.val() + self.c1_5.val();
             }
-            if !self.busy_n.val().get_bit(i) {
-                self.n_free_next.next = self.n_free_next.val() + self.c1_5.val();
+            if !self.busy_kept.val().get_bit(i) {
+                self.n_free_kept.next = self.n_free_kept.val() + self.c1_5.val();
             }
+        }
+        self.n_free_next.next = self.n_free_kept.val();
+        if self.rsv.val() & self.pick.val().any() {
+            self.n_free_next.next = self.n_free_kept.val() - self.c1_5.val();
         }
         self.idle.next = !self.busy.q.val().any();
         // `DBG_QUEUE`: an entry awaits send from its reservation until its

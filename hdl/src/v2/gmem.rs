@@ -186,7 +186,6 @@ pub struct GlobalMem<const L: usize> {
     r_tga: Signal<Local, Bits<4>>,
     r_lt: Signal<Local, Bits<4>>,
     a_go: Signal<Local, bool>,
-    fs: Signal<Local, Bits<L>>,
     line_a: Signal<Local, Bits<32>>,
     beats_a: Signal<Local, Bits<32>>,
     word_a: Vec<Signal<Local, Bits<32>>>,
@@ -197,7 +196,6 @@ pub struct GlobalMem<const L: usize> {
     line_shift: Constant<Bits<32>>,
     wmask: Constant<Bits<32>>,
     lgwpb: Constant<Bits<32>>,
-    c1_l: Constant<Bits<L>>,
     c0_4: Constant<Bits<4>>,
     k_read: Constant<Bits<2>>,
     k_write: Constant<Bits<2>>,
@@ -326,7 +324,6 @@ impl<const L: usize> GlobalMem<L> {
             r_tga: Default::default(),
             r_lt: Default::default(),
             a_go: Default::default(),
-            fs: Default::default(),
             line_a: Default::default(),
             beats_a: Default::default(),
             word_a: sig(L),
@@ -336,7 +333,6 @@ impl<const L: usize> GlobalMem<L> {
             line_shift: k(hw.global_line_shift as u64),
             wmask: k(c.geom.line_words() as u64 - 1),
             lgwpb: k(wpb.trailing_zeros() as u64),
-            c1_l: k(1),
             c0_4: k(0),
             k_read: k(KIND_READ),
             k_write: k(KIND_WRITE),
@@ -476,13 +472,16 @@ impl<const L: usize> Logic for GlobalMem<L> {
         self.ev_qfull.next = self.refused.val() & !self.a_kill.val();
         self.rsv.next = self.a_go.val() & self.a_commit.val() & self.a_served.val().any();
         self.gm.rsv.next = self.rsv.val();
-        // The entry: the first served lane's line, each lane's word in the
-        // line and byte offset, the beats holding a served lane's word.
-        self.fs.next = self.a_served.val() & (!self.a_served.val() + self.c1_l.val());
+        // The entry: the served lanes' line, each lane's word in the line
+        // and byte offset, the beats holding a served lane's word. The
+        // served lanes of a load or store hold the arbiter's minimal key,
+        // which is their line, and an atomic serves one lane: the OR of the
+        // served lanes' addresses has their line in its line bits, with no
+        // first-lane search (a carry chain) after the arbiter.
         self.line_a.next = self.c0_32.val();
         self.beats_a.next = self.c0_32.val();
         for l in 0..self._l {
-            if self.fs.val().get_bit(l) {
+            if self.a_served.val().get_bit(l) {
                 self.line_a.next = self.line_a.val() | self.a_addr[l].val();
             }
             self.word_a[l].next = (self.a_addr[l].val() >> self.c2_32.val()) & self.wmask.val();

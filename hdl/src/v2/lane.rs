@@ -11,9 +11,17 @@
 //! | D | `ra`, `rb` presented to the register file (registered in its block RAMs) |
 //! | R | register data; operand A = register, its low half (`movhi`) or `alt_a` (special register, parameter, ballot mask: one-hot `sel_a`), operand B = register or `imm` (one-hot `sel_b`); operand, function and write-control registers at the end of R |
 //! | X | ALU; multiplier (and shift) products; result, `setp` flag registered at the end of X; `a_x`, `b_x`, `addr_x` out (the control path's operands, §8) |
-//! | A | `y_a`/`pred_a` out (addresses, predicate commit); multiplier sums; `drop_a`: the commit keeps the result out of the register file |
-//! | M | result carried |
-//! | W | write data = ALU result, multiplier result or `alt_w` (a link value, one-hot by the function class and `sel_alt_w`); written with `wen`/`wa` of the item; or a load word `ld_d` (`ld_en`: a shared load or atomic, a global return slot), at `wa` or at `ld_wa` (`ld_wa_sel`: a return slot, whose item carries no `rd`) |
+//! | A | `y_a`/`pred_a` out (addresses, predicate commit); multiplier sums, and the multiplier's word or the ALU result into the multiplier's A→M register; `drop_a`: the commit keeps the result out of the register file |
+//! | M | result carried (in the multiplier's registers) |
+//! | W | write data = the result (ALU or multiplier), `alt_w` (a link value) or a load word `ld_d` (`ld_en`: a shared load or atomic, a global return slot); written with `wen`/`wa` of the item, or at `ld_wa` (`ld_wa_sel`: a return slot, whose item carries no `rd`) |
+//!
+//! The write data is `(result & ~(ld_en | sel_alt_w)) | alt_w | ld_d`:
+//! `alt_w` is 0 unless `sel_alt_w` and `ld_d` is 0 unless `ld_en` (the
+//! data path gates the warp-uniform link once for all lanes, the shared
+//! memory its load words by their lanes). A one-hot select of four 32-bit
+//! sources with its three selects in every bit took about 4 LUT4 per bit
+//! (ABC built a 7-input function from LUT4, `PFUMX` and `L6MUX21`); this
+//! is one LUT4 per bit.
 
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::DFF;
@@ -33,12 +41,14 @@ use super::regfile::RegFile;
 /// this lane writes it at W). A: `drop_a` (the commit does not write this
 /// lane: not served, trapped, ...). W: `alt_w`, `sel_alt_w` (write `alt_w`
 /// instead of the lane's result: the link value of `call`/`callr`, whose
-/// operand A is the target register, so the link cannot be an operand).
+/// operand A is the target register, so the link cannot be an operand;
+/// `alt_w` must be 0 when `sel_alt_w` is not set).
 /// Outputs: X: `a_x`, `b_x` (operands), `addr_x` (the ALU's combinational
 /// result: `a + imm` for `AluFunc::Addr`). A: `y_a` (ALU result: value or address), `pred_a` (`setp`).
 /// W: `ld_en`, `ld_d` (a load word written instead of the result: shared
 /// loads, atomics and return slots, which the pipeline's `wen` leaves
-/// out), `ld_wa`, `ld_wa_sel` (the word's address instead of `wa`).
+/// out; `ld_d` must be 0 when `ld_en` is not set), `ld_wa`, `ld_wa_sel`
+/// (the word's address instead of `wa`).
 /// Outputs W: `w_en`, `w_addr`, `w_data` (what the register file writes at
 /// the end of W).
 #[derive(LogicBlock)]
@@ -93,17 +103,12 @@ pub struct LaneDp<const AW: usize> {
     // X -> A
     a_y: DFF<Bits<32>>,
     a_pred: DFF<bool>,
-    a_mul: DFF<bool>,
     a_wen: DFF<bool>,
     a_wa: DFF<Bits<AW>>,
-    // A -> M
-    m_y: DFF<Bits<32>>,
-    m_mul: DFF<bool>,
+    // A -> M (the result is in the multiplier's registers)
     m_wen: DFF<bool>,
     m_wa: DFF<Bits<AW>>,
     // M -> W
-    w_y: DFF<Bits<32>>,
-    w_mul: DFF<bool>,
     w_wen: DFF<bool>,
     w_wa: DFF<Bits<AW>>,
     // locals: one-hot masks
@@ -114,10 +119,7 @@ pub struct LaneDp<const AW: usize> {
     lo16: Constant<Bits<32>>,
     mb_rf: Signal<Local, Bits<32>>,
     mb_imm: Signal<Local, Bits<32>>,
-    mw_alu: Signal<Local, Bits<32>>,
-    mw_mul: Signal<Local, Bits<32>>,
-    mw_alt: Signal<Local, Bits<32>>,
-    mw_ld: Signal<Local, Bits<32>>,
+    mw_res: Signal<Local, Bits<32>>,
     wa_w: Signal<Local, Bits<AW>>,
     wd: Signal<Local, Bits<32>>,
 }
@@ -164,15 +166,10 @@ impl<const AW: usize> LaneDp<AW> {
             x_wa: Default::default(),
             a_y: Default::default(),
             a_pred: Default::default(),
-            a_mul: Default::default(),
             a_wen: Default::default(),
             a_wa: Default::default(),
-            m_y: Default::default(),
-            m_mul: Default::default(),
             m_wen: Default::default(),
             m_wa: Default::default(),
-            w_y: Default::default(),
-            w_mul: Default::default(),
             w_wen: Default::default(),
             w_wa: Default::default(),
             ma_rf: Default::default(),
@@ -181,10 +178,7 @@ impl<const AW: usize> LaneDp<AW> {
             lo16: Constant::new(0xffffu64.into()),
             mb_rf: Default::default(),
             mb_imm: Default::default(),
-            mw_alu: Default::default(),
-            mw_mul: Default::default(),
-            mw_alt: Default::default(),
-            mw_ld: Default::default(),
+            mw_res: Default::default(),
             wa_w: Default::default(),
             wd: Default::default(),
             z32: Default::default(),
@@ -206,15 +200,10 @@ impl<const AW: usize> Logic for LaneDp<AW> {
         self.x_wa.clock.next = self.clock.val();
         self.a_y.clock.next = self.clock.val();
         self.a_pred.clock.next = self.clock.val();
-        self.a_mul.clock.next = self.clock.val();
         self.a_wen.clock.next = self.clock.val();
         self.a_wa.clock.next = self.clock.val();
-        self.m_y.clock.next = self.clock.val();
-        self.m_mul.clock.next = self.clock.val();
         self.m_wen.clock.next = self.clock.val();
         self.m_wa.clock.next = self.clock.val();
-        self.w_y.clock.next = self.clock.val();
-        self.w_mul.clock.next = self.clock.val();
         self.w_wen.clock.next = self.clock.val();
         self.w_wa.clock.next = self.clock.val();
 
@@ -268,46 +257,25 @@ impl<const AW: usize> Logic for LaneDp<AW> {
         self.addr_x.next = self.alu.y.val();
         self.a_y.d.next = self.alu.y.val();
         self.a_pred.d.next = self.alu.pred.val();
-        self.a_mul.d.next = self.x_mfunc.q.val().any();
         self.a_wen.d.next = self.x_wen.q.val() & !self.reset.val();
         self.a_wa.d.next = self.x_wa.q.val();
 
         // A, M: carried.
         self.y_a.next = self.a_y.q.val();
         self.pred_a.next = self.a_pred.q.val();
-        self.m_y.d.next = self.a_y.q.val();
-        self.m_mul.d.next = self.a_mul.q.val();
+        self.mul.pass.next = self.a_y.q.val();
         self.m_wen.d.next = self.a_wen.q.val() & !self.drop_a.val() & !self.reset.val();
         self.m_wa.d.next = self.a_wa.q.val();
-        self.w_y.d.next = self.m_y.q.val();
-        self.w_mul.d.next = self.m_mul.q.val();
         self.w_wen.d.next = self.m_wen.q.val() & !self.reset.val();
         self.w_wa.d.next = self.m_wa.q.val();
 
-        // W: one-hot write data, register-file write.
-        self.mw_alu.next = !self.z32.val();
-        self.mw_mul.next = 0.into();
-        self.mw_alt.next = 0.into();
-        if self.w_mul.q.val() {
-            self.mw_alu.next = 0.into();
-            self.mw_mul.next = !self.z32.val();
+        // W: the write data (`alt_w` and `ld_d` are 0 when not selected),
+        // register-file write.
+        self.mw_res.next = !self.z32.val();
+        if self.sel_alt_w.val() | self.ld_en.val() {
+            self.mw_res.next = 0.into();
         }
-        if self.sel_alt_w.val() {
-            self.mw_alu.next = 0.into();
-            self.mw_mul.next = 0.into();
-            self.mw_alt.next = !self.z32.val();
-        }
-        self.mw_ld.next = 0.into();
-        if self.ld_en.val() {
-            self.mw_alu.next = 0.into();
-            self.mw_mul.next = 0.into();
-            self.mw_alt.next = 0.into();
-            self.mw_ld.next = !self.z32.val();
-        }
-        self.wd.next = (self.w_y.q.val() & self.mw_alu.val())
-            | (self.mul.y.val() & self.mw_mul.val())
-            | (self.alt_w.val() & self.mw_alt.val())
-            | (self.ld_d.val() & self.mw_ld.val());
+        self.wd.next = (self.mul.y.val() & self.mw_res.val()) | self.alt_w.val() | self.ld_d.val();
         self.wa_w.next = self.w_wa.q.val();
         if self.ld_wa_sel.val() {
             self.wa_w.next = self.ld_wa.val();

@@ -26,6 +26,14 @@
 //!   function asks for, registered at the end of A.
 //! * M: the word is registered again at the end of M: `y` holds it in W.
 //!
+//! **The lane's other results ride the same registers.** An item with no
+//! multiplier function (`func == 0` at X) takes `pass` at A (the lane's
+//! ALU result) as its word, so `y` in W is the lane's result whatever its
+//! unit. The lane then needs no A→M→W copy of its ALU result (64
+//! flip-flops per lane) and its register-file write data has one source
+//! fewer: the pass term is a third one-hot term of a select the word
+//! already had.
+//!
 //! `mul`'s low word does not depend on the signedness of the factors, so
 //! it shares `mulhiu`'s unsigned products.
 
@@ -164,13 +172,16 @@ impl<const W: usize> Logic for MulLeaf<W> {
 
 /// The pipelined multiplier. `a`, `b`, `func` (one-hot, [`MUL_FUNCS`]) are
 /// the X stage's registered operands; `y` is the result three clock edges
-/// later (the end of X, A and M), in W. `func == 0` gives 0.
+/// later (the end of X, A and M), in W. `func == 0` gives `pass` as it was
+/// one clock edge after `func` (at A).
 #[derive(LogicBlock, Default)]
 pub struct Mul {
     pub clock: Signal<In, Clock>,
     pub a: Signal<In, Bits<32>>,
     pub b: Signal<In, Bits<32>>,
     pub func: Signal<In, Bits<MUL_FUNC_BITS>>,
+    /// A: the word of an item with no multiplier function.
+    pub pass: Signal<In, Bits<32>>,
     pub y: Signal<Out, Bits<32>>,
     ll: MulLeaf<32>,
     lh: MulLeaf<48>,
@@ -183,6 +194,7 @@ pub struct Mul {
     x_hh: DFF<Bits<32>>,
     x_hi: DFF<bool>,
     x_lo: DFF<bool>,
+    x_pass: DFF<bool>,
     // A -> M, M -> W
     a_y: DFF<Bits<32>>,
     m_y: DFF<Bits<32>>,
@@ -205,6 +217,7 @@ pub struct Mul {
     hi: Signal<Local, Bits<32>>,
     m_lo: Signal<Local, Bits<32>>,
     m_hi: Signal<Local, Bits<32>>,
+    m_pass: Signal<Local, Bits<32>>,
 }
 
 impl Logic for Mul {
@@ -216,6 +229,7 @@ impl Logic for Mul {
         self.x_hh.clock.next = self.clock.val();
         self.x_hi.clock.next = self.clock.val();
         self.x_lo.clock.next = self.clock.val();
+        self.x_pass.clock.next = self.clock.val();
         self.a_y.clock.next = self.clock.val();
         self.m_y.clock.next = self.clock.val();
 
@@ -265,6 +279,7 @@ impl Logic for Mul {
         self.x_lo.d.next = self.func.val().get_bit(0)
             | self.func.val().get_bit(3)
             | (self.right.val() & self.s_zero.val());
+        self.x_pass.d.next = !self.func.val().any();
 
         // A: partial sums, the low and the high word, one-hot selected.
         self.mid.next = self.x_lh.q.val() + self.x_hl.q.val();
@@ -280,7 +295,13 @@ impl Logic for Mul {
         if self.x_hi.q.val() {
             self.m_hi.next = !self.z32.val();
         }
-        self.a_y.d.next = (self.lo.val() & self.m_lo.val()) | (self.hi.val() & self.m_hi.val());
+        self.m_pass.next = 0.into();
+        if self.x_pass.q.val() {
+            self.m_pass.next = !self.z32.val();
+        }
+        self.a_y.d.next = (self.lo.val() & self.m_lo.val())
+            | (self.hi.val() & self.m_hi.val())
+            | (self.pass.val() & self.m_pass.val());
 
         // M: one more register; y is the result in W.
         self.m_y.d.next = self.a_y.q.val();

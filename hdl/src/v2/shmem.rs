@@ -19,7 +19,9 @@
 //!
 //! **Outputs**: `port_busy` (M: the item is a shared atomic that served a
 //! lane; the commit logic refuses a shared pass or a row clear at A), and
-//! at W `ld_en[l]` (lane served by a load or an atomic), `ld[l]`,
+//! at W `ld_en[l]` (lane served by a load or an atomic), `ld[l]` (0 when
+//! `ld_en[l]` is not set: the lane ORs it into its write data, so the
+//! gate is on the five width bits of each lane, not on its 32 data bits),
 //! `atom_old`.
 //!
 //! **The write port.** One per bank: an atomic's write-back at W, else the
@@ -215,13 +217,14 @@ impl<const RB: usize> Shmem<RB> {
             } else {
                 LoadWidth::ALL[(w.lw.trailing_zeros() as usize).min(4)]
             };
-            let v = if w.lw == 0 && !w.atomic {
+            let en = w.served[l] && (w.load || w.atomic || w.rs);
+            let v = if !en || (w.lw == 0 && !w.atomic) {
                 0
             } else {
                 semantics::load_extend(width, shifted)
             };
             self.ld[l].next = u64::from(v).into();
-            self.ld_en[l].next = w.served[l] && (w.load || w.atomic || w.rs);
+            self.ld_en[l].next = en;
         }
         self.atom_old.next = u64::from(if w.atomic { old } else { 0 }).into();
     }
@@ -573,11 +576,13 @@ wire [7:0] by{l} = ({{8{{w_off{l}[0]}}}} & raw{l}[7:0]) | ({{8{{w_off{l}[1]}}}} 
     | ({{8{{w_off{l}[2]}}}} & raw{l}[23:16]) | ({{8{{w_off{l}[3]}}}} & raw{l}[31:24]);
 wire [15:0] hw{l} = ({{16{{w_off{l}[0] | w_off{l}[1]}}}} & raw{l}[15:0])
     | ({{16{{w_off{l}[2] | w_off{l}[3]}}}} & raw{l}[31:16]);
+wire en{l} = w_srv[{l}] & (w_load | w_atom | w_rs);
+wire [4:0] lw{l} = w_lw & {{5{{en{l}}}}};
 always @(*) begin
-    ld${l} = ({{32{{w_lw[0]}}}} & {{24'd0, by{l}}}) | ({{32{{w_lw[1]}}}} & {{{{24{{by{l}[7]}}}}, by{l}}})
-        | ({{32{{w_lw[2]}}}} & {{16'd0, hw{l}}}) | ({{32{{w_lw[3]}}}} & {{{{16{{hw{l}[15]}}}}, hw{l}}})
-        | ({{32{{w_lw[4]}}}} & raw{l});
-    ld_en${l} = w_srv[{l}] & (w_load | w_atom | w_rs);
+    ld${l} = ({{32{{lw{l}[0]}}}} & {{24'd0, by{l}}}) | ({{32{{lw{l}[1]}}}} & {{{{24{{by{l}[7]}}}}, by{l}}})
+        | ({{32{{lw{l}[2]}}}} & {{16'd0, hw{l}}}) | ({{32{{lw{l}[3]}}}} & {{{{16{{hw{l}[15]}}}}, hw{l}}})
+        | ({{32{{lw{l}[4]}}}} & raw{l});
+    ld_en${l} = en{l};
 end",
             raw = or_all(&raw, "32'd0")
         )

@@ -18,13 +18,17 @@
 //! running (§14.3), and `START` comes after its SETUP cycles, so these
 //! registers are stable during a run.
 //!
-//! **Where the check happens.** The address is the lane's ALU result at X,
-//! held at A (`y_a`); the thread's warp offset is selected at X from the
-//! pass's warp-in-block (`wib`, the model's `first_thread = wib · L`) and
-//! registered, so stage A adds it to the address and compares:
-//! `adj = addr + woff`, own stack when `tops[l+1] ≤ adj < tops[l]`,
-//! guarded when `addr ≥ from`. One adder and three 32-bit compares per
-//! lane, no subtraction at A.
+//! **Where the check happens.** In X, on the lane's ALU result (the
+//! address, `addr_x`, which A holds as `y_a`) and the thread's warp offset
+//! selected from the pass's warp-in-block (`wib`, the model's
+//! `first_thread = wib · L`): `adj = addr + woff`, own stack when
+//! `tops[l+1] ≤ adj < tops[l]`, guarded when `addr ≥ from`. One adder and
+//! three 32-bit compares per lane, registered per lane at the end of X;
+//! stage A only ANDs the register with the pass's checked lanes. (They
+//! were at A, on `y_a`, until the A stage's kill path — this check, the
+//! trap cause, `a_kill`, the commit — was measured among the longest,
+//! `hdl/README.md`; the bounds are registers stable during a run, so the
+//! result is the same one cycle earlier.)
 //!
 //! **Why comparing the first byte is exact.** `.stack` values are multiples
 //! of 4 (docs/isa.md) and so is `G`, so every bound is a multiple of 4; an
@@ -55,7 +59,7 @@ const _: () = assert!(concord_uarch::widths::MAX_BLOCK_THREADS < 1 << FACTOR_BIT
 /// |---|---|---|
 /// | `s` | — | `STACK_BYTES` (the host's launch register) |
 /// | `x_wib` | X | warp within the block of the pass in X |
-/// | `addr[l]` | A | lane `l`'s address |
+/// | `addr[l]` | X | lane `l`'s address (the ALU's result at X) |
 /// | `check` | A | executing lanes of a global load, store or atomic |
 /// | `fault` | A | the lanes of `check` that break the stack rule (0 when `S = 0`) |
 #[derive(LogicBlock)]
@@ -78,7 +82,8 @@ pub struct StackCheck<const L: usize> {
     on_r: Reg<bool>,
     /// The X pass's warp offset, registered for A.
     woff_x: Signal<Local, Bits<32>>,
-    woff_a: Reg<Bits<32>>,
+    bad_a: Reg<Bits<L>>,
+    bad_x: Signal<Local, Bits<L>>,
     adj: Vec<Signal<Local, Bits<32>>>,
     lane_bad: Vec<Signal<Local, bool>>,
     widx: Vec<Constant<Bits<4>>>,
@@ -125,7 +130,8 @@ impl<const L: usize> StackCheck<L> {
             from_r: Default::default(),
             on_r: Default::default(),
             woff_x: Default::default(),
-            woff_a: Default::default(),
+            bad_a: Default::default(),
+            bad_x: Default::default(),
             adj: sig(L),
             lane_bad: sig(L),
             widx: (0..warps as u64).map(|w| Constant::new(w.into())).collect(),
@@ -217,19 +223,24 @@ impl<const L: usize> Logic for StackCheck<L> {
                 self.woff_x.next = self.woff_x.val() | self.woff_r[w].q.val();
             }
         }
-        self.woff_a.clock.next = self.clock.val();
-        self.woff_a.reset.next = self.reset.val();
-        self.woff_a.d.next = self.woff_x.val();
-        // A: per lane, the own-stack and guarded-region compares.
-        self.fault.next = self.zero_l.val();
+        // X: per lane, the own-stack and guarded-region compares.
+        self.bad_x.next = self.zero_l.val();
         for l in 0..self._lanes {
-            self.adj[l].next = self.addr[l].val() + self.woff_a.q.val();
+            self.adj[l].next = self.addr[l].val() + self.woff_x.val();
             self.lane_bad[l].next = (self.addr[l].val() >= self.from_r.q.val())
                 & !((self.adj[l].val() >= self.top_r[l + 1].q.val())
                     & (self.adj[l].val() < self.top_r[l].q.val()));
-            if self.lane_bad[l].val() & self.check.val().get_bit(l) & self.on_r.q.val() {
-                self.fault.next = self.fault.val() | self.lbit[l].val();
+            if self.lane_bad[l].val() {
+                self.bad_x.next = self.bad_x.val() | self.lbit[l].val();
             }
+        }
+        self.bad_a.clock.next = self.clock.val();
+        self.bad_a.reset.next = self.reset.val();
+        self.bad_a.d.next = self.bad_x.val();
+        // A: the pass's checked lanes.
+        self.fault.next = self.zero_l.val();
+        if self.on_r.q.val() {
+            self.fault.next = self.bad_a.q.val() & self.check.val();
         }
     }
 }

@@ -203,6 +203,13 @@ pub struct WarpState<const L: usize> {
     ch_d_outstanding: Vec<Signal<Local, Bits<OUT_W>>>,
     ch_a_replay: Vec<Signal<Local, bool>>,
     ch_a_outstanding: Vec<Signal<Local, Bits<OUT_W>>>,
+    /// Per warp, `outstanding`'s next value without / with the commit's
+    /// reservation, from the early changes only (return slot, write
+    /// completion): the reservation arrives late in A (after the arbiter and
+    /// the served mask) and only selects between the two.
+    os_keep: Vec<Signal<Local, Bits<OUT_W>>>,
+    os_rsv: Vec<Signal<Local, Bits<OUT_W>>>,
+    two_out: Constant<Bits<OUT_W>>,
     _w: usize,
     _w1: usize,
 }
@@ -339,6 +346,9 @@ impl<const L: usize> WarpState<L> {
             ch_d_outstanding: sig(warps + 1),
             ch_a_replay: sig(warps + 1),
             ch_a_outstanding: sig(warps + 1),
+            os_keep: sig(warps),
+            os_rsv: sig(warps),
+            two_out: k(2),
             _w: warps,
             _w1: warps + 1,
         }
@@ -546,10 +556,24 @@ impl<const L: usize> Logic for WarpState<L> {
             if (self.a_pass.val() & self.bit[w].val()).any() {
                 self.bi[w].d.next = false;
             }
+            // `outstanding`: the return slot's decrement, then the write
+            // completion's (either may hit the same warp), or the
+            // reservation's increment then the completion's. The return
+            // slot and the commit are both A's item, never in one cycle.
+            self.os_keep[w].next = self.os[w].q.val();
+            self.os_rsv[w].next = self.os[w].q.val() + self.one_out.val();
+            if (self.w_done.val() & self.bit[w].val()).any() {
+                self.os_keep[w].next = self.os[w].q.val() - self.one_out.val();
+                self.os_rsv[w].next = self.os[w].q.val();
+            }
             if (self.a_ret.val() & self.bit[w].val()).any() {
                 self.br[w].d.next = false;
-                self.os[w].d.next = self.os[w].q.val() - self.one_out.val();
+                self.os_keep[w].next = self.os[w].q.val() - self.one_out.val();
+                if (self.w_done.val() & self.bit[w].val()).any() {
+                    self.os_keep[w].next = self.os[w].q.val() - self.two_out.val();
+                }
             }
+            self.os[w].d.next = self.os_keep[w].val();
             // A: the commit.
             if (self.c_we.val() & self.bit[w].val()).any() {
                 self.gm[w].d.next = self.c_gmask.val();
@@ -559,14 +583,8 @@ impl<const L: usize> Logic for WarpState<L> {
                 self.wt[w].d.next = self.c_waiting.val();
                 self.rp[w].d.next = self.c_replay.val();
                 if self.c_reserve.val() {
-                    self.os[w].d.next = self.os[w].q.val() + self.one_out.val();
+                    self.os[w].d.next = self.os_rsv[w].val();
                 }
-            }
-            // A write completion: after the return slot's decrement or the
-            // reservation's increment of this cycle (either may hit the
-            // same warp).
-            if (self.w_done.val() & self.bit[w].val()).any() {
-                self.os[w].d.next = self.os[w].d.val() - self.one_out.val();
             }
             // A: a barrier release (it includes the committing warp).
             if (self.rel.val() & self.bit[w].val()).any() {

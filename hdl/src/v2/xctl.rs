@@ -22,8 +22,8 @@
 //! lane's `alt_w` source, `datapath.rs`); the trap order
 //! of §13.1 over the flags below (each flag is one check alone, not gated
 //! by an earlier one except *out of range*, which `check_access` only
-//! reports for aligned lanes); the stack check, completed in A (§13.1)
-//! from the lane's address at A.
+//! reports for aligned lanes); the stack check is `stack.rs`'s (its
+//! compares in X on the same address, applied in A, §13.1).
 //!
 //! **The address comes from the lane's ALU at X, not from `y_a`.** `y_a`
 //! is the ALU result registered at the end of X, i.e. available in A; the
@@ -32,8 +32,8 @@
 //! address during X: the ALU's combinational output (`AluFunc::Addr`,
 //! `a + imm`; for atomics the decoder's `imm` is 0) is the `addr` input
 //! (a port `LaneDp` exposes for it). The one adder of §8 therefore serves
-//! the address; this block adds no address adder. The stack check (A)
-//! uses `y_a`, which holds the same address one cycle later. The next-PC
+//! the address; this block adds no address adder. The stack check
+//! (`stack.rs`) takes the same `addr_x`. The next-PC
 //! range compare is not on the ALU's adder (the adder computes the link
 //! or nothing on a control pass, and a register target `a` is needed
 //! alongside): it is a 32-bit compare here.
@@ -83,6 +83,10 @@
 //! | `f_mis` | 1 | executing memory access, address not a multiple of its width (cause 2) |
 //! | `f_oob` | 1 | executing, aligned, `addr + n > size` with `size` = `window` or `Gm` (cause 1) |
 //! | `sd`, `be` | 32, 4 | store data replicated to every byte lane of its width; byte enables at the address's offset |
+//!
+//! Also during X: `key_d`, the key register's input (what `key` holds in
+//! A), for the arbiter's comparison matrix, which compares the keys before
+//! they are registered (§19.4).
 
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::DFF;
@@ -140,6 +144,7 @@ pub struct XLane<const PCB: usize, const DB: usize, const K: usize> {
     pub ndepth: Signal<Out, Bits<DB>>,
     pub key: Signal<Out, Bits<K>>,
     pub kvalid: Signal<Out, bool>,
+    pub key_d: Signal<Out, Bits<K>>,
     pub joins: Signal<Out, bool>,
     pub f_ovf: Signal<Out, bool>,
     pub f_ret0: Signal<Out, bool>,
@@ -272,6 +277,7 @@ impl<const PCB: usize, const DB: usize, const K: usize> XLane<PCB, DB, K> {
             ndepth: Default::default(),
             key: Default::default(),
             kvalid: Default::default(),
+            key_d: Default::default(),
             joins: Default::default(),
             f_ovf: Default::default(),
             f_ret0: Default::default(),
@@ -572,6 +578,7 @@ impl<const PCB: usize, const DB: usize, const K: usize> Logic for XLane<PCB, DB,
         self.ndepth.next = self.r_ndepth.q.val();
         self.key.next = self.r_key.q.val();
         self.kvalid.next = self.r_kvalid.q.val();
+        self.key_d.next = self.r_key.d.val();
         self.joins.next = self.r_join.q.val();
         self.f_ovf.next = self.r_ovf.q.val();
         self.f_ret0.next = self.r_ret0.q.val();
