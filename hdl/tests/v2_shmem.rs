@@ -429,7 +429,7 @@ fn a_reset_edge_drops_the_item_at_m() {
     for reset in [true, false] {
         let mut s = Shmem::<RB>::new(4, 1);
         s.connect_all();
-        let word = 1 << LoadWidth::ALL.len() - 1;
+        let word = 1 << (LoadWidth::ALL.len() - 1);
         let cycle = |s: &mut Shmem<RB>, kind: usize, reset: bool| {
             s.reset.next = reset;
             s.kind.next = if kind < 4 { 1u64 << kind } else { 0 }.into();
