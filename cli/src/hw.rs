@@ -111,10 +111,10 @@ pub struct SynthReportArgs {
     /// seconds, as a failure naming its log. No limit by default.
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     timeout: Option<u64>,
-    /// Stop nextpnr after placement (its `--no-route`): Fmax and the
-    /// critical path are then nextpnr's estimate for the placed design,
-    /// minutes instead of the hour or more that routing the default core
-    /// takes.
+    /// Stop nextpnr after placement (its `--no-route`): Fmax is then
+    /// nextpnr's estimate for the placed design (read from its log; no
+    /// critical path is reported), minutes instead of the hour or more
+    /// that routing the default core takes.
     #[arg(long, requires = "pnr")]
     no_route: bool,
     /// Keep the place-and-route files (Verilog, netlists, logs, nextpnr's

@@ -710,11 +710,21 @@ fn vcd_outputs_are_limited_and_never_abort() {
     let small = std::fs::read(&small_path).unwrap();
     let large = std::fs::read(&large_path).unwrap();
     assert!(small.len() <= 1_048_576 && large.len() <= 2_097_152);
-    // Within a few time steps of the limit.
-    assert!(small.len() > 1_000_000, "{} bytes", small.len());
     assert!(large.starts_with(&small));
-    // The cut is right before a time step.
+    // The cut is right before a time step, and that whole step would not
+    // have fitted: it ends (at the next `#`) beyond the limit.
     assert_eq!(large[small.len()], b'#');
+    let next_step_end = small.len()
+        + 1
+        + large[small.len() + 1..]
+            .iter()
+            .position(|&b| b == b'#')
+            .expect("the 2M file holds a later step");
+    assert!(
+        next_step_end > 1_048_576,
+        "{} bytes, next step ends at {next_step_end}",
+        small.len()
+    );
     assert!(small.ends_with(b"\n"));
     let out = concord_cmd()
         .args([

