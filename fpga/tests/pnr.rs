@@ -51,11 +51,11 @@ fn arbiter_places_and_routes_on_ecp5_and_ice40() {
     eprintln!("{}", run.to_markdown(&PnrOptions::default(), None, &[]));
     eprintln!("arbiter P&R: {:.0} s", t.elapsed().as_secs_f64());
     // The small core has 4 lanes and 32-bit keys (§9.1): en + 4 valid
-    // bits + 4 x 32 key bits in; min (32) + sel (one bit per lane, 4) +
-    // any out.
+    // bits + 4 x 32 key bits + the comparison matrix's 4 rows of 4 bits
+    // in; min (32) + sel (one bit per lane, 4) + any out.
     assert_eq!(
         (run.wrapper.input_bits, run.wrapper.output_bits),
-        (1 + 4 + 4 * 32, 32 + 4 + 1)
+        (1 + 4 + 4 * 32 + 4 * 4, 32 + 4 + 1)
     );
     assert_eq!(run.results.len(), 2);
     for r in &run.results {
