@@ -83,16 +83,10 @@ fn arbiter_places_and_routes_on_ecp5_and_ice40() {
             0
         );
         assert!(r.report.critical_path().is_some());
-        // The critical path runs through the arbiter's own logic (nextpnr
-        // 0.11 copies the nets' source locations into its report; Debian's
-        // nextpnr-ice40 0.4 does not).
-        assert!(
-            r.device == Device::Ice40Hx8k
-                || r.critical_modules.iter().any(|m| m == "concord_arbiter"),
-            "{:?}: {:?}",
-            r.device,
-            r.critical_modules
-        );
+        // Since the comparison matrix (§9.1) the arbiter's own logic is one
+        // AND per row and the select, shorter than the wrapper's paths, so
+        // the critical path no longer enters it and its module attribution
+        // (`critical_modules`) is not checked here.
     }
 }
 
