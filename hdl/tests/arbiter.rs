@@ -9,25 +9,50 @@ use concord_hdl::arbiter::KeyTree;
 type Arbiter = KeyTree<40, 32>;
 use rust_hdl_core::prelude::*;
 
+/// A xorshift64 stream from `seed` (the draws need no quality beyond
+/// covering ties and wide keys).
+fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
+/// One draw: a valid mask over `lanes` lanes and keys from a few values
+/// shifted anywhere in 36 bits, so that ties are common.
+fn draw(lanes: usize, next: &mut impl FnMut() -> u64) -> (u32, Vec<u64>) {
+    let valid = next() as u32 & if lanes == 32 { !0 } else { (1 << lanes) - 1 };
+    let spread = 1 + next() % 6;
+    let keys = (0..lanes)
+        .map(|_| (next() % spread) << (next() % 36))
+        .collect();
+    (valid, keys)
+}
+
+/// The direct minimum over the valid lanes and the lanes that hold it.
+fn direct_minimum(valid: u32, keys: &[u64]) -> Option<(u64, u32)> {
+    let lanes = keys.len();
+    let min = (0..lanes)
+        .filter(|l| valid >> l & 1 == 1)
+        .map(|l| keys[l])
+        .min()?;
+    let sel = (0..lanes)
+        .filter(|l| valid >> l & 1 == 1 && keys[*l] == min)
+        .fold(0u32, |m, l| m | 1 << l);
+    Some((min, sel))
+}
+
 #[test]
 fn arbiter_selects_the_minimal_keys() {
-    let mut rng = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
     for lanes in [4usize, 8, 16, 32] {
         let mut a = Arbiter::new(lanes);
         a.connect_all();
         a.en.next = true;
         for _ in 0..400 {
-            let valid = next() as u32 & if lanes == 32 { !0 } else { (1 << lanes) - 1 };
-            let spread = 1 + next() % 6;
-            let keys: Vec<u64> = (0..lanes)
-                .map(|_| (next() % spread) << (next() % 36))
-                .collect();
+            let (valid, keys) = draw(lanes, &mut next);
             for (l, key) in keys.iter().enumerate() {
                 a.valid[l].next = valid >> l & 1 == 1;
                 a.key[l].next = (*key).into();
@@ -38,15 +63,9 @@ fn arbiter_selects_the_minimal_keys() {
                     break;
                 }
             }
-            let min = (0..lanes)
-                .filter(|l| valid >> l & 1 == 1)
-                .map(|l| keys[l])
-                .min();
-            assert_eq!(a.any.val(), min.is_some());
-            if let Some(min) = min {
-                let sel = (0..lanes)
-                    .filter(|l| valid >> l & 1 == 1 && keys[*l] == min)
-                    .fold(0u32, |m, l| m | 1 << l);
+            let want = direct_minimum(valid, &keys);
+            assert_eq!(a.any.val(), want.is_some());
+            if let Some((min, sel)) = want {
                 assert_eq!(a.min.val().to_u64(), min, "lanes {lanes}");
                 assert_eq!(a.sel.val().to_u32(), sel, "lanes {lanes}");
             } else {
@@ -64,24 +83,14 @@ fn arbiter_selects_the_minimal_keys() {
 #[test]
 fn comparison_matrix_selects_the_minimal_keys() {
     use concord_hdl::arbiter::{KeyCompare, RowSelect};
-    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
     for lanes in [2usize, 4, 8, 16, 32] {
         let mut c = KeyCompare::<40, 32>::new(lanes);
         let mut s = RowSelect::<40, 32>::new(lanes);
         c.connect_all();
         s.connect_all();
         for round in 0..300 {
-            let valid = next() as u32 & if lanes == 32 { !0 } else { (1 << lanes) - 1 };
-            let spread = 1 + next() % 6;
-            let keys: Vec<u64> = (0..lanes)
-                .map(|_| (next() % spread) << (next() % 36))
-                .collect();
+            let (valid, keys) = draw(lanes, &mut next);
             for (l, key) in keys.iter().enumerate() {
                 c.key[l].next = (*key).into();
             }
@@ -116,16 +125,10 @@ fn comparison_matrix_selects_the_minimal_keys() {
                 assert_eq!(s.min.val().to_u64(), 0);
                 continue;
             }
-            let min = (0..lanes)
-                .filter(|l| valid >> l & 1 == 1)
-                .map(|l| keys[l])
-                .min();
-            assert_eq!(s.any.val(), min.is_some());
-            match min {
-                Some(min) => {
-                    let sel = (0..lanes)
-                        .filter(|l| valid >> l & 1 == 1 && keys[*l] == min)
-                        .fold(0u32, |m, l| m | 1 << l);
+            let want = direct_minimum(valid, &keys);
+            assert_eq!(s.any.val(), want.is_some());
+            match want {
+                Some((min, sel)) => {
                     assert_eq!(s.min.val().to_u64(), min, "lanes {lanes}");
                     assert_eq!(s.sel.val().to_u32(), sel, "lanes {lanes}");
                 }
