@@ -1,11 +1,13 @@
 //! Stage A of Core v2 (docs/microarchitecture.md §9): what the commit
 //! at the end of A writes, from the arbiter tree's result and the values
 //! the pass registered at the end of X, and the background re-arbitration
-//! engine (§9.5). The tree itself is [`crate::arbiter::KeyTree`]
-//! (`K`-bit keys, `L`-bit masks), combinational in A from the key register;
-//! the core instantiates it as `concord_arbiter` (`unified`) or as
-//! `concord_arbiter_branch` + `concord_arbiter_mem` (`split`) and feeds
-//! its outputs here. Everything below is combinational except the
+//! engine (§9.5). The arbiter's result comes from the comparison matrix
+//! (§9.1): [`crate::arbiter::KeyCompare`] at the key register's input and
+//! [`crate::arbiter::RowSelect`] in A (`K`-bit keys, `L`-bit masks),
+//! instantiated as `concord_arbiter` (`unified`) or as
+//! `concord_arbiter_branch` + `concord_arbiter_mem` (`split`), with the
+//! outputs of [`crate::arbiter::KeyTree`], which this block's tests still
+//! use to drive it. Everything below is combinational except the
 //! engine's one-hot "warp loaded into the key register" register.
 //!
 //! # Port interface (`ACommit<L>`; warp sets `Bits<16>`, warp `w` at bit `w`)

@@ -3,7 +3,7 @@
 //!
 //! | file | block |
 //! |---|---|
-//! | `acommit.rs` | [`acommit::ACommit`]: stage A's commit (§9.2–§9.5): group, served/pending, replay, lane-PC writes, `alive`/`waiting`, barrier and exit accounting, the re-arbitration engine; the tree is [`crate::arbiter::KeyTree`] (§9.1) |
+//! | `acommit.rs` | [`acommit::ACommit`]: stage A's commit (§9.2–§9.5): group, served/pending, replay, lane-PC writes, `alive`/`waiting`, barrier and exit accounting, the re-arbitration engine; the arbiter is the comparison matrix of [`crate::arbiter`] (`KeyCompare`, `RowSelect`, §9.1) |
 //! | `core.rs` | [`core::core_verilog`]: the whole core, top module `concord_core` (§14.2): the rust-hdl body and the port wrapper, hygiene check |
 //! | `counters.rs` | [`counters::Counters`]: the 25 counters of §15.1 (`cycles` 64 bits, the others `counter_bits`), cleared by `START` |
 //! | `fieldpack.rs` | [`fieldpack::FieldPack`]: a host word from a `regmap` field table |
