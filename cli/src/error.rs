@@ -210,7 +210,13 @@ mod tests {
     fn harness_failures_are_tool_failures_except_the_vcd_file() {
         use concord_testbench::verilator::HarnessError;
         assert_eq!(
-            CliError::from(HarnessError::VerilatorNotFound).class,
+            CliError::from(HarnessError::VerilatorNotFound(
+                concord_fpga::tools::ToolMissing {
+                    tool: "verilator",
+                    why: "nowhere".into()
+                }
+            ))
+            .class,
             ErrorClass::Tool
         );
         assert_eq!(

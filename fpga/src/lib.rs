@@ -13,7 +13,7 @@
 
 pub mod pnr;
 pub mod process;
-pub mod tools;
+pub use concord_tools as tools;
 pub mod wrapper;
 
 use std::fmt::Write as _;
@@ -148,6 +148,15 @@ impl FlowError {
             dir.keep();
         }
         self
+    }
+}
+
+impl From<tools::ToolMissing> for FlowError {
+    fn from(e: tools::ToolMissing) -> Self {
+        FlowError::Missing {
+            tool: e.tool,
+            why: e.why,
+        }
     }
 }
 

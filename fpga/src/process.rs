@@ -136,7 +136,7 @@ pub fn run_logged(
                 break status;
             }
             Ok(None) => {}
-            Err(e) => return Err(FlowError::Io(format!("{}: {e}", tool.name()))),
+            Err(e) => return Err(FlowError::Io(format!("{}: {e}", tool.tool.name()))),
         }
         if let Some(limit) = timeout {
             if start.elapsed() >= limit {
@@ -185,12 +185,6 @@ pub fn version_line(tool: &Resolved, arg: &str, limit: Duration) -> Option<Strin
         .map(str::trim)
         .find(|l| !l.is_empty() && !l.starts_with("Preparing to run"))
         .map(str::to_string)
-}
-
-impl Resolved {
-    fn name(&self) -> &'static str {
-        self.tool.name()
-    }
 }
 
 /// A directory for one flow's files.

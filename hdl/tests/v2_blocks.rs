@@ -560,7 +560,6 @@ fn lane_data_path_runs_a_random_program_like_the_isa() {
 /// outputs of the cycle; the comparison is here.
 #[test]
 fn lane_data_path_verilog_under_verilator() {
-    common::require("verilator");
     let (ops, ins, outs) = lane_program(1500);
     let dir = common::scratch("v2-lane-verilator");
     std::fs::write(

@@ -1239,7 +1239,7 @@ fn verilog_matches_simulation_wide_cosim() {
 }
 
 fn cosim(cases: &[(&str, GmConfig, Option<u64>)]) {
-    common::require("verilator");
+    let verilator = common::verilator();
     for &(tag, c, err) in cases {
         let mut rows = random_run(c, (3, 0, 25), 120, 0xABCD_0123, err, true);
         // Two reset cycles first (as `Dut::new`), compared nowhere.
@@ -1260,7 +1260,7 @@ fn cosim(cases: &[(&str, GmConfig, Option<u64>)]) {
         std::fs::write(dir.join("vout.hex"), vout).unwrap();
         std::fs::write(dir.join("vmask.hex"), vmask).unwrap();
         let (ok, log, _) = common::run_bounded(
-            Command::new("verilator").current_dir(&dir).args([
+            Command::new(&verilator).current_dir(&dir).args([
                 "--binary",
                 "--timing",
                 "-Wno-fatal",

