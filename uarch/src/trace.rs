@@ -299,6 +299,15 @@ impl TraceLayout {
     /// [`TraceRecord::unpack`].
     pub fn unpack(&self, bits: &[u64]) -> TraceRecord {
         let mut r = TraceRecord::default();
+        self.unpack_into(bits, &mut r);
+        r
+    }
+
+    /// [`TraceLayout::unpack`] into an existing record, for a harness that
+    /// keeps one record and overwrites it every cycle. Only the words
+    /// within each field's width are written: the others must already be 0
+    /// (as in a record made by `TraceRecord::default` or by this function).
+    pub fn unpack_into(&self, bits: &[u64], r: &mut TraceRecord) {
         let mut at = 0usize;
         for (f, words) in self.fields.iter().zip(r.words_mut()) {
             let width = f.width as usize;
@@ -308,7 +317,6 @@ impl TraceLayout {
             }
             at += width;
         }
-        r
     }
 }
 

@@ -22,7 +22,7 @@
 //!
 //! | port | width | meaning |
 //! |---|---|---|
-//! | `host_start` | 1 | `CTRL.START` accepted in *c*: at its end every slot is `FREE`, the ages are cleared, no launch is in progress and the grid walk is at block 0 (the model rebuilds its launch unit and slots at `start`) |
+//! | `host_start` | 1 | `CTRL.START` accepted in *c*: at its end every slot is `FREE`, the ages are cleared, no launch is in progress and the grid walk is at block 0 (the model rebuilds its launch unit and slots at `start`); only while `run` is 0 (the slave accepts START only while not running), which is what blocks an allocation in that cycle |
 //! | `grid_x`, `grid_y`, `grid_z` | 32 | `GRID_*` |
 //! | `block_x`, `block_y` | `K` | low `Kt` bits of `BLOCK_X`, `BLOCK_Y` (for the walk, as `TidWalk`) |
 //!
@@ -145,7 +145,7 @@
 use concord_uarch::HwParams;
 use rust_hdl_core::prelude::*;
 
-use crate::util::Reg;
+use crate::util::{Reg, RegE};
 use crate::v2::gentry::LutRam;
 use crate::v2::tidwalk::TidWalk;
 
@@ -266,21 +266,21 @@ pub struct LaunchUnit<
     pub launching: Signal<Out, bool>,
     // Children and registers.
     walk: TidWalk<L, K>,
-    st_q: Vec<Reg<Bits<2>>>,
+    st_q: Vec<RegE<Bits<2>>>,
     cx_q: Vec<Reg<Bits<32>>>,
     cy_q: Vec<Reg<Bits<32>>>,
     cz_q: Vec<Reg<Bits<32>>>,
-    older_q: Vec<Reg<Bits<SLOT_SET>>>,
+    older_q: Vec<RegE<Bits<SLOT_SET>>>,
     bw_q: Vec<Reg<Bits<WARP_BITS>>>,
     br_q: Vec<Reg<Bits<RB>>>,
     sm_q: Vec<Reg<Bits<W>>>,
-    wslot_q: Vec<Reg<Bits<SLOT_BITS>>>,
-    wib_q: Vec<Reg<Bits<WARP_BITS>>>,
-    gx_q: Reg<Bits<32>>,
-    gy_q: Reg<Bits<32>>,
-    gz_q: Reg<Bits<32>>,
-    all_alloc_q: Reg<bool>,
-    launching_q: Reg<bool>,
+    wslot_q: Vec<RegE<Bits<SLOT_BITS>>>,
+    wib_q: Vec<RegE<Bits<WARP_BITS>>>,
+    gx_q: RegE<Bits<32>>,
+    gy_q: RegE<Bits<32>>,
+    gz_q: RegE<Bits<32>>,
+    all_alloc_q: RegE<bool>,
+    launching_q: RegE<bool>,
     lslot_q: Reg<Bits<SLOT_BITS>>,
     loh_q: Reg<Bits<SLOT_SET>>,
     walked_q: Reg<bool>,
@@ -731,6 +731,42 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
         self.inflight_q.reset.next = self.reset.val();
         self.walk.clock.next = self.clock.val();
         self.walk.reset.next = self.reset.val();
+        // START clears these registers through their load ports, so that
+        // no next-state logic here reads `host_start`: it comes from the
+        // host bus, and Verilator evaluates every combinational block that
+        // reads a top-level input at both `eval()`s of a cycle (and the
+        // hardware is the same multiplexer in front of the flip-flop).
+        for i in 0..self._slots {
+            self.st_q[i].ld.next = self.host_start.val();
+            self.st_q[i].lv.next = self.c_free.val();
+            self.st_q[i].en.next = true;
+            self.older_q[i].ld.next = self.host_start.val();
+            self.older_q[i].lv.next = self.zero_set.val();
+            self.older_q[i].en.next = true;
+        }
+        for w in 0..self._w {
+            self.wslot_q[w].ld.next = self.host_start.val();
+            self.wslot_q[w].lv.next = self.zero_s4.val();
+            self.wslot_q[w].en.next = true;
+            self.wib_q[w].ld.next = self.host_start.val();
+            self.wib_q[w].lv.next = self.zero_w4.val();
+            self.wib_q[w].en.next = true;
+        }
+        self.gx_q.ld.next = self.host_start.val();
+        self.gx_q.lv.next = self.zero32.val();
+        self.gx_q.en.next = true;
+        self.gy_q.ld.next = self.host_start.val();
+        self.gy_q.lv.next = self.zero32.val();
+        self.gy_q.en.next = true;
+        self.gz_q.ld.next = self.host_start.val();
+        self.gz_q.lv.next = self.zero32.val();
+        self.gz_q.en.next = true;
+        self.all_alloc_q.ld.next = self.host_start.val();
+        self.all_alloc_q.lv.next = false;
+        self.all_alloc_q.en.next = true;
+        self.launching_q.ld.next = self.host_start.val();
+        self.launching_q.lv.next = false;
+        self.launching_q.en.next = true;
 
         // Per-launch constants, registered: k · nwarps (shifted adds of
         // the bits of k), k · window_rows (window_rows is a power of two:
@@ -804,8 +840,7 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             | self.trap_slots.val().any()
             | self.halt.val()
             | !self.run.val()
-            | self.all_alloc_q.q.val()
-            | self.host_start.val();
+            | self.all_alloc_q.q.val();
         self.do_alloc.next =
             !self.launching_q.q.val() & !self.blocked.val() & self.free.val().any();
         self.apick.next = self.zero_set.val();
@@ -844,10 +879,6 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             if (self.pwarps.val() & self.w_bit[w].val()).any() {
                 self.wslot_q[w].d.next = self.pslot.val();
                 self.wib_q[w].d.next = self.w_idx[w].val() - self.pbase.val();
-            }
-            if self.host_start.val() {
-                self.wslot_q[w].d.next = self.zero_s4.val();
-                self.wib_q[w].d.next = self.zero_w4.val();
             }
         }
 
@@ -1012,9 +1043,6 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
         if self.do_alloc.val() {
             self.launching_n.next = true;
         }
-        if self.host_start.val() {
-            self.launching_n.next = false;
-        }
         self.launching_q.d.next = self.launching_n.val();
         self.launching.next = self.launching_q.q.val();
         self.lslot_q.d.next = self.lslot_q.q.val();
@@ -1081,12 +1109,6 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
                 }
             }
         }
-        if self.host_start.val() {
-            self.gx_q.d.next = self.zero32.val();
-            self.gy_q.d.next = self.zero32.val();
-            self.gz_q.d.next = self.zero32.val();
-            self.all_alloc_n.next = false;
-        }
         self.all_alloc_q.d.next = self.all_alloc_n.val();
 
         // Block slots: state, ctaid, age rows.
@@ -1106,9 +1128,6 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             if self.apick.val().get_bit(i) {
                 self.st_n.next = self.c_launch.val();
             }
-            if self.host_start.val() {
-                self.st_n.next = self.c_free.val();
-            }
             self.st_q[i].d.next = self.st_n.val();
             self.any_busy.next = self.any_busy.val()
                 | (self.st_n.val() == self.c_launch.val())
@@ -1124,9 +1143,6 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
                 self.cz_q[i].d.next = self.gz_q.q.val();
                 self.older_q[i].d.next = self.k_others[i].val();
             }
-            if self.host_start.val() {
-                self.older_q[i].d.next = self.zero_set.val();
-            }
             self.state[i].next = self.st_q[i].q.val();
             self.ctaid_x[i].next = self.cx_q[i].q.val();
             self.ctaid_y[i].next = self.cy_q[i].q.val();
@@ -1136,8 +1152,13 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             self.base_row[i].next = self.br_q[i].q.val();
             self.smask[i].next = self.sm_q[i].q.val();
         }
-        self.active.next = self.any_busy.val();
-        self.all_done.next =
-            self.all_alloc_n.val() & !self.launching_n.val() & !self.any_used.val();
+        // The values at the end of the cycle: after START every slot is
+        // free, nothing is allocated and no launch is in progress (the
+        // registers' load ports above, so stated here again).
+        self.active.next = self.any_busy.val() & !self.host_start.val();
+        self.all_done.next = self.all_alloc_n.val()
+            & !self.launching_n.val()
+            & !self.any_used.val()
+            & !self.host_start.val();
     }
 }

@@ -25,6 +25,12 @@
 //! per page (Yosys merges equal comparisons), `adr[7:4]` and `adr[3:0]`
 //! become 16-bit one-hot vectors, and each word's select is the AND of a
 //! page match and one bit of each vector.
+//!
+//! The read multiplexer sits behind `if rd_req` and the write decode behind
+//! `if wr_req`, with 0 defaults (`hdl/README.md`'s gating pattern): the
+//! same AND-OR in hardware, but Verilator skips the untaken branch, and
+//! this logic reads the host bus, so without the gate it is evaluated at
+//! every `eval()` of every cycle while the bus is idle.
 
 use concord_uarch::regmap::{
     self, Count, HostReg, HwConfig, WriteGate, ADDR_BITS, COUNTERS, CTRL_START, REGISTERS,
@@ -250,6 +256,8 @@ pub struct HostSlave {
     wgate: Vec<Constant<bool>>,
     ctrl_addr: Constant<Bits<ADR_BITS>>,
     one16: Constant<Bits<16>>,
+    zero16: Constant<Bits<16>>,
+    page_zero: Constant<Bits<9>>,
     zero32: Constant<Bits<32>>,
     rd_req: Signal<Local, bool>,
     wr_req: Signal<Local, bool>,
@@ -358,6 +366,8 @@ impl HostSlave {
             wgate: map.writes.iter().map(|w| Constant::new(w.gated)).collect(),
             ctrl_addr: k(map.ctrl as u64),
             one16: k(1),
+            zero16: k(0),
+            page_zero: k(0),
             zero32: k(0),
             rd_req: Default::default(),
             wr_req: Default::default(),
@@ -403,115 +413,145 @@ impl Logic for HostSlave {
         // Requests and the predecoded address.
         self.rd_req.next = self.cyc_i.val() & self.stb_i.val() & !self.we_i.val();
         self.wr_req.next = self.cyc_i.val() & self.stb_i.val() & self.we_i.val();
-        self.page.next = self.adr_i.val().get_bits::<9>(8);
-        self.hi_oh.next = self.one16.val() << self.adr_i.val().get_bits::<4>(4);
-        self.lo_oh.next = self.one16.val() << self.adr_i.val().get_bits::<4>(0);
-        // Word selects and their replicates.
+        // Everything below is evaluated only in a cycle with a read
+        // request: with an idle bus the multiplexer costs Verilator one
+        // test (it skips an untaken branch), and the hardware is the same
+        // AND-OR behind the selects, which are 0 without a request anyway.
+        self.page.next = self.page_zero.val();
+        self.hi_oh.next = self.zero16.val();
+        self.lo_oh.next = self.zero16.val();
         for i in 0..self._nr {
-            self.r_sel[i].next = self.rd_req.val()
-                & (self.page.val() == self.r_page[i].val())
-                & (self.hi_oh.val() & self.r_hi[i].val()).any()
-                & (self.lo_oh.val() & self.r_lo[i].val()).any();
+            self.r_sel[i].next = false;
             self.r_rep[i].next = self.zero32.val();
-            if self.r_sel[i].val() {
-                self.r_rep[i].next = self.ones32.val();
-            }
         }
         for i in 0..self._nc {
-            self.c_sel[i].next = self.rd_req.val()
-                & (self.page.val() == self.c_page[i].val())
-                & (self.hi_oh.val() & self.c_hi[i].val()).any()
-                & (self.lo_oh.val() & self.c_lo[i].val()).any();
+            self.c_sel[i].next = false;
             self.c_rep[i].next = self.zero32.val();
-            if self.c_sel[i].val() {
-                self.c_rep[i].next = self.ones32.val();
-            }
+        }
+        for i in 0..self._nl {
+            self.l_sel[i].next = false;
+            self.l_rep[i].next = self.zero32.val();
         }
         self.lo_read.next = false;
-        for i in 0..self._nl {
-            self.l_sel[i].next = self.rd_req.val()
-                & (self.page.val() == self.l_page[i].val())
-                & (self.hi_oh.val() & self.l_hi[i].val()).any()
-                & (self.lo_oh.val() & self.l_lo[i].val()).any();
-            self.l_rep[i].next = self.zero32.val();
-            if self.l_sel[i].val() {
-                self.l_rep[i].next = self.ones32.val();
-            }
-            self.lo_read.next = self.lo_read.val() | self.l_sel[i].val();
-        }
         self.snap_sel.next = false;
-        for i in 0..self._nh {
-            self.snap_sel.next = self.snap_sel.val()
-                | (self.rd_req.val()
-                    & (self.page.val() == self.h_page[i].val())
-                    & (self.hi_oh.val() & self.h_hi[i].val()).any()
-                    & (self.lo_oh.val() & self.h_lo[i].val()).any());
-        }
         self.snap_rep.next = self.zero32.val();
-        if self.snap_sel.val() {
-            self.snap_rep.next = self.ones32.val();
-        }
-        // The one-hot AND-OR read multiplexer: leaves, then a balanced OR
-        // tree, children first. (`pm1`, `o` are one-iteration loops that
-        // name offsets for the index expressions.)
-        for pm1 in self._pm1..self._p {
-            self.node[pm1].next = self.snap_r.q.val() & self.snap_rep.val();
-        }
-        for o in self._or..self._or1 {
-            for i in 0..self._nr {
-                self.node[o + i].next =
-                    self.rd[i].val() & self.rmask[i].val() & self.r_rep[i].val();
-            }
-        }
-        for o in self._oc..self._oc1 {
-            for i in 0..self._nc {
-                self.node[o + i].next = self.cval[i].val() & self.c_rep[i].val();
-            }
-        }
-        for o in self._ol..self._ol1 {
-            for i in 0..self._nl {
-                self.node[o + i].next = self.ctr_lo[i].val() & self.l_rep[i].val();
-            }
-        }
-        for i in self._oz..self._nodes {
+        for i in 0..self._nodes {
             self.node[i].next = self.zero32.val();
         }
-        for pm1 in self._pm1..self._p {
-            for n in 0..self._pm1 {
-                self.node[pm1 - n - 1].next =
-                    self.node[2 * (pm1 - n) - 1].val() | self.node[2 * (pm1 - n)].val();
+        self.acc.next = self.zero32.val();
+        self.snap_next.next = self.zero32.val();
+        if self.rd_req.val() {
+            self.page.next = self.adr_i.val().get_bits::<9>(8);
+            self.hi_oh.next = self.one16.val() << self.adr_i.val().get_bits::<4>(4);
+            self.lo_oh.next = self.one16.val() << self.adr_i.val().get_bits::<4>(0);
+            // Word selects and their replicates.
+            for i in 0..self._nr {
+                self.r_sel[i].next = (self.page.val() == self.r_page[i].val())
+                    & (self.hi_oh.val() & self.r_hi[i].val()).any()
+                    & (self.lo_oh.val() & self.r_lo[i].val()).any();
+                self.r_rep[i].next = self.zero32.val();
+                if self.r_sel[i].val() {
+                    self.r_rep[i].next = self.ones32.val();
+                }
+            }
+            for i in 0..self._nc {
+                self.c_sel[i].next = (self.page.val() == self.c_page[i].val())
+                    & (self.hi_oh.val() & self.c_hi[i].val()).any()
+                    & (self.lo_oh.val() & self.c_lo[i].val()).any();
+                self.c_rep[i].next = self.zero32.val();
+                if self.c_sel[i].val() {
+                    self.c_rep[i].next = self.ones32.val();
+                }
+            }
+            for i in 0..self._nl {
+                self.l_sel[i].next = (self.page.val() == self.l_page[i].val())
+                    & (self.hi_oh.val() & self.l_hi[i].val()).any()
+                    & (self.lo_oh.val() & self.l_lo[i].val()).any();
+                self.l_rep[i].next = self.zero32.val();
+                if self.l_sel[i].val() {
+                    self.l_rep[i].next = self.ones32.val();
+                }
+                self.lo_read.next = self.lo_read.val() | self.l_sel[i].val();
+            }
+            for i in 0..self._nh {
+                self.snap_sel.next = self.snap_sel.val()
+                    | ((self.page.val() == self.h_page[i].val())
+                        & (self.hi_oh.val() & self.h_hi[i].val()).any()
+                        & (self.lo_oh.val() & self.h_lo[i].val()).any());
+            }
+            self.snap_rep.next = self.zero32.val();
+            if self.snap_sel.val() {
+                self.snap_rep.next = self.ones32.val();
+            }
+            // The one-hot AND-OR read multiplexer: leaves, then a balanced OR
+            // tree, children first. (`pm1`, `o` are one-iteration loops that
+            // name offsets for the index expressions.)
+            for pm1 in self._pm1..self._p {
+                self.node[pm1].next = self.snap_r.q.val() & self.snap_rep.val();
+            }
+            for o in self._or..self._or1 {
+                for i in 0..self._nr {
+                    self.node[o + i].next =
+                        self.rd[i].val() & self.rmask[i].val() & self.r_rep[i].val();
+                }
+            }
+            for o in self._oc..self._oc1 {
+                for i in 0..self._nc {
+                    self.node[o + i].next = self.cval[i].val() & self.c_rep[i].val();
+                }
+            }
+            for o in self._ol..self._ol1 {
+                for i in 0..self._nl {
+                    self.node[o + i].next = self.ctr_lo[i].val() & self.l_rep[i].val();
+                }
+            }
+            for i in self._oz..self._nodes {
+                self.node[i].next = self.zero32.val();
+            }
+            for pm1 in self._pm1..self._p {
+                for n in 0..self._pm1 {
+                    self.node[pm1 - n - 1].next =
+                        self.node[2 * (pm1 - n) - 1].val() | self.node[2 * (pm1 - n)].val();
+                }
+            }
+            self.acc.next = self.node[0].val();
+            for i in 0..self._nhi {
+                self.snap_next.next =
+                    self.snap_next.val() | (self.ctr_hi[i].val() & self.l_rep[i].val());
             }
         }
-        self.acc.next = self.node[0].val();
         self.ack_r.d.next = self.cyc_i.val() & self.stb_i.val();
         self.dat_r.d.next = self.acc.val();
         self.ack_o.next = self.ack_r.q.val();
         self.dat_o.next = self.dat_r.q.val();
         self.stall_o.next = false;
         // The counter snapshot: bits 63..32 of the counter whose low word
-        // is read.
-        self.snap_next.next = self.zero32.val();
-        for i in 0..self._nhi {
-            self.snap_next.next =
-                self.snap_next.val() | (self.ctr_hi[i].val() & self.l_rep[i].val());
-        }
+        // is read (`snap_next` is computed in the read branch above).
         self.snap_r.d.next = self.snap_r.q.val();
         if self.lo_read.val() {
             self.snap_r.d.next = self.snap_next.val();
         }
-        // Writes.
+        // Writes: decoded only in a cycle with a write request (as the
+        // read multiplexer above; every output is 0 without one).
         self.ign.next = false;
+        self.hit.next = false;
         for i in 0..self._nw {
-            self.hit.next = self.wr_req.val()
-                & ((self.adr_i.val() & self.wmask[i].val()) == self.wbase[i].val());
-            self.we[i].next = self.hit.val() & !(self.wgate[i].val() & self.running.val());
-            self.ign.next =
-                self.ign.val() | (self.hit.val() & self.wgate[i].val() & self.running.val());
+            self.we[i].next = false;
         }
-        self.hit.next = self.wr_req.val() & (self.adr_i.val() == self.ctrl_addr.val());
-        self.start.next = self.hit.val() & self.dat_i.val().get_bit(0) & !self.running.val();
-        self.ignored.next =
-            self.ign.val() | (self.hit.val() & self.dat_i.val().get_bit(0) & self.running.val());
+        self.start.next = false;
+        self.ignored.next = false;
+        if self.wr_req.val() {
+            for i in 0..self._nw {
+                self.hit.next = (self.adr_i.val() & self.wmask[i].val()) == self.wbase[i].val();
+                self.we[i].next = self.hit.val() & !(self.wgate[i].val() & self.running.val());
+                self.ign.next =
+                    self.ign.val() | (self.hit.val() & self.wgate[i].val() & self.running.val());
+            }
+            self.hit.next = self.adr_i.val() == self.ctrl_addr.val();
+            self.start.next = self.hit.val() & self.dat_i.val().get_bit(0) & !self.running.val();
+            self.ignored.next = self.ign.val()
+                | (self.hit.val() & self.dat_i.val().get_bit(0) & self.running.val());
+        }
         self.wdata.next = self.dat_i.val();
         self.windex.next = self.adr_i.val().get_bits::<16>(0);
     }

@@ -144,7 +144,7 @@ pub struct V2Cycle {
     /// outputs and the memory's answer.
     pub gm: Signals,
     /// The record of the cycle (the trace port after its edge), in cores
-    /// built with the trace port.
+    /// built with the trace port while [`RtlV2::set_unpack_trace`] is on.
     pub trace: Option<TraceRecord>,
     /// The status pins after the cycle's edge (the core's state during the
     /// next cycle).
@@ -164,9 +164,13 @@ pub struct RtlV2 {
     inputs: Vec<u32>,
     outputs: Vec<u32>,
     trace_bits: Vec<u64>,
-    /// The last record unpacked, reused while the port does not change
-    /// (long waits repeat records).
-    last_trace: Option<TraceRecord>,
+    /// The last record unpacked, overwritten in place; unpacked again only
+    /// when the port changes (long waits repeat records).
+    record: TraceRecord,
+    /// `record` holds the port's value (`trace_bits`).
+    record_valid: bool,
+    /// Whether [`RtlV2::step`] unpacks the trace port at all.
+    unpack_trace: bool,
     /// The trace port's field layout, computed once.
     trace_layout: TraceLayout,
 }
@@ -224,7 +228,9 @@ impl RtlV2 {
             inputs: vec![0; api.input_words],
             outputs: vec![0; api.output_words],
             trace_bits: vec![0; trace_words.div_ceil(2)],
-            last_trace: None,
+            record: TraceRecord::default(),
+            record_valid: false,
+            unpack_trace: true,
             trace_layout,
         };
         rtl.reset();
@@ -277,7 +283,7 @@ impl RtlV2 {
         }
         self.inputs.fill(0);
         self.cycles = 0;
-        self.last_trace = None;
+        self.record_valid = false;
         self.read_outputs();
     }
 
@@ -389,30 +395,48 @@ impl RtlV2 {
         self.tick();
         self.cycles += 1;
         self.read_outputs();
-        let trace = l.tr_record.map(|s| {
-            let mut same = self.last_trace.is_some();
-            for (i, b) in self.trace_bits.iter_mut().enumerate() {
-                let lo = self.outputs[s.at + 2 * i];
-                let hi = if 2 * i + 1 < s.words {
-                    self.outputs[s.at + 2 * i + 1]
-                } else {
-                    0
-                };
-                let word = u64::from(lo) | u64::from(hi) << 32;
-                same &= *b == word;
-                *b = word;
-            }
-            if !same {
-                self.last_trace = Some(self.trace_layout.unpack(&self.trace_bits));
-            }
-            self.last_trace.clone().expect("unpacked above")
-        });
+        let trace = match l.tr_record {
+            Some(s) if self.unpack_trace => Some(self.unpack(s)),
+            _ => None,
+        };
         V2Cycle {
             host: host_port,
             gm: gm_port,
             trace,
             pins: self.pins(),
         }
+    }
+
+    /// Whether [`RtlV2::step`] unpacks the trace port into
+    /// [`V2Cycle::trace`] (on after [`RtlV2::build`]). A run that reads
+    /// only the ports and pins (the RTL alone, without a per-cycle hook)
+    /// turns it off and saves the unpacking and the record's copy.
+    pub fn set_unpack_trace(&mut self, on: bool) {
+        self.unpack_trace = on;
+        self.record_valid = false;
+    }
+
+    /// The trace port's record, from `outputs` at `s`: unpacked into
+    /// `record` only when the port differs from the last one unpacked.
+    fn unpack(&mut self, s: Slot) -> TraceRecord {
+        let mut same = self.record_valid;
+        for (i, b) in self.trace_bits.iter_mut().enumerate() {
+            let lo = self.outputs[s.at + 2 * i];
+            let hi = if 2 * i + 1 < s.words {
+                self.outputs[s.at + 2 * i + 1]
+            } else {
+                0
+            };
+            let word = u64::from(lo) | u64::from(hi) << 32;
+            same &= *b == word;
+            *b = word;
+        }
+        if !same {
+            self.trace_layout
+                .unpack_into(&self.trace_bits, &mut self.record);
+            self.record_valid = true;
+        }
+        self.record.clone()
     }
 
     /// Starts writing a VCD of every signal to `path`, in builds with

@@ -132,6 +132,8 @@ pub fn run_hooked<'a>(
         return Err("the RTL model was built for another configuration".into());
     }
     rtl.reset();
+    // Without a hook nobody reads the trace record: skip unpacking it.
+    rtl.set_unpack_trace(hook.is_some());
     let memory = WishboneMemory::new(std::mem::take(global), &hw);
     let mut host = Host {
         rtl,
@@ -181,5 +183,6 @@ pub fn run_hooked<'a>(
         })
     })();
     *global = std::mem::take(&mut host.memory.bytes);
+    host.rtl.set_unpack_trace(true);
     result
 }
