@@ -150,23 +150,41 @@ impl<const K: usize, const M: usize> Logic for KeyTree<K, M> {
 }
 
 /// The comparison matrix of `lanes` keys: `beats[l]` has bit `j` set when
-/// `key[j] < key[l]` (lane `j` beats lane `l`; never bit `l`). Combinational,
-/// for the key register's input side.
+/// `key[j] < key[l]` over the key's live bits (lane `j` beats lane `l`;
+/// never bit `l`). Combinational, for the key register's input side.
 ///
-/// Each ordered pair has its own `<` (a carry chain), so a row bit is a
-/// carry chain's output and nothing after it: one `<` and one `==` per
-/// unordered pair (`key[j] < key[i]` as `¬(key[i] < key[j]) ∧ ¬(key[i] ==
-/// key[j])`) is fewer cells but puts the equality's LUT levels after the
-/// keys, which in X follow the ALU's adder (measured, `hdl/README.md`).
-/// The diagonal is written and masked by constants, which synthesis
-/// removes (rust-hdl cannot condition on loop variables).
+/// **Live bits.** [`KeyCompare::with_live`] compares only the bits of a
+/// mask: the bits in which the keys that can matter differ (the core's
+/// keys are zero-extended fields, and a key outside its field traps the
+/// pass, §9.1, `ctlpath.rs`). The other bits are ANDed away by a
+/// constant, so synthesis trims the compares to the highest live bit
+/// (the carry chain ends there, and the chain's length was on stage X's
+/// path).
+///
+/// **One carry chain per ordered pair, nothing after it.** Yosys's
+/// `alumacc` merges `a < b` with `b < a` into one subtraction and derives
+/// the second from the first's carry and an equality over its sum bits,
+/// which puts about five LUT levels after the chain (measured,
+/// `hdl/README.md`). The lower triangle (`j < l`) therefore compares the
+/// masked keys shifted up by one bit (a constant 0 below, the same order),
+/// which `alumacc` sees as other operands, when the mask leaves the top bit
+/// free for it (a full-width mask compares unshifted, merged). The diagonal
+/// is written and masked by constants, which synthesis removes (rust-hdl
+/// cannot condition on loop variables).
 #[derive(LogicBlock)]
 pub struct KeyCompare<const K: usize, const M: usize> {
     pub key: Vec<Signal<In, Bits<K>>>,
     pub beats: Vec<Signal<Out, Bits<M>>>,
     // Ordered pair (i, j) at i · lanes + j: key[j] < key[i].
     lt: Vec<Signal<Local, bool>>,
+    // Each key's live bits, and the same shifted up by `lo_shift`.
+    live_key: Vec<Signal<Local, Bits<K>>>,
+    up_key: Vec<Signal<Local, Bits<K>>>,
     off_diagonal: Vec<Constant<bool>>,
+    // The pair compares the shifted keys (j < i).
+    shifted: Vec<Constant<bool>>,
+    live: Constant<Bits<K>>,
+    lo_shift: Constant<Bits<K>>,
     lane_bit: Vec<Constant<Bits<M>>>,
     zero_mask: Constant<Bits<M>>,
     _lanes: usize,
@@ -174,16 +192,34 @@ pub struct KeyCompare<const K: usize, const M: usize> {
 }
 
 impl<const K: usize, const M: usize> KeyCompare<K, M> {
-    /// The comparisons of `lanes` keys (2..=`M`).
+    /// The comparisons of `lanes` keys (2..=`M`) over all `K` bits.
     pub fn new(lanes: usize) -> Self {
-        assert!(lanes >= 2 && lanes <= M && M <= 64);
+        let all = if K >= 64 { u64::MAX } else { (1u64 << K) - 1 };
+        Self::with_live(lanes, all)
+    }
+
+    /// The comparisons of `lanes` keys (2..=`M`) over the bits of `live`
+    /// (bits at or above `K` ignored): `beats` as for the keys ANDed with
+    /// `live`.
+    pub fn with_live(lanes: usize, live: u64) -> Self {
+        assert!(lanes >= 2 && lanes <= M && M <= 64 && K <= 64);
+        let all = if K >= 64 { u64::MAX } else { (1u64 << K) - 1 };
+        let live = live & all;
+        let top_free = live >> (K - 1) & 1 == 0;
         KeyCompare {
             key: signals(lanes),
             beats: signals(lanes),
             lt: signals(lanes * lanes),
+            live_key: signals(lanes),
+            up_key: signals(lanes),
             off_diagonal: (0..lanes * lanes)
                 .map(|p| Constant::new(p % lanes != p / lanes))
                 .collect(),
+            shifted: (0..lanes * lanes)
+                .map(|p| Constant::new(p % lanes < p / lanes))
+                .collect(),
+            live: Constant::new(live.into()),
+            lo_shift: Constant::new(u64::from(top_free).into()),
             lane_bit: (0..lanes)
                 .map(|l| Constant::new((1u64 << l).into()))
                 .collect(),
@@ -197,13 +233,20 @@ impl<const K: usize, const M: usize> KeyCompare<K, M> {
 impl<const K: usize, const M: usize> Logic for KeyCompare<K, M> {
     #[hdl_gen]
     fn update(&mut self) {
+        for l in 0..self._lanes {
+            self.live_key[l].next = self.key[l].val() & self.live.val();
+            self.up_key[l].next = self.live_key[l].val() << self.lo_shift.val();
+        }
         // `n` = lanes, bound by a one-iteration loop so that it can appear
         // in index expressions.
         for n in self._lanes..self._lp1 {
             for i in 0..self._lanes {
                 self.beats[i].next = self.zero_mask.val();
                 for j in 0..self._lanes {
-                    self.lt[i * n + j].next = self.key[j].val() < self.key[i].val();
+                    self.lt[i * n + j].next = self.live_key[j].val() < self.live_key[i].val();
+                    if self.shifted[i * n + j].val() {
+                        self.lt[i * n + j].next = self.up_key[j].val() < self.up_key[i].val();
+                    }
                     if self.off_diagonal[i * n + j].val() && self.lt[i * n + j].val() {
                         self.beats[i].next = self.beats[i].val() | self.lane_bit[j].val();
                     }

@@ -136,7 +136,12 @@ impl AluFunc {
 /// immediate forms), `imm` (the address offset of [`AluFunc::Addr`]),
 /// `func` (one-hot, [`FUNCS`]). Outputs: `y`, the result word
 /// (`semantics::alu`, or `a + imm`, 0 for `setp`), and `pred`, the
-/// comparison of `setp` (`semantics::compare`; false otherwise).
+/// comparison of `setp` (`semantics::compare`; false otherwise); `addr`,
+/// the adder's sum before the result select (`a + imm` under
+/// [`AluFunc::Addr`], where it equals `y`), for the address users in X
+/// (the control path's key, range and alignment checks, the stack check),
+/// which read it only on memory passes: `y` waits for min/max's choice,
+/// which comes from the top of the carry chain.
 #[derive(LogicBlock, Default)]
 pub struct Alu {
     pub a: Signal<In, Bits<32>>,
@@ -145,6 +150,7 @@ pub struct Alu {
     pub func: Signal<In, Bits<FUNC_BITS>>,
     pub y: Signal<Out, Bits<32>>,
     pub pred: Signal<Out, bool>,
+    pub addr: Signal<Out, Bits<32>>,
     // decoded controls (ORs of one-hot bits)
     sub: Signal<Local, bool>,
     is_min: Signal<Local, bool>,
@@ -199,6 +205,7 @@ impl Logic for Alu {
             self.cin.next = 1.into();
         }
         self.sum.next = self.a.val() + self.bx.val() + self.cin.val();
+        self.addr.next = self.sum.val();
 
         // Flags of a - b.
         self.diff_sign.next = self.a.val().get_bit(31) ^ self.b.val().get_bit(31);

@@ -2735,7 +2735,17 @@ impl<
             self.tpc.addr[i].next = self.dp.y_a[i].val();
             self.tpc.npc[i].next = self.ctl.a_npc[i].val();
         }
-        self.t_trapped.next = self.tpc.trap.val();
+        // The pass traps when any cause is present: the flags ORed, not the
+        // cause's priority chain (`tpc.trap`, the same value), so that the
+        // kill, which gates every commit enable, is a few levels from the
+        // A registers (§19.4). X's flags arrive as one register.
+        self.t_trapped.next = self.t_a_pass.val()
+            & !self.t_frozen.val()
+            & (self.ctl.a_flagged.val()
+                | self.t_out_a.q.val()
+                | self.t_inv_a.q.val()
+                | self.t_pm_a.q.val()
+                | self.t_stk.fault.val().any());
         self.ctl.a_kill.next = self.t_frozen.val() | self.t_trapped.val();
         // ---- end traps (v2trap) ----
         // Each memory unit drives its own refusal in its section.
@@ -2891,7 +2901,8 @@ impl<
             }
         }
         // Without `debug_regs` nothing reads the debug words.
-        self.unused_ctl.next = self.ctl_dbg.w_group.val().any()
+        self.unused_ctl.next = self.tpc.trap.val()
+            | self.ctl_dbg.w_group.val().any()
             | self.ctl_dbg.w_gmask.val().any()
             | self.ctl_dbg.w_alive.val().any()
             | self.ctl_dbg.w_waiting.val().any()

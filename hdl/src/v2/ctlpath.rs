@@ -72,6 +72,45 @@ fn cls_bit(c: Class) -> usize {
     CLASSES.iter().position(|&x| x == c).unwrap()
 }
 
+/// The key bits the comparison matrices compare (§9.1): `(branch,
+/// memory)` masks of [`KT`] bits. Only the keys of a pass that does not
+/// trap (or of the engine) reach a commit, so a bit that is equal in all
+/// of those keys orders nothing and is left out:
+///
+/// * branch keys: the pc field below `pc_bits` (a valid lane's pc, next or
+///   stored, is below `code_len ≤ 2^pc_bits`: a next pc outside traps,
+///   cause 10, and only such pcs are stored), and under `depth_pc` the
+///   depth field's low bits that `0..=MAXD` uses (the field is `255 −
+///   depth`, so its bits above are 1 in every key); the bits above the
+///   depth field are 0 (above the pc field only an untrapped pass's `npc`
+///   could set them);
+/// * memory keys: the global line of an address below `G` bytes, the row of
+///   an address below the shared memory's size (an executing lane at or
+///   beyond its space's size traps, cause 1 or 2, §13.1).
+fn live_key_bits(hw: &HwParams) -> (u64, u64) {
+    fn low(bits: u32) -> u64 {
+        if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        }
+    }
+    // Bits to write any value below `n`.
+    fn width_below(n: u64) -> u32 {
+        64 - n.saturating_sub(1).leading_zeros()
+    }
+    let depth_bits = width_below(u64::from(hw.max_call_depth) + 1);
+    let mut branch = low(hw.pc_bits);
+    if hw.depth_pc() {
+        branch |= low(depth_bits) << PC_W;
+    }
+    let global = low(width_below(u64::from(hw.global_bytes)).saturating_sub(hw.global_line_shift));
+    let shared = low(width_below(u64::from(hw.shared_bytes)).saturating_sub(hw.shared_row_shift));
+    let all = low(KT as u32);
+    assert!(branch <= all && global <= all && shared <= all);
+    (branch, global | shared)
+}
+
 /// The control path for `L` lanes (see the module documentation).
 #[derive(LogicBlock)]
 pub struct CtlPath<const L: usize> {
@@ -161,6 +200,11 @@ pub struct CtlPath<const L: usize> {
     pub f_mis: Signal<Out, bool>,
     pub f_oob: Signal<Out, bool>,
     pub trap7: Signal<Out, bool>,
+    /// Some lane of the pass in A has `f_ovf`, `f_ret0`, `f_npc`, `f_mis`
+    /// or `f_oob`: the same as those ORed, but one register (formed from
+    /// the flags' register inputs in X), so that A's kill starts at a
+    /// flip-flop (§13.1, §19.4).
+    pub a_flagged: Signal<Out, bool>,
     // ---- traps (v2trap): the faulting lanes per cause at A, each lane's
     // next PC, and cause 7's pc read through copy 2 (§13.3) ----
     pub m_ovf: Signal<Out, Bits<L>>,
@@ -227,6 +271,7 @@ pub struct CtlPath<const L: usize> {
     a_active: Reg<Bits<L>>,
     a_exec: Reg<Bits<L>>,
     a_ovf: Reg<Bits<L>>,
+    a_flags: Reg<bool>,
     xl: Vec<XLane<PC_W, DEPTH_W, KT>>,
     div: XDiverge<L, PC_W, DEPTH_W>,
     pc1: Vec<LutRam<PC_W>>,
@@ -286,6 +331,7 @@ pub struct CtlPath<const L: usize> {
     tm_sel: Signal<Local, Bits<L>>,
     a_is_ctl: Signal<Local, bool>,
     ovf: Signal<Local, Bits<L>>,
+    x_flags: Signal<Local, bool>,
     joins: Signal<Local, Bits<L>>,
     unused_ctl: Signal<Local, bool>,
     // constants
@@ -374,6 +420,7 @@ impl<const L: usize> CtlPath<L> {
         let w = hw.warps;
         // Warp and slot indices share the one-hot and index constants.
         let nsel = w.max(hw.block_slots);
+        let (branch_live, memory_live) = live_key_bits(hw);
         CtlPath {
             clock: Default::default(),
             reset: Default::default(),
@@ -438,6 +485,7 @@ impl<const L: usize> CtlPath<L> {
             retire: Default::default(),
             retire_slot: Default::default(),
             f_ovf: Default::default(),
+            a_flagged: Default::default(),
             f_ret0: Default::default(),
             f_npc: Default::default(),
             f_mis: Default::default(),
@@ -500,6 +548,7 @@ impl<const L: usize> CtlPath<L> {
             a_active: Default::default(),
             a_exec: Default::default(),
             a_ovf: Default::default(),
+            a_flags: Default::default(),
             xl: (0..L)
                 .map(|_| {
                     XLane::new(
@@ -518,8 +567,15 @@ impl<const L: usize> CtlPath<L> {
             ev: sig(L),
             tree_b: RowSelect::new(L),
             tree_m: RowSelect::new(L),
-            cmp_b: KeyCompare::new(L),
-            cmp_m: KeyCompare::new(L),
+            cmp_b: KeyCompare::with_live(
+                L,
+                if split {
+                    branch_live
+                } else {
+                    branch_live | memory_live
+                },
+            ),
+            cmp_m: KeyCompare::with_live(L, memory_live),
             rows_b: sig(L),
             rows_m: sig(L),
             ac: ACommit::new(PC_W, 255, depth_pc, split),
@@ -559,6 +615,7 @@ impl<const L: usize> CtlPath<L> {
             tm_sel: Default::default(),
             a_is_ctl: Default::default(),
             ovf: Default::default(),
+            x_flags: Default::default(),
             joins: Default::default(),
             unused_ctl: Default::default(),
             depth_pc: Constant::new(depth_pc),
@@ -628,6 +685,7 @@ impl<const L: usize> Logic for CtlPath<L> {
         self.a_active.clock.next = self.clock.val();
         self.a_exec.clock.next = self.clock.val();
         self.a_ovf.clock.next = self.clock.val();
+        self.a_flags.clock.next = self.clock.val();
         self.x_pass.reset.next = self.reset.val();
         self.x_warp.reset.next = self.reset.val();
         self.x_ctl.reset.next = self.reset.val();
@@ -658,6 +716,7 @@ impl<const L: usize> Logic for CtlPath<L> {
         self.a_active.reset.next = self.reset.val();
         self.a_exec.reset.next = self.reset.val();
         self.a_ovf.reset.next = self.reset.val();
+        self.a_flags.reset.next = self.reset.val();
         self.ac.clock.next = self.clock.val();
         self.ac.reset.next = self.reset.val();
         self.r_served.clock.next = self.clock.val();
@@ -803,6 +862,12 @@ impl<const L: usize> Logic for CtlPath<L> {
             }
         }
         self.a_ovf.d.next = self.ovf.val();
+        self.x_flags.next = self.ovf.val().any();
+        for l in 0..self._lanes {
+            self.x_flags.next =
+                self.x_flags.val() | self.xl[l].flags_d.val() | self.xl[l].ret0_d.val();
+        }
+        self.a_flags.d.next = self.x_flags.val();
         // X -> A
         self.a_pass.d.next = self.x_pass.q.val();
         self.a_warp.d.next = self.x_warp.q.val();
@@ -1032,6 +1097,7 @@ impl<const L: usize> Logic for CtlPath<L> {
         }
         // Trap flags of the pass (§13.1), for the trap unit.
         self.f_ovf.next = self.a_ovf.q.val().any();
+        self.a_flagged.next = self.a_flags.q.val();
         self.f_ret0.next = false;
         self.f_npc.next = false;
         self.f_mis.next = false;

@@ -384,6 +384,7 @@ pub struct Decode<const L: usize, const PB: usize, const AW: usize> {
     msize_v: Signal<Local, Bits<NMSIZE>>,
     imm_v: Signal<Local, Bits<32>>,
     tsel: Signal<Local, Bits<32>>,
+    tbad: Signal<Local, bool>,
     src_a: Signal<Local, Bits<AW>>,
     src_b: Signal<Local, Bits<AW>>,
     row: Signal<Local, Bits<AW>>,
@@ -435,7 +436,8 @@ pub struct Decode<const L: usize, const PB: usize, const AW: usize> {
     n_atom: Constant<Bits<FUNC_W>>,
     n_sreg: Constant<Bits<FUNC5_W>>,
     shift_max: Constant<Bits<32>>,
-    max_target: Constant<Bits<32>>,
+    /// `log2 MAX_IMEM_WORDS`: a target is outside when a bit at or above it is set.
+    target_shift: Constant<Bits<32>>,
     z_rd_low: Constant<Bits<VOTE_RD_LOW_W>>,
     one_oh: Constant<Bits<OPCODES>>,
     z_f16: Constant<Bits<FUNC_VALUES>>,
@@ -696,6 +698,7 @@ impl<const L: usize, const PB: usize, const AW: usize> Decode<L, PB, AW> {
             msize_v: Default::default(),
             imm_v: Default::default(),
             tsel: Default::default(),
+            tbad: Default::default(),
             src_a: Default::default(),
             src_b: Default::default(),
             row: Default::default(),
@@ -743,7 +746,7 @@ impl<const L: usize, const PB: usize, const AW: usize> Decode<L, PB, AW> {
             n_atom: c(NATOM as u64),
             n_sreg: c(NSREG as u64),
             shift_max: c(shift_max),
-            max_target: c(MAX_IMEM_WORDS as u64),
+            target_shift: c(TARGET_W as u64),
             z_rd_low: c(0),
             one_oh: c(1),
             z_f16: c(0),
@@ -984,6 +987,19 @@ impl<const L: usize, const PB: usize, const AW: usize> Logic for Decode<L, PB, A
             self.tsel.next = self.tsel.val() | self.x_t17.val();
         }
 
+        // A target's range, per target field and selected after the test:
+        // `≥ MAX_IMEM_WORDS` (a power of two) is a bit at or above
+        // `TARGET_W`, on the word's bits directly rather than after the
+        // field select and a carry chain (the decoder's path, §19.4). The
+        // three fields' opcodes are disjoint (`s_t22`, `s_t18`, `s_t17`: one
+        // operation each, `bra`, `bra.*`, `call`).
+        self.tbad.next = (((self.s_t22.val() >> self.opcode.val()) & self.one_oh.val()).any()
+            & (self.x_t22.val() >> self.target_shift.val()).any())
+            | (((self.s_t18.val() >> self.opcode.val()) & self.one_oh.val()).any()
+                & (self.x_t18.val() >> self.target_shift.val()).any())
+            | (((self.s_t17.val() >> self.opcode.val()) & self.one_oh.val()).any()
+                & (self.x_t17.val() >> self.target_shift.val()).any());
+
         // Validity: reserved bits, then the range of every coded field.
         self.resm.next = self.z32.val();
         for b in 0..32 {
@@ -1003,7 +1019,7 @@ impl<const L: usize, const PB: usize, const AW: usize> Logic for Decode<L, PB, A
                 & !self.ballot.val()
                 & (self.f_rd_low.val() != self.z_rd_low.val()))
             | (self.k_shift.val() & (self.x_imm12.val() > self.shift_max.val()))
-            | (self.k_tgt.val() & (self.tsel.val() >= self.max_target.val()));
+            | (self.k_tgt.val() & self.tbad.val());
         self.valid.next = self.k_valid.val() & !self.bad.val() & !self.outside.val();
 
         // Class, gated by validity.

@@ -43,8 +43,9 @@ use super::regfile::RegFile;
 /// instead of the lane's result: the link value of `call`/`callr`, whose
 /// operand A is the target register, so the link cannot be an operand;
 /// `alt_w` must be 0 when `sel_alt_w` is not set).
-/// Outputs: X: `a_x`, `b_x` (operands), `addr_x` (the ALU's combinational
-/// result: `a + imm` for `AluFunc::Addr`). A: `y_a` (ALU result: value or address), `pred_a` (`setp`).
+/// Outputs: X: `a_x`, `b_x` (operands), `addr_x` (the ALU adder's
+/// combinational sum: `a + imm` for `AluFunc::Addr`, the function of every
+/// memory pass; on other passes its users ignore it). A: `y_a` (ALU result: value or address), `pred_a` (`setp`).
 /// W: `ld_en`, `ld_d` (a load word written instead of the result: shared
 /// loads, atomics and return slots, which the pipeline's `wen` leaves
 /// out; `ld_d` must be 0 when `ld_en` is not set), `ld_wa`, `ld_wa_sel`
@@ -254,7 +255,9 @@ impl<const AW: usize> Logic for LaneDp<AW> {
         self.mul.func.next = self.x_mfunc.q.val();
         self.a_x.next = self.x_a.q.val();
         self.b_x.next = self.x_b.q.val();
-        self.addr_x.next = self.alu.y.val();
+        // The sum, not `y`: `y` waits for min/max's choice at the top of
+        // the carry chain, and `addr_x` feeds the key compares (§19.4).
+        self.addr_x.next = self.alu.addr.val();
         self.a_y.d.next = self.alu.y.val();
         self.a_pred.d.next = self.alu.pred.val();
         self.a_wen.d.next = self.x_wen.q.val() & !self.reset.val();

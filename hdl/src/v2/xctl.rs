@@ -86,7 +86,10 @@
 //!
 //! Also during X: `key_d`, the key register's input (what `key` holds in
 //! A), for the arbiter's comparison matrix, which compares the keys before
-//! they are registered (§19.4).
+//! they are registered (§19.4);
+//! `flags_d`, the OR of the inputs of `f_npc`, `f_mis` and `f_oob`'s
+//! registers, and `ret0_d`, `f_ret0`'s, which the control path registers
+//! as one bit for A's kill (§13.1).
 
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::DFF;
@@ -151,6 +154,14 @@ pub struct XLane<const PCB: usize, const DB: usize, const K: usize> {
     pub f_npc: Signal<Out, bool>,
     pub f_mis: Signal<Out, bool>,
     pub f_oob: Signal<Out, bool>,
+    /// During X: whether `f_npc`, `f_mis` or `f_oob` will be set in A
+    /// (their registers' inputs ORed), and `f_ret0`'s register input, so
+    /// that A's kill can read one register instead of ORing the flags
+    /// after their registers (§13.1). `f_ret0` is apart because ORing it
+    /// here joins the depth and next-pc logic into one combinational
+    /// block that Verilator sees as a loop through `x_ndepth`.
+    pub flags_d: Signal<Out, bool>,
+    pub ret0_d: Signal<Out, bool>,
     pub sd: Signal<Out, Bits<32>>,
     pub be: Signal<Out, Bits<4>>,
 
@@ -284,6 +295,8 @@ impl<const PCB: usize, const DB: usize, const K: usize> XLane<PCB, DB, K> {
             f_npc: Default::default(),
             f_mis: Default::default(),
             f_oob: Default::default(),
+            flags_d: Default::default(),
+            ret0_d: Default::default(),
             sd: Default::default(),
             be: Default::default(),
             r_npc: Default::default(),
@@ -585,6 +598,8 @@ impl<const PCB: usize, const DB: usize, const K: usize> Logic for XLane<PCB, DB,
         self.f_npc.next = self.r_npc_bad.q.val();
         self.f_mis.next = self.r_mis.q.val();
         self.f_oob.next = self.r_oob.q.val();
+        self.flags_d.next = self.r_npc_bad.d.val() | self.r_mis.d.val() | self.r_oob.d.val();
+        self.ret0_d.next = self.r_ret0.d.val();
         self.sd.next = self.r_sd.q.val();
         self.be.next = self.r_be.q.val();
     }
