@@ -75,6 +75,31 @@ fn arbiter_selects_the_minimal_keys() {
     }
 }
 
+/// Sets `keys` on the matrix `c`, settles it, and pairs each lane's row
+/// with the row worked out from the keys themselves: bit `j` set when
+/// `key[j] & mask < key[l] & mask`.
+fn rows_against_keys<'a, const K: usize, const M: usize>(
+    c: &'a mut concord_hdl::arbiter::KeyCompare<K, M>,
+    keys: &'a [u64],
+    mask: u64,
+) -> impl Iterator<Item = (u32, u32)> + 'a {
+    for (l, key) in keys.iter().enumerate() {
+        c.key[l].next = (*key).into();
+    }
+    for _ in 0..64 {
+        c.update_all();
+        if !c.has_changed() {
+            break;
+        }
+    }
+    (0..keys.len()).map(move |l| {
+        let want = (0..keys.len())
+            .filter(|&j| keys[j] & mask < keys[l] & mask)
+            .fold(0u32, |m, j| m | 1 << j);
+        (c.beats[l].val().to_u32(), want)
+    })
+}
+
 /// The comparison matrix and the row selection of the core's arbiter
 /// (`KeyCompare` on the keys, its rows as `RowSelect`'s input) against a
 /// direct minimum, with the same draws as the tree's test; also that the
@@ -91,20 +116,8 @@ fn comparison_matrix_selects_the_minimal_keys() {
         s.connect_all();
         for round in 0..300 {
             let (valid, keys) = draw(lanes, &mut next);
-            for (l, key) in keys.iter().enumerate() {
-                c.key[l].next = (*key).into();
-            }
-            for _ in 0..64 {
-                c.update_all();
-                if !c.has_changed() {
-                    break;
-                }
-            }
-            for l in 0..lanes {
-                let row = (0..lanes)
-                    .filter(|&j| keys[j] < keys[l])
-                    .fold(0u32, |m, j| m | 1 << j);
-                assert_eq!(c.beats[l].val().to_u32(), row, "lanes {lanes}, row {l}");
+            for (l, (got, want)) in rows_against_keys(&mut c, &keys, u64::MAX).enumerate() {
+                assert_eq!(got, want, "lanes {lanes}, row {l}");
             }
             let en = round % 10 != 9;
             s.en.next = en;
@@ -166,24 +179,8 @@ fn comparison_matrix_compares_the_live_bits() {
                         live | dead
                     })
                     .collect();
-                for (l, key) in keys.iter().enumerate() {
-                    c.key[l].next = (*key).into();
-                }
-                for _ in 0..64 {
-                    c.update_all();
-                    if !c.has_changed() {
-                        break;
-                    }
-                }
-                for l in 0..lanes {
-                    let row = (0..lanes)
-                        .filter(|&j| keys[j] & mask < keys[l] & mask)
-                        .fold(0u32, |m, j| m | 1 << j);
-                    assert_eq!(
-                        c.beats[l].val().to_u32(),
-                        row,
-                        "mask {mask:#x}, lanes {lanes}, row {l}"
-                    );
+                for (l, (got, want)) in rows_against_keys(&mut c, &keys, mask).enumerate() {
+                    assert_eq!(got, want, "mask {mask:#x}, lanes {lanes}, row {l}");
                 }
             }
         }
