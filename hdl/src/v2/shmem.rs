@@ -441,9 +441,6 @@ pub fn shmem_body(lanes: usize, banks: usize, rb: usize) -> String {
         for j in 0..4 {
             writeln!(w, "reg [{}:0] req{k}_{j};", l_n - 1).unwrap();
             writeln!(w, "reg [7:0] sdat{k}_{j};").unwrap();
-            for n in 0..l_n.saturating_sub(1) {
-                writeln!(w, "reg [7:0] td{k}_{j}_{n};").unwrap();
-            }
         }
     }
     writeln!(w, "always @(*) begin").unwrap();
@@ -470,23 +467,22 @@ pub fn shmem_body(lanes: usize, banks: usize, rb: usize) -> String {
             // the upper half requests, else its lower half's (`log2 L`
             // levels of 2:1 AND-OR; see the module doc for why not a
             // one-hot priority mask).
-            // A node: (lowest lane, highest lane, its byte).
+            // A node: (lowest lane, highest lane, its byte), written as
+            // one expression (no named nodes: the `else` below would have
+            // to zero each of them in every idle cycle).
             let mut cur: Vec<(usize, usize, String)> = (0..l_n)
                 .map(|l| (l, l, format!("sd${l}[{}:{}]", 8 * j + 7, 8 * j)))
                 .collect();
-            let mut n = 0;
             while cur.len() > 1 {
                 let mut next = Vec::new();
                 for pair in cur.chunks(2) {
                     let ((lo, _, dl), (ulo, uhi, du)) = (&pair[0], &pair[1]);
                     let up = format!("(|req{k}_{j}[{uhi}:{ulo}])");
-                    writeln!(
-                        w,
-                        "        td{k}_{j}_{n} = ({{8{{{up}}}}} & {du}) | ({{8{{~{up}}}}} & {dl});"
-                    )
-                    .unwrap();
-                    next.push((*lo, *uhi, format!("td{k}_{j}_{n}")));
-                    n += 1;
+                    next.push((
+                        *lo,
+                        *uhi,
+                        format!("(({{8{{{up}}}}} & {du}) | ({{8{{~{up}}}}} & {dl}))"),
+                    ));
                 }
                 cur = next;
             }
@@ -499,9 +495,6 @@ pub fn shmem_body(lanes: usize, banks: usize, rb: usize) -> String {
         for j in 0..4 {
             writeln!(w, "        req{k}_{j} = {l_n}'d0;").unwrap();
             writeln!(w, "        sdat{k}_{j} = 8'd0;").unwrap();
-            for n in 0..l_n.saturating_sub(1) {
-                writeln!(w, "        td{k}_{j}_{n} = 8'd0;").unwrap();
-            }
         }
     }
     writeln!(w, "    end\nend").unwrap();
@@ -558,15 +551,18 @@ wire m_clr = kind[3] & ~w_atom;",
         r1 = rb - 1
     )
     .unwrap();
-    // Banks.
+    // Banks. The write port's enables and data, and its trace, are
+    // computed in one `always` under "a store or a clear at M, or an
+    // atomic at W" (all 0 otherwise, as they already were), so Verilator
+    // skips them in idle cycles.
     for k in 0..b_n {
         writeln!(
             w,
             "\
 wire wa{k} = w_atom & w_abank[{k}];
-wire [3:0] we{k} = {{4{{wa{k} | m_clr}}}} | ({{4{{m_st}}}} & {{|req{k}_3, |req{k}_2, |req{k}_1, |req{k}_0}});
-wire [31:0] wd{k} = ({{32{{wa{k}}}}} & anew) | ({{32{{m_st}}}} & {{sdat{k}_3, sdat{k}_2, sdat{k}_1, sdat{k}_0}});
-wire [3:0] wr{k} = {{4{{wa{k}}}}} | ({{4{{~reset}}}} & we{k});
+reg [3:0] we{k};
+reg [31:0] wd{k};
+reg [3:0] wr{k};
 (* no_rw_check *)
 reg [31:0] mem{k} [0:{last}];
 reg [31:0] q{k};
@@ -584,20 +580,33 @@ end",
     }
     // The write port, traced (§15.2): bytes not written show 0.
     let anywe: Vec<String> = (0..b_n).map(|k| format!("(|we{k})")).collect();
-    writeln!(w, "always @(*) begin").unwrap();
+    writeln!(w, "always @(*) begin\n    if (kind[1] | kind[3] | w_atom) begin").unwrap();
     for k in 0..b_n {
         writeln!(
             w,
-            "    t_we${k} = we{k};\n    t_wd${k} = wd{k} & {{{{8{{we{k}[3]}}}}, {{8{{we{k}[2]}}}}, {{8{{we{k}[1]}}}}, {{8{{we{k}[0]}}}}}};"
+            "\
+        we{k} = {{4{{wa{k} | m_clr}}}} | ({{4{{m_st}}}} & {{|req{k}_3, |req{k}_2, |req{k}_1, |req{k}_0}});
+        wd{k} = ({{32{{wa{k}}}}} & anew) | ({{32{{m_st}}}} & {{sdat{k}_3, sdat{k}_2, sdat{k}_1, sdat{k}_0}});
+        wr{k} = {{4{{wa{k}}}}} | ({{4{{~reset}}}} & we{k});
+        t_we${k} = we{k};
+        t_wd${k} = wd{k} & {{{{8{{we{k}[3]}}}}, {{8{{we{k}[2]}}}}, {{8{{we{k}[1]}}}}, {{8{{we{k}[0]}}}}}};"
         )
         .unwrap();
     }
     writeln!(
         w,
-        "    t_row = {{{rb}{{{}}}}} & waddr;\nend",
+        "        t_row = {{{rb}{{{}}}}} & waddr;\n    end else begin",
         anywe.join(" | ")
     )
     .unwrap();
+    for k in 0..b_n {
+        writeln!(
+            w,
+            "        we{k} = 4'd0;\n        wd{k} = 32'd0;\n        wr{k} = 4'd0;\n        t_we${k} = 4'd0;\n        t_wd${k} = 32'd0;"
+        )
+        .unwrap();
+    }
+    writeln!(w, "        t_row = {rb}'d0;\n    end\nend").unwrap();
     // M -> W registers.
     let abank: Vec<String> = (0..b_n).rev().map(|k| format!("|hit{k}")).collect();
     writeln!(
