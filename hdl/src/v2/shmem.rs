@@ -57,9 +57,11 @@
 //! evaluated only when they have work: the store select inside one
 //! `always` under "a store or an atomic at M", the atomic ALU under
 //! "an atomic at W", the load extraction under "a load, an atomic or a
-//! return slot at W", with 0 in every signal otherwise (each was already
-//! 0 there, through the enables that follow, so synthesis gives the same
-//! netlist: 5,524 → 5,501 LUT4 at `L` = 8, ABC's noise). Verilator turns
+//! return slot at W", the banks' write port and its trace under "a store
+//! or a clear at M, or an atomic at W", with 0 in every signal otherwise
+//! (each was already 0 there, through the enables that follow, so
+//! synthesis gives the same netlist: 5,524 → 5,494 LUT4 at `L` = 8,
+//! ABC's noise). Verilator turns
 //! the `if` into a branch and skips the unit in the cycles of a kernel
 //! without shared memory; as continuous assignments it was about a fifth
 //! of every simulated cycle of the 8 × 4 core (`hdl/README.md`).
