@@ -2845,11 +2845,9 @@ impl<
             for n in 0..self._wm1 {
                 self.ctl_t_ready[wm1 - n - 1].next = self.ctl_t_ready[2 * (wm1 - n) - 1].val()
                     + self.ctl_t_ready[2 * (wm1 - n)].val();
-                self.ctl_t_memwait[wm1 - n - 1].next = self.ctl_t_memwait[2 * (wm1 - n) - 1]
-                    .val()
+                self.ctl_t_memwait[wm1 - n - 1].next = self.ctl_t_memwait[2 * (wm1 - n) - 1].val()
                     + self.ctl_t_memwait[2 * (wm1 - n)].val();
-                self.ctl_t_barrier[wm1 - n - 1].next = self.ctl_t_barrier[2 * (wm1 - n) - 1]
-                    .val()
+                self.ctl_t_barrier[wm1 - n - 1].next = self.ctl_t_barrier[2 * (wm1 - n) - 1].val()
                     + self.ctl_t_barrier[2 * (wm1 - n)].val();
             }
         }

@@ -1178,8 +1178,7 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             if self.do_start.val() & self.loh_q.q.val().get_bit(i) {
                 self.st_n.next = self.c_run.val();
             }
-            self.any_used_na.next =
-                self.any_used_na.val() | (self.st_n.val() != self.c_free.val());
+            self.any_used_na.next = self.any_used_na.val() | (self.st_n.val() != self.c_free.val());
             if self.apick.val().get_bit(i) {
                 self.st_n.next = self.c_launch.val();
             }

@@ -582,7 +582,11 @@ end",
     }
     // The write port, traced (§15.2): bytes not written show 0.
     let anywe: Vec<String> = (0..b_n).map(|k| format!("(|we{k})")).collect();
-    writeln!(w, "always @(*) begin\n    if (kind[1] | kind[3] | w_atom) begin").unwrap();
+    writeln!(
+        w,
+        "always @(*) begin\n    if (kind[1] | kind[3] | w_atom) begin"
+    )
+    .unwrap();
     for k in 0..b_n {
         writeln!(
             w,
