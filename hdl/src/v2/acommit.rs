@@ -176,13 +176,6 @@ pub struct ACommit<const L: usize> {
     adv: Signal<Local, bool>,
     npop: Signal<Local, Bits<CNT_W>>,
     arr1: Signal<Local, Bits<CNT_W>>,
-    add_b: Signal<Local, Bits<CNT_W>>,
-    add_e: Signal<Local, Bits<CNT_W>>,
-    thr_b: Signal<Local, Bits<CNT_W>>,
-    thr_e: Signal<Local, Bits<CNT_W>>,
-    thr_be: Signal<Local, Bits<CNT_W>>,
-    neg_b: Signal<Local, Bits<CNT_W>>,
-    neg_e: Signal<Local, Bits<CNT_W>>,
     exi1: Signal<Local, Bits<CNT_W>>,
     releases: Signal<Local, bool>,
     ctl_c: Signal<Local, bool>,
@@ -313,13 +306,6 @@ impl<const L: usize> ACommit<L> {
             adv: Default::default(),
             npop: Default::default(),
             arr1: Default::default(),
-            add_b: Default::default(),
-            add_e: Default::default(),
-            thr_b: Default::default(),
-            thr_e: Default::default(),
-            thr_be: Default::default(),
-            neg_b: Default::default(),
-            neg_e: Default::default(),
             exi1: Default::default(),
             releases: Default::default(),
             ctl_c: Default::default(),
@@ -501,27 +487,10 @@ impl<const L: usize> Logic for ACommit<L> {
             self.exi1.next = self.exited.val() + self.npop.val();
         }
         self.slot_we.next = self.ctl_c.val() && (self.is_bar.val() || self.is_exit.val());
-        // The tests below compare the slot's counts, selected by the A warp's
-        // slot, with `threads` less this pass's count (mod 2^CNT_W, the same
-        // equalities as `arr1 == threads` and so on), so that the adds of
-        // `npop` run beside the slot select instead of after it (§19.4).
-        self.add_b.next = self.zc.val();
-        if self.is_bar.val() {
-            self.add_b.next = self.npop.val();
-        }
-        self.add_e.next = self.zc.val();
-        if self.is_exit.val() {
-            self.add_e.next = self.npop.val();
-        }
-        self.thr_b.next = self.threads.val() - self.add_b.val();
-        self.thr_e.next = self.threads.val() - self.add_e.val();
-        self.thr_be.next = self.thr_b.val() - self.add_e.val();
-        self.neg_b.next = self.zc.val() - self.add_b.val();
-        self.neg_e.next = self.zc.val() - self.add_e.val();
         // §9.4 step 2 tests `arrived` after either event (an `exit` cannot
         // complete a barrier from a consistent state, but the rule says so).
         self.releases.next = self.slot_we.val()
-            && (self.arrived.val() == self.thr_b.val())
+            && (self.arr1.val() == self.threads.val())
             && self.threads.val().any();
         self.arrived_n.next = self.arr1.val();
         if self.releases.val() {
@@ -534,10 +503,10 @@ impl<const L: usize> Logic for ACommit<L> {
         }
         self.trap7.next = self.slot_we.val()
             && !self.releases.val()
-            && (self.arrived.val() != self.neg_b.val())
-            && (self.exited.val() != self.neg_e.val())
-            && ((self.arrived.val() + self.exited.val()) == self.thr_be.val());
-        self.retire.next = self.slot_we.val() && (self.exited.val() == self.thr_e.val());
+            && self.arr1.val().any()
+            && self.exi1.val().any()
+            && ((self.arr1.val() + self.exi1.val()) == self.threads.val());
+        self.retire.next = self.slot_we.val() && (self.exi1.val() == self.threads.val());
 
         // The engine (§9.5): the warp loaded last cycle is computed now;
         // the lowest candidate (x & -x) is loaded if the tree is free next

@@ -944,8 +944,6 @@ pub struct Body<
     k_a_committed: Constant<Bits<3>>,
     one16: Constant<Bits<16>>,
     _w: usize,
-    /// `W - 1`: the first leaf of the warp popcount heaps.
-    _wm1: usize,
     _w1: usize,
     _slots: usize,
     // ---- trace record registers ----
@@ -1092,9 +1090,6 @@ pub struct Body<
     ctl_n_ready: Signal<Local, Bits<INC_BITS>>,
     ctl_n_memwait: Signal<Local, Bits<INC_BITS>>,
     ctl_n_barrier: Signal<Local, Bits<INC_BITS>>,
-    ctl_t_ready: Vec<Signal<Local, Bits<INC_BITS>>>,
-    ctl_t_memwait: Vec<Signal<Local, Bits<INC_BITS>>>,
-    ctl_t_barrier: Vec<Signal<Local, Bits<INC_BITS>>>,
     ctl_code: Vec<Constant<Bits<3>>>,
     /// The warp debug words (§15.3) and the selected warp (`DBG_WARP`,
     /// at most `W − 1`, as the model reads it).
@@ -1141,9 +1136,6 @@ pub struct Body<
     t_inv_a: Reg<bool>,
     t_pm_x: Reg<bool>,
     t_pm_a: Reg<bool>,
-    /// `t_out_a | t_inv_a | t_pm_a`, ORed before the register: one input
-    /// of A's kill instead of three (§19.4).
-    t_any_a: Reg<bool>,
     t_pidx_x: Reg<Bits<32>>,
     t_pidx_a: Reg<Bits<32>>,
     t_mw_x: Reg<Bits<3>>,
@@ -1152,6 +1144,7 @@ pub struct Body<
     t_x_mw: Ext<3, 32>,
     t_r_trap: Reg<bool>,
     t_ldparam: Constant<Bits<{ super::decode::NCLS }>>,
+    t_st_frozen: Constant<Bits<2>>,
     t_st_launch: Constant<Bits<2>>,
     t_st_run: Constant<Bits<2>>,
     t_k_squashed: Constant<Bits<3>>,
@@ -1160,10 +1153,10 @@ pub struct Body<
     t_zero_l: Constant<Bits<L>>,
     t_outside_f: Signal<Local, bool>,
     t_a_pass: Signal<Local, bool>,
+    t_a_st: Signal<Local, Bits<2>>,
     t_a_slot: Signal<Local, Bits<4>>,
     t_a_wib: Signal<Local, Bits<4>>,
     t_frozen: Signal<Local, bool>,
-    t_a_fz: Signal<Local, bool>,
     t_trapped: Signal<Local, bool>,
     t_slots_live: Signal<Local, bool>,
     /// Cause 11 from the global unit (`gmaster`'s `trap`): the entry's
@@ -1470,7 +1463,6 @@ impl<
             k_a_committed: k(trace::a_kind::COMMITTED as u64),
             one16: k(1),
             _w: hw.warps,
-            _wm1: hw.warps - 1,
             _w1: hw.warps + 1,
             _slots: hw.block_slots,
             r_state: Default::default(),
@@ -1591,9 +1583,6 @@ impl<
             ctl_n_ready: Default::default(),
             ctl_n_memwait: Default::default(),
             ctl_n_barrier: Default::default(),
-            ctl_t_ready: (0..2 * hw.warps - 1).map(|_| Default::default()).collect(),
-            ctl_t_memwait: (0..2 * hw.warps - 1).map(|_| Default::default()).collect(),
-            ctl_t_barrier: (0..2 * hw.warps - 1).map(|_| Default::default()).collect(),
             ctl_code: [
                 super::warpstate::code::REARB,
                 super::warpstate::code::READY,
@@ -1638,7 +1627,6 @@ impl<
             t_inv_a: Default::default(),
             t_pm_x: Default::default(),
             t_pm_a: Default::default(),
-            t_any_a: Default::default(),
             t_pidx_x: Default::default(),
             t_pidx_a: Default::default(),
             t_mw_x: Default::default(),
@@ -1651,6 +1639,7 @@ impl<
                     .iter()
                     .position(|&c| c == super::decode::Class::LdParam)
                     .unwrap()),
+            t_st_frozen: k(super::warpstate::slot_state::FROZEN),
             t_st_launch: k(super::warpstate::slot_state::LAUNCH),
             t_st_run: k(super::warpstate::slot_state::RUN),
             t_k_squashed: k(trace::a_kind::SQUASHED as u64),
@@ -1659,10 +1648,10 @@ impl<
             t_zero_l: k(0),
             t_outside_f: Default::default(),
             t_a_pass: Default::default(),
+            t_a_st: Default::default(),
             t_a_slot: Default::default(),
             t_a_wib: Default::default(),
             t_frozen: Default::default(),
-            t_a_fz: Default::default(),
             t_trapped: Default::default(),
             t_stk: StackCheck::new(hw.warps, hw.global_bytes),
             t_gl_x: Default::default(),
@@ -2715,21 +2704,18 @@ impl<
         self.ctl.window.next = self.l_window.q.val();
         // ---- traps (v2trap): stage A, the pass's cause and the kill ----
         self.t_a_pass.next = self.p_kind[4].q.val() == self.k_warp.val();
+        self.t_a_st.next = self.zero2.val();
         self.t_a_slot.next = self.zero4.val();
         self.t_a_wib.next = self.zero4.val();
-        self.t_a_fz.next = false;
         for w in 0..self._w {
             if self.a_oh.val().get_bit(w) {
+                self.t_a_st.next = self.t_a_st.val() | self.launch.wstate[w].val();
                 self.t_a_slot.next = self.t_a_slot.val() | self.launch.wslot[w].val();
                 self.t_a_wib.next = self.t_a_wib.val() | self.launch.wib[w].val();
-                self.t_a_fz.next = self.t_a_fz.val() | self.launch.wfrozen[w].val();
             }
         }
         // §13.2: a pass of a frozen slot is squashed (no checks, no commit).
-        // The launch unit's `wfrozen` register is the A warp's slot state
-        // compared with FROZEN, without the slot-state select before it
-        // (the kill's depth, §19.4).
-        self.t_frozen.next = self.t_a_pass.val() & self.t_a_fz.val();
+        self.t_frozen.next = self.t_a_pass.val() & (self.t_a_st.val() == self.t_st_frozen.val());
         self.tpc.pass.next = self.t_a_pass.val() & !self.t_frozen.val();
         self.tpc.outside.next = self.t_out_a.q.val();
         self.tpc.invalid.next = self.t_inv_a.q.val();
@@ -2755,7 +2741,11 @@ impl<
         // A registers (§19.4). X's flags arrive as one register.
         self.t_trapped.next = self.t_a_pass.val()
             & !self.t_frozen.val()
-            & (self.ctl.a_flagged.val() | self.t_any_a.q.val() | self.t_stk.fault.val().any());
+            & (self.ctl.a_flagged.val()
+                | self.t_out_a.q.val()
+                | self.t_inv_a.q.val()
+                | self.t_pm_a.q.val()
+                | self.t_stk.fault.val().any());
         self.ctl.a_kill.next = self.t_frozen.val() | self.t_trapped.val();
         // ---- end traps (v2trap) ----
         // Each memory unit drives its own refusal in its section.
@@ -2821,39 +2811,22 @@ impl<
         if self.ctl.ev_rearb_wait.val() {
             self.ctr.inc[18].next = self.one8.val();
         }
-        // Warps per state code: popcounts as balanced trees (a heap, warp
-        // `w` at leaf `W - 1 + w`, node `k` the sum of `2k + 1` and
-        // `2k + 2`; Yosys trims each add to its operands' width), not a
-        // chain of `W` increments (§19.4).
-        for wm1 in self._wm1..self._w {
-            for w in 0..self._w {
-                self.ctl_t_ready[wm1 + w].next = self.zero8.val();
-                self.ctl_t_memwait[wm1 + w].next = self.zero8.val();
-                self.ctl_t_barrier[wm1 + w].next = self.zero8.val();
-                if self.warps.code[w].val() == self.ctl_code[1].val() {
-                    self.ctl_t_ready[wm1 + w].next = self.one8.val();
-                }
-                if self.warps.code[w].val() == self.ctl_code[2].val() {
-                    self.ctl_t_memwait[wm1 + w].next = self.one8.val();
-                }
-                if (self.warps.code[w].val() == self.ctl_code[3].val())
-                    | (self.warps.code[w].val() == self.ctl_code[0].val())
-                {
-                    self.ctl_t_barrier[wm1 + w].next = self.one8.val();
-                }
+        self.ctl_n_ready.next = self.zero8.val();
+        self.ctl_n_memwait.next = self.zero8.val();
+        self.ctl_n_barrier.next = self.zero8.val();
+        for w in 0..self._w {
+            if self.warps.code[w].val() == self.ctl_code[1].val() {
+                self.ctl_n_ready.next = self.ctl_n_ready.val() + self.one8.val();
             }
-            for n in 0..self._wm1 {
-                self.ctl_t_ready[wm1 - n - 1].next = self.ctl_t_ready[2 * (wm1 - n) - 1].val()
-                    + self.ctl_t_ready[2 * (wm1 - n)].val();
-                self.ctl_t_memwait[wm1 - n - 1].next = self.ctl_t_memwait[2 * (wm1 - n) - 1].val()
-                    + self.ctl_t_memwait[2 * (wm1 - n)].val();
-                self.ctl_t_barrier[wm1 - n - 1].next = self.ctl_t_barrier[2 * (wm1 - n) - 1].val()
-                    + self.ctl_t_barrier[2 * (wm1 - n)].val();
+            if self.warps.code[w].val() == self.ctl_code[2].val() {
+                self.ctl_n_memwait.next = self.ctl_n_memwait.val() + self.one8.val();
+            }
+            if (self.warps.code[w].val() == self.ctl_code[3].val())
+                | (self.warps.code[w].val() == self.ctl_code[0].val())
+            {
+                self.ctl_n_barrier.next = self.ctl_n_barrier.val() + self.one8.val();
             }
         }
-        self.ctl_n_ready.next = self.ctl_t_ready[0].val();
-        self.ctl_n_memwait.next = self.ctl_t_memwait[0].val();
-        self.ctl_n_barrier.next = self.ctl_t_barrier[0].val();
         if (self.st.q.val() == self.s_run.val()) | (self.st.q.val() == self.s_stopping.val()) {
             self.ctr.inc[12].next = self.ctl_n_ready.val();
             self.ctr.inc[13].next = self.ctl_n_memwait.val();
@@ -3133,7 +3106,6 @@ impl<
         self.t_inv_a.clock.next = self.clock.val();
         self.t_pm_x.clock.next = self.clock.val();
         self.t_pm_a.clock.next = self.clock.val();
-        self.t_any_a.clock.next = self.clock.val();
         self.t_pidx_x.clock.next = self.clock.val();
         self.t_pidx_a.clock.next = self.clock.val();
         self.t_mw_x.clock.next = self.clock.val();
@@ -3150,7 +3122,6 @@ impl<
         self.t_inv_a.reset.next = self.reset.val();
         self.t_pm_x.reset.next = self.reset.val();
         self.t_pm_a.reset.next = self.reset.val();
-        self.t_any_a.reset.next = self.reset.val();
         self.t_pidx_x.reset.next = self.reset.val();
         self.t_pidx_a.reset.next = self.reset.val();
         self.t_mw_x.reset.next = self.reset.val();
@@ -3178,7 +3149,6 @@ impl<
             & self.decode.exec.val().any()
             & (self.t_x_pidx.o.val() >= self.lreg[8].q.val());
         self.t_pm_a.d.next = self.t_pm_x.q.val();
-        self.t_any_a.d.next = self.t_out_x.q.val() | self.t_inv_x.q.val() | self.t_pm_x.q.val();
         self.t_pidx_x.d.next = self.t_x_pidx.o.val();
         self.t_pidx_a.d.next = self.t_pidx_x.q.val();
         self.t_mw_x.d.next = self.decode.msize.val();

@@ -227,12 +227,6 @@ pub struct LaunchUnit<
     pub wslot: Vec<Signal<Out, Bits<SLOT_BITS>>>,
     pub wib: Vec<Signal<Out, Bits<WARP_BITS>>>,
     pub wstate: Vec<Signal<Out, Bits<2>>>,
-    /// The warps whose slot is `FROZEN` (`wstate[w] == ST_FROZEN`), from
-    /// a register of its own: A's kill reads it, and the slot-state select
-    /// behind `wstate` put four LUT levels before every commit enable
-    /// (§19.4). Written with the slot states' next values, so it equals
-    /// the comparison in every cycle.
-    pub wfrozen: Vec<Signal<Out, bool>>,
     // Allocation.
     pub alloc: Signal<Out, bool>,
     pub alloc_slot: Signal<Out, Bits<SLOT_BITS>>,
@@ -280,9 +274,6 @@ pub struct LaunchUnit<
     bw_q: Vec<Reg<Bits<WARP_BITS>>>,
     br_q: Vec<Reg<Bits<RB>>>,
     sm_q: Vec<Reg<Bits<W>>>,
-    wfz_q: Reg<Bits<W>>,
-    smn: Vec<Signal<Local, Bits<W>>>,
-    wfz_n: Signal<Local, Bits<W>>,
     wslot_q: Vec<RegE<Bits<SLOT_BITS>>>,
     wib_q: Vec<RegE<Bits<WARP_BITS>>>,
     gx_q: RegE<Bits<32>>,
@@ -327,6 +318,7 @@ pub struct LaunchUnit<
     zero_s4: Constant<Bits<SLOT_BITS>>,
     one_rb: Constant<Bits<RB>>,
     zero_rb: Constant<Bits<RB>>,
+    one_set: Constant<Bits<SLOT_SET>>,
     zero_set: Constant<Bits<SLOT_SET>>,
     zero_w: Constant<Bits<W>>,
     zero_l: Constant<Bits<L>>,
@@ -372,17 +364,12 @@ pub struct LaunchUnit<
     t_hi: Signal<Local, Bits<W>>,
     sm: Signal<Local, Bits<W>>,
     apick: Signal<Local, Bits<SLOT_SET>>,
+    any_used: Signal<Local, bool>,
     retire_oh: Signal<Local, Bits<SLOT_SET>>,
     freeze: Signal<Local, Bits<SLOT_SET>>,
     frz: Signal<Local, bool>,
     free: Signal<Local, Bits<SLOT_SET>>,
     pick: Signal<Local, Bits<SLOT_SET>>,
-    rfree: Signal<Local, Bits<SLOT_SET>>,
-    base: Signal<Local, Bits<SLOT_SET>>,
-    below: Signal<Local, Bits<SLOT_SET>>,
-    seen: Signal<Local, bool>,
-    pick0: Signal<Local, Bits<SLOT_SET>>,
-    rlow: Signal<Local, Bits<SLOT_SET>>,
     blocked: Signal<Local, bool>,
     do_alloc: Signal<Local, bool>,
     cancel: Signal<Local, bool>,
@@ -421,7 +408,6 @@ pub struct LaunchUnit<
     all_alloc_n: Signal<Local, bool>,
     launching_n: Signal<Local, bool>,
     any_busy: Signal<Local, bool>,
-    any_used_na: Signal<Local, bool>,
     wst_acc: Signal<Local, Bits<2>>,
     _slots: usize,
     _w: usize,
@@ -502,7 +488,6 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             wslot: sig(W),
             wib: sig(W),
             wstate: sig(W),
-            wfrozen: sig(W),
             alloc: Default::default(),
             alloc_slot: Default::default(),
             alloc_oh: Default::default(),
@@ -543,9 +528,6 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             bw_q: sig(bs),
             br_q: sig(bs),
             sm_q: sig(bs),
-            wfz_q: Default::default(),
-            smn: sig(bs),
-            wfz_n: Default::default(),
             wslot_q: sig(W),
             wib_q: sig(W),
             gx_q: Default::default(),
@@ -587,6 +569,7 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             zero_s4: k(0),
             one_rb: k(1),
             zero_rb: k(0),
+            one_set: k(1),
             zero_set: k(0),
             zero_w: k(0),
             zero_l: k(0),
@@ -625,17 +608,12 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             t_hi: Default::default(),
             sm: Default::default(),
             apick: Default::default(),
+            any_used: Default::default(),
             retire_oh: Default::default(),
             freeze: Default::default(),
             frz: Default::default(),
             free: Default::default(),
             pick: Default::default(),
-            rfree: Default::default(),
-            base: Default::default(),
-            below: Default::default(),
-            seen: Default::default(),
-            pick0: Default::default(),
-            rlow: Default::default(),
             blocked: Default::default(),
             do_alloc: Default::default(),
             cancel: Default::default(),
@@ -674,7 +652,6 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             all_alloc_n: Default::default(),
             launching_n: Default::default(),
             any_busy: Default::default(),
-            any_used_na: Default::default(),
             wst_acc: Default::default(),
             _slots: bs,
             _w: W,
@@ -816,7 +793,6 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
                 self.sm.next = self.zero_w.val();
             }
             self.sm_q[i].d.next = self.sm.val();
-            self.smn[i].next = self.sm.val();
             self.bw_q[i].d.next = self.b_lo.val().get_bits::<WARP_BITS>(0);
             self.br_q[i].d.next = (self.window_rows.val() & self.mr_0[i].val())
                 | ((self.window_rows.val() << self.sh1.val()) & self.mr_1[i].val())
@@ -841,10 +817,6 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
         self.retire_oh.next = self.zero_set.val();
         self.freeze.next = self.zero_set.val();
         self.free.next = self.zero_set.val();
-        self.rfree.next = self.zero_set.val();
-        self.base.next = self.zero_set.val();
-        self.below.next = self.zero_set.val();
-        self.seen.next = false;
         for i in 0..self._slots {
             if self.retire.val() & (self.retire_slot.val() == self.k_idx[i].val()) {
                 self.retire_oh.next = self.retire_oh.val() | self.k_bit[i].val();
@@ -861,33 +833,9 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             {
                 self.free.next = self.free.val() | self.k_bit[i].val();
             }
-            if self.retire_oh.val().get_bit(i) & (self.k_cnt[i].val() < self.resident.val()) {
-                self.rfree.next = self.rfree.val() | self.k_bit[i].val();
-            }
-            // `below[i]`: a slot lower than `i` was free at the start of
-            // the cycle (registers only).
-            if self.seen.val() {
-                self.below.next = self.below.val() | self.k_bit[i].val();
-            }
-            if (self.st_q[i].q.val() == self.c_free.val())
-                & (self.k_cnt[i].val() < self.resident.val())
-            {
-                self.base.next = self.base.val() | self.k_bit[i].val();
-                self.seen.next = true;
-            }
         }
-        // Allocation (§12.3): the lowest free slot. `retire` comes late,
-        // from A's commit, so the lowest of the slots free at the start of
-        // the cycle is chosen from registers alone, and the retiring slot
-        // replaces it only when none of them is below it: a select after
-        // the commit instead of `free & (!free + 1)`'s carry chain
-        // (§19.4). The retiring slot is not one of them (it is not free).
-        self.pick0.next = self.base.val() & !self.below.val();
-        self.rlow.next = self.rfree.val() & !self.below.val();
-        self.pick.next = self.pick0.val();
-        if self.rlow.val().any() {
-            self.pick.next = self.rlow.val();
-        }
+        // Allocation (§12.3): the lowest free slot.
+        self.pick.next = self.free.val() & (!self.free.val() + self.one_set.val());
         self.blocked.next = self.held.val()
             | self.trap_slots.val().any()
             | self.halt.val()
@@ -1165,8 +1113,7 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
 
         // Block slots: state, ctaid, age rows.
         self.any_busy.next = false;
-        self.wfz_n.next = self.zero_w.val();
-        self.any_used_na.next = false;
+        self.any_used.next = false;
         for i in 0..self._slots {
             self.st_n.next = self.st_q[i].q.val();
             if self.freeze.val().get_bit(i) {
@@ -1178,17 +1125,14 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             if self.do_start.val() & self.loh_q.q.val().get_bit(i) {
                 self.st_n.next = self.c_run.val();
             }
-            self.any_used_na.next = self.any_used_na.val() | (self.st_n.val() != self.c_free.val());
             if self.apick.val().get_bit(i) {
                 self.st_n.next = self.c_launch.val();
             }
             self.st_q[i].d.next = self.st_n.val();
-            if self.st_n.val() == self.c_frozen.val() {
-                self.wfz_n.next = self.wfz_n.val() | self.smn[i].val();
-            }
             self.any_busy.next = self.any_busy.val()
                 | (self.st_n.val() == self.c_launch.val())
                 | (self.st_n.val() == self.c_run.val());
+            self.any_used.next = self.any_used.val() | (self.st_n.val() != self.c_free.val());
             self.cx_q[i].d.next = self.cx_q[i].q.val();
             self.cy_q[i].d.next = self.cy_q[i].q.val();
             self.cz_q[i].d.next = self.cz_q[i].q.val();
@@ -1208,30 +1152,13 @@ impl<const L: usize, const W: usize, const K: usize, const RB: usize, const IB: 
             self.base_row[i].next = self.br_q[i].q.val();
             self.smask[i].next = self.sm_q[i].q.val();
         }
-        // `START` loads every slot state with `ST_FREE`.
-        self.wfz_q.clock.next = self.clock.val();
-        self.wfz_q.reset.next = self.reset.val();
-        self.wfz_q.d.next = self.wfz_n.val();
-        if self.host_start.val() {
-            self.wfz_q.d.next = self.zero_w.val();
-        }
-        // (An AND with the warp's bit, not a bit select: `W` may be 1.)
-        for w in 0..self._w {
-            self.wfrozen[w].next = (self.wfz_q.q.val() & self.w_bit[w].val()).any();
-        }
         // The values at the end of the cycle: after START every slot is
         // free, nothing is allocated and no launch is in progress (the
         // registers' load ports above, so stated here again).
         self.active.next = self.any_busy.val() & !self.host_start.val();
-        // `all_done` without this cycle's allocation, which comes after A's
-        // commit and the slot pick (§19.4): an allocation leaves a slot in
-        // use, so `all_done` can hold only when none happens, and then
-        // `all_alloc_n` is `all_alloc_q`, `launching_n` is its value
-        // without `do_alloc` and each slot's next state is `st_n` before
-        // `apick` (the same value in every cycle).
-        self.all_done.next = self.all_alloc_q.q.val()
-            & !(self.launching_q.q.val() & !(self.do_start.val() | self.cancel.val()))
-            & !self.any_used_na.val()
+        self.all_done.next = self.all_alloc_n.val()
+            & !self.launching_n.val()
+            & !self.any_used.val()
             & !self.host_start.val();
     }
 }
