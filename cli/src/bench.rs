@@ -13,6 +13,7 @@ use concord_isa::config::CoreConfig;
 use concord_isa::func::{self, Options};
 
 use crate::error::CliError;
+use crate::hw::Preset;
 use crate::output::outln;
 
 /// The most blocks whose outputs (1 KiB each) fit the benchmark core's
@@ -38,6 +39,13 @@ pub struct BenchArgs {
     /// generate the Verilog and build the Verilator model (uncached).
     #[arg(long)]
     core: bool,
+    /// With --core, the generator preset of the RTL
+    /// (docs/microarchitecture.md §17.2): `sim`, with the trace port as in
+    /// co-simulation, or `board`, the core without the trace port and the
+    /// debug registers and with 32-bit counters, as a long RTL-only run
+    /// would use it.
+    #[arg(long, value_enum, default_value_t = Preset::Sim, requires = "core")]
+    preset: Preset,
     /// Measure the compiler instead: compile time per suite kernel, code
     /// size, and dynamic instructions and SIMD efficiency on the functional
     /// model (results checked against the host references); then the peak
@@ -171,13 +179,20 @@ fn run_core(args: &BenchArgs) -> Result<(), CliError> {
 }
 
 /// The cycle model and the RTL alone
-/// (`concord_testbench::verilator::v2_run`, trace on as in co-simulation)
-/// on `kernel`; the RTL's counters must equal the model's.
+/// (`concord_testbench::verilator::v2_run`, with `--preset`'s generator options:
+/// the trace port on as in co-simulation for `sim`) on `kernel`; the RTL's
+/// counters must equal the model's.
 fn run_core_on(args: &BenchArgs, kernel: &concord_isa::container::Kernel) -> Result<(), CliError> {
     use concord_testbench::pipeline::{self, Counter, PipelineLaunch, PipelineOptions};
     use concord_testbench::verilator::{v2_run, RtlV2};
     outln!(
-        "cycle model and RTL alone (through the host port, trace on), ALU kernel ({}), {} iterations, best of {}",
+        "cycle model and RTL alone (through the host port, {} preset{}), ALU kernel ({}), {} iterations, best of {}",
+        args.preset.name(),
+        if args.preset.options().trace {
+            ", trace port on"
+        } else {
+            ", no trace port"
+        },
         KERNELS[0].file,
         args.iterations,
         args.repeat
@@ -193,7 +208,7 @@ fn run_core_on(args: &BenchArgs, kernel: &concord_isa::container::Kernel) -> Res
         "cycles",
         "IPC"
     )?;
-    let gen = concord_uarch::GenOptions::sim();
+    let gen = args.preset.options();
     let mut failed = Vec::new();
     for (lanes, warps) in [(8u32, 4u32), (32, 8)] {
         let config = CoreConfig {

@@ -28,10 +28,17 @@ pub enum Preset {
 }
 
 impl Preset {
-    fn options(self) -> GenOptions {
+    pub(crate) fn options(self) -> GenOptions {
         match self {
             Preset::Board => GenOptions::board(),
             Preset::Sim => GenOptions::sim(),
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Preset::Board => "board",
+            Preset::Sim => "sim",
         }
     }
 }
@@ -268,13 +275,7 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
         None => None,
     };
 
-    let core_label = format!(
-        "{} preset",
-        match args.choice.preset {
-            Preset::Board => "board",
-            Preset::Sim => "sim",
-        }
-    );
+    let core_label = format!("{} preset", args.choice.preset.name());
     let config_label = format!("{config_label}, {core_label}");
     let units = args.choice.units(&text);
     let title = format!("Concord core area ({config_label})");

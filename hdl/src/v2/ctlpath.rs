@@ -87,7 +87,7 @@ fn cls_bit(c: Class) -> usize {
 /// * memory keys: the global line of an address below `G` bytes, the row of
 ///   an address below the shared memory's size (an executing lane at or
 ///   beyond its space's size traps, cause 1 or 2, §13.1).
-fn live_key_bits(hw: &HwParams) -> (u64, u64) {
+pub fn live_key_bits(hw: &HwParams) -> (u64, u64) {
     fn low(bits: u32) -> u64 {
         if bits >= 64 {
             u64::MAX
