@@ -118,6 +118,43 @@ fn errors_name_the_field_or_option() {
     }
 }
 
+/// A valid configuration whose widths the generator is not compiled for
+/// is refused in the configuration's own fields: what it is compiled for
+/// with the same lanes and warps (the ranges worked out by hand from the
+/// dispatch list: the default core's 8-bit register-file address is
+/// `registers` 17..=32 at 8 warps), or the lanes x warps pairs.
+#[test]
+fn an_uncompiled_combination_names_the_fields() {
+    let config = CoreConfig {
+        registers: 16,
+        ..CoreConfig::default()
+    };
+    match core_verilog(&config, &GenOptions::board()) {
+        Err(CoreGenError::Unsupported { message }) => {
+            assert!(message.contains("registers 16, predicates 8"), "{message}");
+            assert!(
+                message.contains(
+                    "with lanes 8 and warps 8 it is compiled for: registers 17..=32, \
+                     predicates 8, shared_memory_bytes 16384"
+                ),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let config = CoreConfig {
+        warps: 3,
+        ..CoreConfig::default()
+    };
+    match core_verilog(&config, &GenOptions::board()) {
+        Err(CoreGenError::Unsupported { message }) => {
+            assert!(message.contains("lanes 8 with warps 3"), "{message}");
+            assert!(message.contains("lanes x warps only: 4x1, 4x2, 4x4, 4x8, 4x16, 8x2, 8x4, 8x8, 8x16, 16x2, 32x1, 32x8 "), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 /// The check fails on a combinational output and on a `$` in a module
 /// name: it is not a check that cannot fail.
 #[test]

@@ -345,19 +345,15 @@ fn body_verilog(hw: &HwParams, gen: &GenOptions, map: &SlaveMap) -> Result<Strin
         generate_verilog(&body)
     }
     macro_rules! dispatch {
-        ($($l:literal $w:literal $k:literal $rb:literal $pb:literal $aw:literal),* $(,)?) => {
+        ($($l:literal $w:literal $k:literal $rb:literal $pb:literal $aw:literal),* $(,)?) => {{
+            const COMPILED: &[[usize; 6]] = &[$([$l, $w, $k, $rb, $pb, $aw]),*];
             match (body_generics(hw), decode_generics(hw)) {
                 $((($l, $w, $k, $rb), ($pb, $aw)) => Ok(one::<$l, $w, $k, $rb, $pb, $aw>(hw, gen, map)),)*
-                ((l, w, k, rb), (pb, aw)) => Err(CoreGenError::Unsupported {
-                    message: format!(
-                        "lanes {l}, warps {w} (Kt {k}), {} shared rows per bank (row_bits {rb}), \
-                         predicate bank {pb} bits, register-file address {aw} bits: \
-                         the generator is not compiled for this combination (core.rs, `body_verilog`)",
-                        hw.shared_rows
-                    ),
+                _ => Err(CoreGenError::Unsupported {
+                    message: unsupported_message(hw, COMPILED),
                 }),
             }
-        };
+        }};
     }
     // L W Kt row_bits (P-1)L log2(W RP)
     dispatch!(
@@ -377,6 +373,58 @@ fn body_verilog(hw: &HwParams, gen: &GenOptions, map: &SlaveMap) -> Result<Strin
         4 16 6 12 28 9,
         4 2 3 12 28 6,
         32 1 5 9 224 5,  // the harness's random-program cores
+    )
+}
+
+/// The message of [`CoreGenError::Unsupported`] for `hw`, whose widths are
+/// not among `compiled` (the dispatch list of [`body_verilog`], as `[L, W,
+/// Kt, row_bits, PB, AW]`): in the configuration's own fields, what the
+/// generator is compiled for with the same `lanes` and `warps` (the other
+/// widths follow from `registers`, `predicates`, `shared_memory_bytes` and
+/// `shared_banks`), or the lanes/warps pairs it is compiled for.
+fn unsupported_message(hw: &HwParams, compiled: &[[usize; 6]]) -> String {
+    let (lanes, warps) = (hw.lanes, hw.warps);
+    let lead = format!(
+        "the RTL generator is compiled for a fixed list of width combinations \
+         (hdl/src/v2/core.rs, `body_verilog`), and lanes {lanes} with warps {warps}, \
+         registers {}, predicates {}, shared_memory_bytes {} in {} banks is not in it",
+        hw.registers, hw.predicates, hw.shared_bytes, hw.shared_banks
+    );
+    let same: Vec<&[usize; 6]> = compiled
+        .iter()
+        .filter(|c| c[0] == lanes && c[1] == warps)
+        .collect();
+    if same.is_empty() {
+        let mut pairs: Vec<(usize, usize)> = compiled.iter().map(|c| (c[0], c[1])).collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let pairs: Vec<String> = pairs.iter().map(|(l, w)| format!("{l}x{w}")).collect();
+        return format!(
+            "{lead}; it is compiled for these lanes x warps only: {} (the cycle and \
+             functional models run any valid configuration)",
+            pairs.join(", ")
+        );
+    }
+    let options: Vec<String> = same
+        .iter()
+        .map(|c| {
+            // RP = 2^AW / W: `registers` whose next power of two is RP.
+            let rp = (1usize << c[5]) / warps;
+            let registers = if rp <= 4 {
+                format!("{rp}")
+            } else {
+                format!("{}..={rp}", rp / 2 + 1)
+            };
+            let predicates = c[4] / lanes + 1;
+            let shared = (1usize << c[3]) * 4 * hw.shared_banks;
+            format!("registers {registers}, predicates {predicates}, shared_memory_bytes {shared}")
+        })
+        .collect();
+    format!(
+        "{lead}; with lanes {lanes} and warps {warps} it is compiled for: {} \
+         (with shared_banks {}; the cycle and functional models run any valid configuration)",
+        options.join("; or "),
+        hw.shared_banks
     )
 }
 
