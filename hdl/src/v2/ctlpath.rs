@@ -338,6 +338,13 @@ pub struct CtlPath<const L: usize> {
     depth_pc: Constant<bool>,
     max_depth: Constant<Bits<DEPTH_W>>,
     dmax: Constant<Bits<DEPTH_W>>,
+    /// The depth bits that `0..=MAXD` uses: a committed depth never
+    /// exceeds `MAXD` (a `call` at `MAXD` traps, cause 5; a `ret` at 0,
+    /// cause 6), so the stored depth's bits above are always 0. Masking
+    /// the depth flip-flops' input with it lets synthesis remove those
+    /// flip-flops and the `W`:1 read selections of their bits in every lane
+    /// (`DEPTH_W` is the warp state's fixed 8 bits, the default core uses 4).
+    depth_live: Constant<Bits<DEPTH_W>>,
     pc_shift: Constant<Bits<KT>>,
     wbit: Vec<Constant<Bits<16>>>,
     widx: Vec<Constant<Bits<4>>>,
@@ -621,6 +628,7 @@ impl<const L: usize> CtlPath<L> {
             depth_pc: Constant::new(depth_pc),
             max_depth: k(hw.max_call_depth as u64),
             dmax: k(255),
+            depth_live: k((1u64 << (64 - u64::from(hw.max_call_depth).leading_zeros())) - 1),
             pc_shift: k(PC_W as u64),
             wbit: (0..nsel).map(|i| k(1 << i)).collect(),
             widx: (0..nsel as u64).map(k).collect(),
@@ -1091,7 +1099,7 @@ impl<const L: usize> Logic for CtlPath<L> {
                     self.dep[w * n + l].en.next = self.a_is_ctl.val()
                         & self.ac.pcw_we.val().get_bit(l)
                         & self.a_oh.q.val().get_bit(w);
-                    self.dep[w * n + l].d.next = self.xl[l].ndepth.val();
+                    self.dep[w * n + l].d.next = self.xl[l].ndepth.val() & self.depth_live.val();
                 }
             }
         }
