@@ -44,7 +44,7 @@ pub struct BenchArgs {
     /// co-simulation, or `board`, the core without the trace port and the
     /// debug registers and with 32-bit counters, as a long RTL-only run
     /// would use it.
-    #[arg(long, value_enum, default_value_t = Preset::Sim, requires = "core")]
+    #[arg(long, value_enum, default_value_t = Preset::Sim, requires = "core", conflicts_with = "compiler")]
     preset: Preset,
     /// Measure the compiler instead: compile time per suite kernel, code
     /// size, and dynamic instructions and SIMD efficiency on the functional
