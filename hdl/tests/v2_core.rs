@@ -5,6 +5,8 @@
 //!   `concord_uarch::ports::core_ports`, in order, for several
 //!   configurations and both presets;
 //! * configuration and generator-option errors name the field or option;
+//! * a configuration outside the compiled width combinations generates
+//!   through a generator built on demand, the same as a compiled one;
 //! * the generator's hygiene check (§14.2) rejects an output that is not a
 //!   flip-flop and a module name with `$`;
 //! * `verilator --lint-only -Wall` is clean (default core with the `sim`
@@ -16,7 +18,9 @@
 
 mod common;
 
-use concord_hdl::v2::core::{check_hygiene, core_verilog, host_config, Body, CoreGenError};
+use concord_hdl::v2::core::{
+    check_hygiene, compiled_core_verilog, core_verilog, host_config, Body, CoreGenError,
+};
 use concord_hdl::wishbone::slave::SlaveMap;
 use concord_isa::config::CoreConfig;
 use concord_uarch::ports::{core_ports, Dir};
@@ -118,18 +122,20 @@ fn errors_name_the_field_or_option() {
     }
 }
 
-/// A valid configuration whose widths the generator is not compiled for
-/// is refused in the configuration's own fields: what it is compiled for
-/// with the same lanes and warps (the ranges worked out by hand from the
-/// dispatch list: the default core's 8-bit register-file address is
-/// `registers` 17..=32 at 8 warps), or the lanes x warps pairs.
+/// A valid configuration whose widths are not in the compiled list is
+/// refused by the list alone in the configuration's own fields (the
+/// message [`core_verilog`] gives when no generator can be built for it):
+/// what it is compiled for with the same lanes and warps (the ranges
+/// worked out by hand from the dispatch list: the default core's 8-bit
+/// register-file address is `registers` 17..=32 at 8 warps), or the lanes
+/// x warps pairs.
 #[test]
 fn an_uncompiled_combination_names_the_fields() {
     let config = CoreConfig {
         registers: 16,
         ..CoreConfig::default()
     };
-    match core_verilog(&config, &GenOptions::board()) {
+    match compiled_core_verilog(&config, &GenOptions::board()) {
         Err(CoreGenError::Unsupported { message }) => {
             assert!(message.contains("registers 16, predicates 8"), "{message}");
             assert!(
@@ -146,13 +152,54 @@ fn an_uncompiled_combination_names_the_fields() {
         warps: 3,
         ..CoreConfig::default()
     };
-    match core_verilog(&config, &GenOptions::board()) {
+    match compiled_core_verilog(&config, &GenOptions::board()) {
         Err(CoreGenError::Unsupported { message }) => {
             assert!(message.contains("lanes 8 with warps 3"), "{message}");
             assert!(message.contains("lanes x warps only: 4x1, 4x2, 4x4, 4x8, 4x16, 8x2, 8x4, 8x8, 8x16, 16x2, 32x1, 32x8 "), "{message}");
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// Every valid configuration generates: one outside the compiled list
+/// (4 lanes x 3 warps; `warps` need not be a power of two) comes from the
+/// generator built for its widths on first use (`v2::ondemand`), with the
+/// ports of `core_ports`, names without `$`, and a clean `verilator
+/// --lint-only -Wall`; and the generator built on demand for the default
+/// core's widths writes exactly the compiled list's Verilog.
+#[test]
+fn an_uncompiled_combination_is_generated_on_demand() {
+    let config = CoreConfig {
+        lanes: 4,
+        warps: 3,
+        ..CoreConfig::default()
+    };
+    let gen = GenOptions::sim();
+    assert!(matches!(
+        compiled_core_verilog(&config, &gen),
+        Err(CoreGenError::Unsupported { .. })
+    ));
+    let v = core_verilog(&config, &gen).unwrap_or_else(|e| panic!("{e}"));
+    let hw = HwParams::new(&config).unwrap();
+    let want: Vec<(String, Dir, u32)> = core_ports(&hw, &gen)
+        .iter()
+        .map(|p| (p.name.to_string(), p.dir, p.width))
+        .collect();
+    assert_eq!(header(&v), want);
+    common::assert_module_names(&v, "concord_core");
+    assert!(
+        v.contains("for lanes 4 warps 3 "),
+        "the file's header names the core"
+    );
+    common::verilator_lint(&v, "v2-core-4x3", "concord_core.v", "4x3, on demand");
+    let default = CoreConfig::default();
+    let board = GenOptions::board();
+    let built =
+        concord_hdl::v2::ondemand::core_verilog(&default, &board).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        built == compiled_core_verilog(&default, &board).unwrap(),
+        "the generator built on demand differs from the compiled one"
+    );
 }
 
 /// The check fails on a combinational output and on a `$` in a module

@@ -1278,6 +1278,32 @@ fn random_programs() {
     random_tier(env_u64("CONCORD_V2_RTL_PROGRAMS", 125), 70_000, On::Rtl);
 }
 
+/// Random programs in lock-step on a core whose widths are not compiled
+/// into the generator (4 lanes x 3 warps), so that its RTL comes from the
+/// generator built for them on demand (`concord_hdl::v2::ondemand`):
+/// every valid configuration has RTL, and it is the same design
+/// (`CONCORD_V2_ONDEMAND_PROGRAMS`, 40 by default).
+#[test]
+fn random_programs_on_a_core_generated_on_demand() {
+    let programs = random_programs_of(4, 3, env_u64("CONCORD_V2_ONDEMAND_PROGRAMS", 40), 90_000);
+    let base = CoreConfig {
+        lanes: 4,
+        warps: 3,
+        ..CoreConfig::default()
+    };
+    let config = programs.iter().fold(base.clone(), |c, p| p.fit(&c));
+    assert!(
+        concord_hdl::v2::core::compiled_core_verilog(&config, &GenOptions::sim()).is_err(),
+        "4x3 is meant to be outside the compiled list"
+    );
+    run_programs(
+        "random programs, generated on demand",
+        &programs,
+        base,
+        On::Rtl,
+    );
+}
+
 /// The large tier: 20,000 random programs (`-- --ignored`).
 #[test]
 #[ignore]

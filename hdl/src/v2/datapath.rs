@@ -309,7 +309,7 @@ impl<const L: usize, const W: usize, const K: usize, const PB: usize, const AW: 
         assert_eq!(L, hw.lanes, "L");
         assert_eq!(W, hw.warps, "W");
         assert_eq!(PB, (hw.predicates - 1) * L, "PB");
-        assert_eq!(1 << AW, hw.rf_rows, "AW");
+        assert_eq!(1 << AW, hw.rf_rows.next_power_of_two(), "AW");
         assert!(3 * K <= 32 && hw.warps <= 16);
         assert!(L.is_power_of_two());
         // The literal positions of `update`.

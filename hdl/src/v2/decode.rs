@@ -534,7 +534,7 @@ impl<const L: usize, const PB: usize, const AW: usize> Decode<L, PB, AW> {
     fn check(hw: &HwParams) {
         assert_eq!(L, hw.lanes, "L");
         assert_eq!(PB, (hw.predicates - 1) * hw.lanes, "PB = (P-1)L");
-        assert_eq!(1 << AW, hw.rf_rows, "AW = log2(W RP)");
+        assert_eq!(1 << AW, hw.rf_rows.next_power_of_two(), "AW = clog2(W RP)");
         assert!(hw.rf_rows_per_warp <= 1 << REG_W);
         assert!(hw.warps <= 1 << WARP_IDX_BITS);
         // The warp index is zero-extended to AW bits; source fields are

@@ -8,6 +8,7 @@
 //! | `counters.rs` | [`counters::Counters`]: the 25 counters of §15.1 (`cycles` 64 bits, the others `counter_bits`), cleared by `START` |
 //! | `fieldpack.rs` | [`fieldpack::FieldPack`]: a host word from a `regmap` field table |
 //! | `alu.rs` | [`alu::Alu`]: the X-stage lane ALU from a one-hot function select ([`alu::AluFunc`]) |
+//! | `ondemand.rs` | [`ondemand::core_verilog`]: the Verilog of a width combination outside `core.rs`'s compiled list, from a generator crate built for it with Cargo on first use |
 //! | `mul.rs` | [`mul::Mul`]: the 32×32 multiplier, four DSP products pipelined X→A→M; also the shifts (products with a power of two) |
 //! | `regfile.rs` | [`regfile::RegFile`]: two block-RAM copies, one read port each, one write port |
 //! | `lane.rs` | [`lane::LaneDp`]: operand registers, ALU, multiplier and register file, stages R–X–A–M–W |
@@ -48,6 +49,7 @@ pub mod guard;
 pub mod lane;
 pub mod launch;
 pub mod mul;
+pub mod ondemand;
 pub mod regfile;
 pub mod resize;
 pub mod scheduler;
