@@ -77,6 +77,14 @@ pub fn run(args: FuzzArgs) -> Result<(), CliError> {
         })
         .collect();
     let config = programs.iter().fold(base.clone(), |c, p| p.fit(&c));
+    let kernels = programs
+        .iter()
+        .map(|p| {
+            concord_isa::asm::assemble(&p.source, &format!("seed-{}.s", p.seed))
+                .map_err(|e| format!("seed {}: generated program does not assemble: {e}", p.seed))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    check_registers(&kernels, &config, args.config.as_deref())?;
     let mut rtl = if args.cycle_only {
         None
     } else {
@@ -88,10 +96,8 @@ pub fn run(args: FuzzArgs) -> Result<(), CliError> {
         gen: concord_uarch::GenOptions::sim(),
     };
     let mut cycles = 0u64;
-    for program in &programs {
+    for (program, kernel) in programs.iter().zip(&kernels) {
         let seed = program.seed;
-        let kernel = concord_isa::asm::assemble(&program.source, &format!("seed-{seed}.s"))
-            .map_err(|e| format!("seed {seed}: generated program does not assemble: {e}"))?;
         let launch = PipelineLaunch {
             launch: Launch {
                 code: &kernel.code,
@@ -160,5 +166,42 @@ pub fn run(args: FuzzArgs) -> Result<(), CliError> {
             " (RTL and cycle model in lock-step, vs functional model)"
         }
     )?;
+    Ok(())
+}
+
+/// The generated programs name every general and predicate register (their
+/// checksum reads `r0..r31` and `p1..p7`), so the core must have them all:
+/// with fewer, the models would run instructions naming registers the core
+/// does not have, which a launch description refuses
+/// (`concord_isa::launch`) and which must not reach a comparison.
+fn check_registers(
+    kernels: &[concord_isa::container::Kernel],
+    config: &concord_isa::config::CoreConfig,
+    file: Option<&std::path::Path>,
+) -> Result<(), CliError> {
+    let regs = kernels.iter().map(|k| k.regs_used).max().unwrap_or(0);
+    let preds = kernels.iter().map(|k| k.preds_used).max().unwrap_or(0);
+    let file = file.map_or_else(
+        || "the default core".to_string(),
+        |p| p.display().to_string(),
+    );
+    for (used, have, what, key) in [
+        (regs, config.registers, "general registers", "registers"),
+        (
+            preds,
+            config.predicates,
+            "predicate registers",
+            "predicates",
+        ),
+    ] {
+        if used > have {
+            return Err(CliError::new(
+                crate::error::ErrorClass::Input,
+                format!(
+                    "{file}: config field `{key}`: fuzz-core's random programs use {used} {what} but the core has {have}; set `{key}: {used}` (or leave it out)"
+                ),
+            ));
+        }
+    }
     Ok(())
 }
