@@ -170,38 +170,34 @@ pub fn run(args: FuzzArgs) -> Result<(), CliError> {
 }
 
 /// The generated programs name every general and predicate register (their
-/// checksum reads `r0..r31` and `p1..p7`), so the core must have them all:
+/// checksum reads `r0..r31` and `p1..p7`), so the core must have them all
+/// (`concord_isa::launch::kernel_fits`, the check of a launch description):
 /// with fewer, the models would run instructions naming registers the core
-/// does not have, which a launch description refuses
-/// (`concord_isa::launch`) and which must not reach a comparison.
+/// does not have, which must not reach a comparison.
 fn check_registers(
     kernels: &[concord_isa::container::Kernel],
     config: &concord_isa::config::CoreConfig,
     file: Option<&std::path::Path>,
 ) -> Result<(), CliError> {
-    let regs = kernels.iter().map(|k| k.regs_used).max().unwrap_or(0);
-    let preds = kernels.iter().map(|k| k.preds_used).max().unwrap_or(0);
+    let Some(misfit) = kernels
+        .iter()
+        .find_map(|k| concord_isa::launch::kernel_fits(k, config).err())
+    else {
+        return Ok(());
+    };
     let file = file.map_or_else(
         || "the default core".to_string(),
         |p| p.display().to_string(),
     );
-    for (used, have, what, key) in [
-        (regs, config.registers, "general registers", "registers"),
-        (
-            preds,
-            config.predicates,
-            "predicate registers",
-            "predicates",
+    Err(CliError::new(
+        crate::error::ErrorClass::Input,
+        format!(
+            "{file}: config field `{key}`: fuzz-core's random programs use {} {} but the core has {}; set `{key}: {}` (or leave it out)",
+            misfit.used,
+            misfit.what,
+            misfit.have,
+            misfit.used,
+            key = misfit.field
         ),
-    ] {
-        if used > have {
-            return Err(CliError::new(
-                crate::error::ErrorClass::Input,
-                format!(
-                    "{file}: config field `{key}`: fuzz-core's random programs use {used} {what} but the core has {have}; set `{key}: {used}` (or leave it out)"
-                ),
-            ));
-        }
-    }
-    Ok(())
+    ))
 }

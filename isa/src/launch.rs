@@ -425,6 +425,56 @@ struct RawRandom {
 /// A field path and a message; the launch file is added by the caller.
 type FieldError = (String, String);
 
+/// A kernel that needs more of a resource than the core has.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelMisfit {
+    /// The config field of the resource (`registers`, `predicates`,
+    /// `shared_memory_bytes`).
+    pub field: &'static str,
+    /// What the resource is, in words ("general registers", ...).
+    pub what: &'static str,
+    /// What the kernel uses.
+    pub used: u32,
+    /// What the core has.
+    pub have: u32,
+}
+
+/// Whether `kernel`'s registers, predicates and shared memory fit `config`
+/// (the first that does not, in that order): a launch description is
+/// checked with it, and so is anything that builds launches directly.
+pub fn kernel_fits(kernel: &Kernel, config: &CoreConfig) -> Result<(), KernelMisfit> {
+    for (used, have, what, field) in [
+        (
+            kernel.regs_used,
+            config.registers,
+            "general registers",
+            "registers",
+        ),
+        (
+            kernel.preds_used,
+            config.predicates,
+            "predicate registers",
+            "predicates",
+        ),
+        (
+            kernel.shared_bytes,
+            config.shared_memory_bytes,
+            "bytes of shared memory per block",
+            "shared_memory_bytes",
+        ),
+    ] {
+        if used > have {
+            return Err(KernelMisfit {
+                field,
+                what,
+                used,
+                have,
+            });
+        }
+    }
+    Ok(())
+}
+
 fn field_err(field: impl Into<String>, message: impl Into<String>) -> FieldError {
     (field.into(), message.into())
 }
@@ -849,34 +899,17 @@ impl LaunchDescription {
                 ),
             ));
         }
-        for (used, have, what, key) in [
-            (
-                kernel.regs_used,
-                config.registers,
-                "general registers",
-                "registers",
-            ),
-            (
-                kernel.preds_used,
-                config.predicates,
-                "predicate registers",
-                "predicates",
-            ),
-            (
-                kernel.shared_bytes,
-                config.shared_memory_bytes,
-                "bytes of shared memory per block",
-                "shared_memory_bytes",
-            ),
-        ] {
-            if used > have {
-                return Err(field_err(
-                    "program",
-                    format!(
-                        "the kernel uses {used} {what} but the core has {have} (`{key}`); raise `{key}` in the config"
-                    ),
-                ));
-            }
+        if let Err(misfit) = kernel_fits(kernel, config) {
+            return Err(field_err(
+                "program",
+                format!(
+                    "the kernel uses {} {} but the core has {} (`{key}`); raise `{key}` in the config",
+                    misfit.used,
+                    misfit.what,
+                    misfit.have,
+                    key = misfit.field
+                ),
+            ));
         }
 
         let grid = dims("grid", &self.grid)?;

@@ -216,8 +216,8 @@ fn main() {{
 }
 
 /// Writes `text` to `path` unless it holds it already (so that Cargo sees
-/// no change), through a file beside it renamed over it (so that a
-/// concurrent build never reads half a file).
+/// no change), through a temporary file beside it renamed over it (so that
+/// a concurrent build never reads half a file).
 fn write_if_changed(path: &Path, text: &str) -> Result<(), OnDemandError> {
     if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
         return Ok(());
@@ -228,13 +228,10 @@ fn write_if_changed(path: &Path, text: &str) -> Result<(), OnDemandError> {
     };
     let parent = path.parent().expect("a file in a directory");
     std::fs::create_dir_all(parent).map_err(io)?;
-    let temporary = parent.join(format!(
-        ".{}.{}.tmp",
-        path.file_name().expect("a file name").to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&temporary, text).map_err(io)?;
-    std::fs::rename(&temporary, path).map_err(io)
+    let mut temporary = tempfile::NamedTempFile::new_in(parent).map_err(io)?;
+    temporary.write_all(text.as_bytes()).map_err(io)?;
+    temporary.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
 }
 
 /// Copies the workspace's `Cargo.lock` (the versions Concord was built
