@@ -1,13 +1,15 @@
 //! `concord verilog` and `concord synth-report`: the generated core
 //! (`concord_hdl::v2::core::core_verilog`, with a generator preset) as a
-//! file, its area on iCE40 and ECP5, and (`--pnr`) its Fmax and
-//! utilisation after place and route with nextpnr.
+//! file, its area on iCE40 and ECP5, (`--pnr`) its Fmax and utilisation
+//! after place and route with nextpnr, and (`--paths`) an estimate of
+//! where its longest paths are.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
+use concord_fpga::paths::{longest_paths, WalkOptions};
 use concord_fpga::pnr::{Device, PnrFlow, PnrOptions};
 use concord_fpga::process::WorkDir;
 use concord_fpga::{AreaStats, Target};
@@ -120,10 +122,18 @@ pub struct SynthReportArgs {
     timeout: Option<u64>,
     /// Stop nextpnr after placement (its `--no-route`): Fmax is then
     /// nextpnr's estimate for the placed design (read from its log; no
-    /// critical path is reported), minutes instead of the hour or more
-    /// that routing the default core takes.
+    /// critical path is reported; --paths estimates where it is), minutes
+    /// instead of the hour or more that routing the default core takes.
     #[arg(long, requires = "pnr")]
     no_route: bool,
+    /// Estimate where the longest paths are: walk the synthesized ECP5
+    /// netlist with a fixed unit-delay model (a ranking, not a timing
+    /// figure; `concord_fpga::paths`) and append the N slowest endpoints
+    /// (one row per register or memory), how many endpoints miss the
+    /// target period (1000 / --freq ns) and the whole path of the slowest.
+    /// For --no-route, where nextpnr reports no critical path. 0: off.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "pnr")]
+    paths: usize,
     /// Keep the place-and-route files (Verilog, netlists, logs, nextpnr's
     /// reports) in this directory. Otherwise they go to a temporary
     /// directory, removed after success and kept (and named) on failure.
@@ -221,6 +231,11 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
             "--no-area leaves nothing to report without --pnr or --lanes-delta",
         ));
     }
+    if args.paths > 0 && !args.pnr.iter().any(|d| d.target() == Target::Ecp5) {
+        return Err(CliError::usage(
+            "--paths walks the ECP5 netlist: it needs an ECP5 device (--pnr ecp5-...)",
+        ));
+    }
     let out = open_output(&args.output, &args.config)?;
     // Everything that can fail before the work fails now: the tools, the
     // place-and-route directory, the config and the other lane counts'
@@ -311,6 +326,30 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
             .inspect_err(|_| dir.keep())?;
         md.push('\n');
         md.push_str(&run.to_markdown(&opts, args.pnr_dir.as_deref(), &core_area));
+        if args.paths > 0 {
+            let walk = WalkOptions {
+                rows: args.paths,
+                paths: 1,
+                threshold_ns: 1000.0 / args.freq,
+            };
+            // One netlist per family, whatever the number of devices.
+            let mut netlists: Vec<&Path> = Vec::new();
+            for r in &run.results {
+                if r.device.target() == Target::Ecp5 && !netlists.contains(&r.netlist.as_path()) {
+                    netlists.push(&r.netlist);
+                }
+            }
+            for netlist in netlists {
+                crate::note(&format!(
+                    "synth-report: longest paths of {} (unit-delay estimate)",
+                    netlist.display()
+                ));
+                // The netlist stays for the reader of the message.
+                let section = netlist_paths(netlist, &walk).inspect_err(|_| dir.keep())?;
+                md.push('\n');
+                md.push_str(&section);
+            }
+        }
     }
     let to_stdout = out.kind() == output::Kind::Stdout;
     out.write_all_and_finish(md.as_bytes())?;
@@ -318,6 +357,21 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
         output::write_stdout(md.as_bytes())?;
     }
     Ok(())
+}
+
+/// The longest-paths section of the ECP5 netlist `netlist` (Yosys's
+/// `write_json`); a netlist that cannot be read or walked is an error
+/// naming it.
+fn netlist_paths(netlist: &Path, walk: &WalkOptions) -> Result<String, CliError> {
+    let fail = |why: String| {
+        CliError::tool(format!(
+            "cannot walk Yosys's netlist {}: {why}",
+            netlist.display()
+        ))
+    };
+    let text = std::fs::read_to_string(netlist).map_err(|e| fail(e.to_string()))?;
+    let report = longest_paths(&text, walk).map_err(fail)?;
+    Ok(report.to_markdown())
 }
 
 /// The marginal area per lane on ECP5: two flat syntheses, their

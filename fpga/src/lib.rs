@@ -4,13 +4,16 @@
 //! ([`lint`]), flat Yosys synthesis for Lattice iCE40 and ECP5
 //! ([`synthesize`]), the area report of `concord synth-report`
 //! ([`AreaReport`]) and place and route with nextpnr ([`pnr`]) of the core
-//! inside a generated top ([`wrapper`]).
+//! inside a generated top ([`wrapper`]), with a unit-delay estimate of
+//! where the longest paths of the synthesized ECP5 netlist are
+//! ([`paths`]) for runs that stop after placement.
 //!
 //! Where it sits: `concord_hdl::v2::core::core_verilog` produces the Verilog; this
 //! crate only runs external tools on it, checks their exit codes (the
 //! board-support crates of rust-hdl do not) and parses their results. The
 //! tools come from `scripts/setup.sh` and are found by [`tools::resolve`].
 
+pub mod paths;
 pub mod pnr;
 pub mod process;
 pub use concord_tools as tools;

@@ -377,6 +377,9 @@ pub struct PnrResult {
     pub seconds: f64,
     /// nextpnr's log of the run the report comes from.
     pub log: PathBuf,
+    /// The flat netlist placed (Yosys's `write_json`, in the work
+    /// directory), for [`crate::paths::longest_paths`].
+    pub netlist: PathBuf,
     /// The design's modules along the critical path ([`modules_on_path`]).
     pub critical_modules: Vec<String>,
 }
@@ -481,6 +484,7 @@ pub fn place_and_route(
                 report,
                 seconds: t.elapsed().as_secs_f64(),
                 log,
+                netlist: dir.join(json),
                 critical_modules: Vec::new(),
             })
         }
@@ -519,6 +523,7 @@ pub fn place_and_route(
                 report,
                 seconds: t.elapsed().as_secs_f64(),
                 log: pack_log,
+                netlist: dir.join(json),
                 critical_modules: Vec::new(),
             })
         }

@@ -1,7 +1,9 @@
 //! Per-lane storage of the v2 global entries (docs/microarchitecture.md
 //! §10.2): for each of the `N` entries (16 words deep, one LUT-RAM each), a
 //! lane's store data or atomic operand (in its byte lanes), its byte
-//! enables, its word index in the line, and the load data it receives.
+//! enables (the bytes it owns: those no higher lane of the entry writes in
+//! its word, decided at the entry write in `gmaster.rs`), its word index in
+//! the line, and the load data it receives.
 //!
 //! Each field is a [`LutRam`]: distributed RAM with one synchronous write
 //! port and one asynchronous read port (`TRELLIS_DPR16X4` on ECP5). The

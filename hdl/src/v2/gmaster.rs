@@ -26,6 +26,14 @@
 //! 0; a write or atomic selects the served lanes' byte enables in the beat
 //! and sends each byte from the highest lane that writes it.
 //!
+//! **Byte ownership is decided when the entry is written**, not when it is
+//! sent: a lane's stored byte enables are the bytes it writes that no
+//! higher lane of the entry writes in the same word (lanes in one word are
+//! in one beat and one slot of it, so this is the same rule as per beat).
+//! The write side has a cycle of its own (M, from registers); on the send
+//! side the OR over the higher lanes' claims sat between the entry
+//! LUT-RAMs and the `dat_o` registers, the longest path of the unit.
+//!
 //! **Responses.** `ack_i`, `err_i`, `dat_i` are registered; a registered
 //! answer is processed in the next cycle, for the oldest entry with
 //! unanswered beats (`aidx_r`), its next beat in ascending order. A read or
@@ -251,12 +259,15 @@ pub struct GMaster {
     s_boh: Vec<Signal<Local, Bits<32>>>,
     s_ohz: Signal<Local, Bits<32>>,
     /// Per bus-word slot `s` and lane `l` (at `s · L + l`): the bytes the
-    /// lane writes there, and those that a higher lane writes there.
+    /// lane owns there (its stored byte enables, already without those of
+    /// higher lanes in its word).
     claim: Vec<Signal<Local, Bits<4>>>,
-    higher: Vec<Signal<Local, Bits<4>>>,
+    /// Entry write, per lane: the bytes a higher lane writes in the lane's
+    /// word, and the lane's own bytes (stored as its byte enables).
+    w_higher: Vec<Signal<Local, Bits<4>>>,
+    w_own: Vec<Signal<Local, Bits<4>>>,
     /// Lane pair (`l`, `h`) at `l · L + h`: `h > l`.
     above: Vec<Constant<bool>>,
-    own: Signal<Local, Bits<4>>,
     taken: Signal<Local, Bits<4>>,
     bm: Signal<Local, Bits<32>>,
     n_sel: Vec<Signal<Local, Bits<4>>>,
@@ -440,11 +451,11 @@ impl GMaster {
             s_boh: sig(c.lanes),
             s_ohz: Default::default(),
             claim: sig(wpb * c.lanes),
-            higher: sig(wpb * c.lanes),
+            w_higher: sig(c.lanes),
+            w_own: sig(c.lanes),
             above: (0..c.lanes * c.lanes)
                 .map(|p| Constant::new(p % c.lanes > p / c.lanes))
                 .collect(),
-            own: Default::default(),
             taken: Default::default(),
             bm: Default::default(),
             n_sel: sig(wpb),
@@ -656,7 +667,7 @@ impl Logic for GMaster {
             self.ge[l].we.next = self.ew.val();
             self.ge[l].waddr.next = self.widx.q.val();
             self.ge[l].wdata.next = self.ew_data[l].val();
-            self.ge[l].wbe.next = self.ew_be[l].val();
+            self.ge[l].wbe.next = self.w_own[l].val();
             self.ge[l].wword.next = self.ew_word[l].val();
             self.ge[l].saddr.next = self.sidx_r.q.val();
             self.ge[l].aaddr.next = self.aidx_r.q.val();
@@ -665,6 +676,23 @@ impl Logic for GMaster {
             self.s_word[l].next = self.ge[l].sword.val();
             self.s_be[l].next = self.ge[l].sbe.val();
             self.s_data[l].next = self.ge[l].sdata.val();
+        }
+
+        // ---- entry write: each lane keeps the bytes of its word that no
+        // higher lane writes (`ew_word` is the word index in the line, and
+        // `ew_be` is 0 for a lane not served) ----
+        for n in self._l..self._lp1 {
+            for l in 0..self._l {
+                self.w_higher[l].next = self.c0_4.val();
+                for h in 0..self._l {
+                    if self.above[l * n + h].val()
+                        & (self.ew_word[h].val() == self.ew_word[l].val())
+                    {
+                        self.w_higher[l].next = self.w_higher[l].val() | self.ew_be[h].val();
+                    }
+                }
+                self.w_own[l].next = self.ew_be[l].val() & !self.w_higher[l].val();
+            }
         }
 
         // ---- send: the next beat of entry `sidx` (the oldest written
@@ -698,12 +726,13 @@ impl Logic for GMaster {
             self.s_boh[l].next = self.c1_32.val() << (self.s_word[l].val() >> self.lgwpb.val());
             self.s_hi[l].next = (self.s_boh[l].val() & self.s_ohz.val()).any();
         }
-        // Per word of the bus word: each byte from the highest lane that
-        // writes it. A lane owns the bytes it claims that no higher lane
-        // claims: an OR over the higher lanes' claims per lane (a balanced
-        // OR), not a chain from the highest lane down.
+        // Per word of the bus word: each byte from the lane that owns it
+        // (the entry write left each byte to its highest lane, so the
+        // claims of different lanes in one slot are disjoint).
         for n in self._l..self._lp1 {
             for s in 0..self._wpb {
+                self.taken.next = self.c0_4.val();
+                self.n_dat[s].next = self.c0_32.val();
                 for l in 0..self._l {
                     self.claim[s * n + l].next = self.c0_4.val();
                     if self.s_hi[l].val()
@@ -711,28 +740,10 @@ impl Logic for GMaster {
                     {
                         self.claim[s * n + l].next = self.s_be[l].val();
                     }
-                }
-                for l in 0..self._l {
-                    self.higher[s * n + l].next = self.c0_4.val();
-                    for h in 0..self._l {
-                        if self.above[l * n + h].val() {
-                            self.higher[s * n + l].next =
-                                self.higher[s * n + l].val() | self.claim[s * n + h].val();
-                        }
-                    }
-                }
-            }
-        }
-        for n in self._l..self._lp1 {
-            for s in 0..self._wpb {
-                self.taken.next = self.c0_4.val();
-                self.n_dat[s].next = self.c0_32.val();
-                for l in 0..self._l {
-                    self.own.next = self.claim[s * n + l].val() & !self.higher[s * n + l].val();
                     self.taken.next = self.taken.val() | self.claim[s * n + l].val();
                     self.bm.next = self.c0_32.val();
                     for j in 0..4 {
-                        if (self.own.val() & self.bit4[j].val()).any() {
+                        if (self.claim[s * n + l].val() & self.bit4[j].val()).any() {
                             self.bm.next = self.bm.val() | self.byte32[j].val();
                         }
                     }
