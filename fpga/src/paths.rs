@@ -59,7 +59,9 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::LazyLock;
 
+use regex::Regex;
 use serde_json::Value;
 
 /// Clock-to-out of a register (`TRELLIS_FF`, and the outputs of `DP16KD`,
@@ -406,49 +408,14 @@ impl<'g, 'a> Arrivals<'g, 'a> {
 }
 
 /// A cell name without its bit suffixes: every `[<digits>]` removed, then
-/// every `_<digits>` followed by `_` or the end (the `_` kept), scanning
-/// left to right without overlaps (the prototype's two `re.sub`s:
-/// `x_1_2` becomes `x_2`, `q_TRELLIS_FF_Q_7` becomes `q_TRELLIS_FF_Q`).
+/// every `_<digits>` followed by `_` or the end (the `_` kept), left to
+/// right without overlaps (the prototype's two substitutions: `x_1_2`
+/// becomes `x_2`, `q_TRELLIS_FF_Q_7` becomes `q_TRELLIS_FF_Q`).
 pub fn group_name(cell: &str) -> String {
-    // `[<digits>]` removed.
-    let b = cell.as_bytes();
-    let mut s = String::with_capacity(cell.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'[' {
-            let j = i + 1 + b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
-            if j > i + 1 && b.get(j) == Some(&b']') {
-                i = j + 1;
-                continue;
-            }
-        }
-        let ch = cell[i..].chars().next().expect("in bounds");
-        s.push(ch);
-        i += ch.len_utf8();
-    }
-    // `_<digits>` before `_` or the end removed.
-    let b = s.as_bytes();
-    let mut out = String::with_capacity(s.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'_' {
-            let j = i + 1 + b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
-            if j > i + 1 {
-                if j == b.len() {
-                    break;
-                }
-                if b[j] == b'_' {
-                    out.push('_');
-                    i = j + 1;
-                    continue;
-                }
-            }
-        }
-        let ch = s[i..].chars().next().expect("in bounds");
-        out.push(ch);
-        i += ch.len_utf8();
-    }
-    out
+    static INDEX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\[\d+\]").expect("valid"));
+    static BIT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"_\d+(_|$)").expect("valid"));
+    let without_index = INDEX.replace_all(cell, "");
+    BIT.replace_all(&without_index, "$1").into_owned()
 }
 
 /// Whether a module's `top` attribute is set: Yosys writes it as a binary
