@@ -123,7 +123,8 @@ pub struct SynthReportArgs {
     /// Stop nextpnr after placement (its `--no-route`): Fmax is then
     /// nextpnr's estimate for the placed design (read from its log; no
     /// critical path is reported; --paths estimates where it is), minutes
-    /// instead of the hour or more that routing the default core takes.
+    /// instead of a routing run that, for the default core, does not converge
+    /// (docs/microarchitecture.md §19.6).
     #[arg(long, requires = "pnr")]
     no_route: bool,
     /// Estimate where the longest paths are: walk the synthesized ECP5
