@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use concord_fpga::paths::{longest_paths, WalkOptions};
-use concord_fpga::pnr::{Device, PnrFlow, PnrOptions};
+use concord_fpga::pnr::{Device, Placer, PnrFlow, PnrOptions};
 use concord_fpga::process::WorkDir;
 use concord_fpga::{AreaStats, Target};
 
@@ -123,10 +123,21 @@ pub struct SynthReportArgs {
     /// Stop nextpnr after placement (its `--no-route`): Fmax is then
     /// nextpnr's estimate for the placed design (read from its log; no
     /// critical path is reported; --paths estimates where it is), minutes
-    /// instead of a routing run that, for the default core, does not converge
-    /// (docs/microarchitecture.md §19.6).
+    /// sooner than a routed result.
     #[arg(long, requires = "pnr")]
     no_route: bool,
+    /// nextpnr's placer: heap, static or sa. By default `static` on the
+    /// ECP5 (with `heap` the default core's routing does not converge,
+    /// docs/microarchitecture.md §19.6) and `heap` on the iCE40, whose
+    /// nextpnr 0.4 has no `static`.
+    #[arg(long, value_parser = parse_placer, requires = "pnr")]
+    placer: Option<Placer>,
+    /// Leave the lanes' register-file block RAMs and multipliers to the
+    /// placer instead of fixing their sites on the ECP5
+    /// (`concord_fpga::floorplan`; without the floorplan the default
+    /// core's routing does not converge).
+    #[arg(long, requires = "pnr")]
+    no_floorplan: bool,
     /// Estimate where the longest paths are: walk the synthesized ECP5
     /// netlist with a fixed unit-delay model (a ranking, not a timing
     /// figure; `concord_fpga::paths`) and append the N slowest endpoints
@@ -154,6 +165,13 @@ fn parse_device(text: &str) -> Result<Device, String> {
     Device::from_name(text).ok_or_else(|| {
         let names: Vec<&str> = Device::ALL.iter().map(|d| d.name()).collect();
         format!("`{text}` is not a device; one of: {}", names.join(", "))
+    })
+}
+
+fn parse_placer(text: &str) -> Result<Placer, String> {
+    Placer::from_name(text).ok_or_else(|| {
+        let names: Vec<&str> = Placer::ALL.iter().map(|p| p.name()).collect();
+        format!("`{text}` is not a placer; one of: {}", names.join(", "))
     })
 }
 
@@ -237,6 +255,15 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
             "--paths walks the ECP5 netlist: it needs an ECP5 device (--pnr ecp5-...)",
         ));
     }
+    if let Some(placer) = args.placer {
+        if let Some(d) = args.pnr.iter().find(|d| !placer.available_for(d.target())) {
+            return Err(CliError::usage(format!(
+                "--placer {}: the nextpnr for {} has no such placer",
+                placer.name(),
+                d.name()
+            )));
+        }
+    }
     let out = open_output(&args.output, &args.config)?;
     // Everything that can fail before the work fails now: the tools, the
     // place-and-route directory, the config and the other lane counts'
@@ -247,6 +274,8 @@ pub fn synth_report(args: SynthReportArgs) -> Result<(), CliError> {
         freq_mhz: args.freq,
         timeout,
         no_route: args.no_route,
+        placer: args.placer,
+        floorplan: !args.no_floorplan,
     };
     let flow = if args.pnr.is_empty() {
         None

@@ -55,6 +55,41 @@ fn bad_options_are_usage_errors() {
         2,
     );
     assert!(e.contains("not a frequency"), "{e}");
+    let e = refused(
+        &[
+            "synth-report",
+            "--pnr",
+            "ecp5-45f",
+            "--placer",
+            "force",
+            "-o",
+            "/dev/null",
+        ],
+        2,
+    );
+    assert!(
+        e.contains("`force` is not a placer; one of: heap, static, sa"),
+        "{e}"
+    );
+    // Debian's nextpnr-ice40 0.4 has no `static` placer.
+    let e = refused(
+        &[
+            "synth-report",
+            "--pnr",
+            "ecp5-45f",
+            "--pnr",
+            "ice40-hx8k",
+            "--placer",
+            "static",
+            "-o",
+            "/dev/null",
+        ],
+        2,
+    );
+    assert!(
+        e.contains("--placer static: the nextpnr for ice40-hx8k has no such placer"),
+        "{e}"
+    );
     let e = refused(&["synth-report", "--timeout", "0", "-o", "/dev/null"], 2);
     assert!(e.contains("--timeout"), "{e}");
     // The other lane count's config is checked before any synthesis.

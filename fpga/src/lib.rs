@@ -13,6 +13,7 @@
 //! board-support crates of rust-hdl do not) and parses their results. The
 //! tools come from `scripts/setup.sh` and are found by [`tools::resolve`].
 
+pub mod floorplan;
 pub mod paths;
 pub mod pnr;
 pub mod process;

@@ -5,8 +5,8 @@
 //! Where it sits: [`crate::pnr::synthesize_json`] writes the flat netlist
 //! of the place-and-route top (Yosys's `write_json`, `<top>-ecp5.json` in
 //! the flow's work directory), nextpnr places it. After `--no-route`
-//! (`concord synth-report --no-route`; routing the default core takes over
-//! an hour on a 2-core machine, placing it minutes) nextpnr prints an Fmax
+//! (`concord synth-report --no-route`; routing the default core takes
+//! minutes more than placing it) nextpnr prints an Fmax
 //! estimate but no critical path. [`longest_paths`] walks the netlist
 //! instead (`concord synth-report --paths N`): nextpnr's placement
 //! estimate says *how fast*, this walk says *where* the long paths are.

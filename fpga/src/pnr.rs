@@ -16,6 +16,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::floorplan::Floorplan;
 use crate::process::{read_lossy, run_logged, version_line, WorkDir};
 use crate::tools::{resolve, Resolved, Tool};
 use crate::wrapper::{pnr_wrapper, Wrapper};
@@ -329,6 +330,60 @@ pub fn modules_on_path(verilog: &str, file: &str, sources: &[String]) -> Vec<Str
     out
 }
 
+/// nextpnr's placer (`--placer`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Placer {
+    /// The analytic placer `heap` (nextpnr's default).
+    Heap,
+    /// The electrostatic placer `static` (nextpnr 0.7 and later; not in
+    /// Debian's nextpnr-ice40 0.4). On the ECP5 it spreads the default
+    /// core so that its routing converges, which `heap`'s placement does
+    /// not (docs/microarchitecture.md §19.6).
+    Static,
+    /// Simulated annealing, `sa`.
+    Annealing,
+}
+
+impl Placer {
+    pub const ALL: [Placer; 3] = [Placer::Heap, Placer::Static, Placer::Annealing];
+
+    /// The name nextpnr and the command line use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Placer::Heap => "heap",
+            Placer::Static => "static",
+            Placer::Annealing => "sa",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Placer> {
+        Placer::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Whether the nextpnr of `target` has this placer.
+    pub fn available_for(self, target: Target) -> bool {
+        !(self == Placer::Static && target == Target::Ice40)
+    }
+}
+
+impl Device {
+    /// The placer used unless the options name one: `static` on the ECP5
+    /// (the only one with which the default core routes), `heap` on the
+    /// iCE40 (the only analytic placer of nextpnr-ice40 0.4).
+    pub fn default_placer(self) -> Placer {
+        match self.target() {
+            Target::Ecp5 => Placer::Static,
+            Target::Ice40 => Placer::Heap,
+        }
+    }
+}
+
+/// The wrapper's clock pin on the ECP5 in CABGA381: G2, a primary clock
+/// input (the ULX3S's 25 MHz oscillator). Left to itself, the `static`
+/// placer may put the clock on a pin from which the global clock buffer
+/// it chose cannot be reached, and routing then fails on the clock net.
+pub const ECP5_CLOCK_PIN: &str = "G2";
+
 /// Options of a place-and-route run.
 #[derive(Clone, Debug)]
 pub struct PnrOptions {
@@ -339,11 +394,22 @@ pub struct PnrOptions {
     pub freq_mhz: f64,
     /// A limit on each tool run (synthesis, each nextpnr run).
     pub timeout: Option<Duration>,
-    /// Stop nextpnr after placement (`--no-route`): Fmax and the critical
-    /// path are then nextpnr's estimate of the placed design. Routing the
-    /// default core takes over an hour on a loaded 2-core machine, its
-    /// placement minutes, so timing work iterates on placement.
+    /// Stop nextpnr after placement (`--no-route`): Fmax is then nextpnr's
+    /// estimate of the placed design, minutes sooner than a routed one.
     pub no_route: bool,
+    /// The placer; `None`: the device's [`Device::default_placer`].
+    pub placer: Option<Placer>,
+    /// On the ECP5, fix the sites of the lanes' hard blocks first
+    /// ([`crate::floorplan`]); without it the default core's routing does
+    /// not converge.
+    pub floorplan: bool,
+}
+
+impl PnrOptions {
+    /// The placer used on `device`.
+    pub fn placer_for(&self, device: Device) -> Placer {
+        self.placer.unwrap_or(device.default_placer())
+    }
 }
 
 impl Default for PnrOptions {
@@ -353,6 +419,8 @@ impl Default for PnrOptions {
             freq_mhz: 25.0,
             timeout: None,
             no_route: false,
+            placer: None,
+            floorplan: true,
         }
     }
 }
@@ -382,6 +450,8 @@ pub struct PnrResult {
     pub netlist: PathBuf,
     /// The design's modules along the critical path ([`modules_on_path`]).
     pub critical_modules: Vec<String>,
+    /// The hard blocks fixed before placement (empty: none).
+    pub floorplan: Floorplan,
 }
 
 /// Synthesizes `top` of the Verilog files `sources` (names in `dir`) flat
@@ -437,6 +507,12 @@ pub fn place_and_route(
     dir: &Path,
 ) -> Result<PnrResult, FlowError> {
     let name = device.name();
+    let (floorplan, placed_json) = if opts.floorplan {
+        floorplan_netlist(json, device, dir)?
+    } else {
+        (Floorplan::default(), json.to_path_buf())
+    };
+    let json = placed_json.as_path();
     let report_name = format!("nextpnr-{name}-report.json");
     let report_path = dir.join(&report_name);
     let log = dir.join(format!("nextpnr-{name}.log"));
@@ -462,6 +538,24 @@ pub fn place_and_route(
     if opts.no_route {
         args.push("--no-route".as_ref());
     }
+    let placer = opts.placer_for(device);
+    let placer_args: [&std::ffi::OsStr; 2] = ["--placer".as_ref(), placer.name().as_ref()];
+    args.extend(placer_args);
+    let lpf = "pnr_top.lpf";
+    if device.target() == Target::Ecp5 {
+        crate::write(
+            &dir.join(lpf),
+            &format!(
+                "LOCATE COMP \"clk\" SITE \"{ECP5_CLOCK_PIN}\";\nIOBUF PORT \"clk\" IO_TYPE=LVCMOS33;\n"
+            ),
+        )?;
+        let lpf_args: [&std::ffi::OsStr; 3] = [
+            "--lpf".as_ref(),
+            lpf.as_ref(),
+            "--lpf-allow-unconstrained".as_ref(),
+        ];
+        args.extend(lpf_args);
+    }
     let t = Instant::now();
     // A stale report must not pass for this run's.
     let _ = std::fs::remove_file(&report_path);
@@ -486,6 +580,7 @@ pub fn place_and_route(
                 log,
                 netlist: dir.join(json),
                 critical_modules: Vec::new(),
+                floorplan: floorplan.clone(),
             })
         }
         Err(failure @ FlowError::Failed { .. }) => {
@@ -525,10 +620,57 @@ pub fn place_and_route(
                 log: pack_log,
                 netlist: dir.join(json),
                 critical_modules: Vec::new(),
+                floorplan: floorplan.clone(),
             })
         }
         Err(e) => Err(e),
     }
+}
+
+/// The floorplan of the netlist `json` (a name in `dir`) on `device` and
+/// the netlist nextpnr is to read: `json` itself where nothing is fixed,
+/// else a copy with the sites (`<stem>-<device>-floorplan.json`).
+fn floorplan_netlist(
+    json: &Path,
+    device: Device,
+    dir: &Path,
+) -> Result<(Floorplan, PathBuf), FlowError> {
+    if crate::floorplan::geometry(device).is_none() {
+        return Ok((Floorplan::default(), json.to_path_buf()));
+    }
+    let path = dir.join(json);
+    let io = |e: String| FlowError::Io(format!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).map_err(|e| io(e.to_string()))?;
+    let mut netlist: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| io(e.to_string()))?;
+    let top = netlist
+        .get("modules")
+        .and_then(|m| m.as_object())
+        .and_then(|m| {
+            m.iter().find(|(_, module)| {
+                module
+                    .get("attributes")
+                    .and_then(|a| a.get("top"))
+                    .is_some()
+            })
+        })
+        .map(|(name, _)| name.clone());
+    let Some(top) = top else {
+        return Ok((Floorplan::default(), json.to_path_buf()));
+    };
+    let plan = crate::floorplan::plan(&netlist, &top, device);
+    if plan.sites.is_empty() {
+        return Ok((plan, json.to_path_buf()));
+    }
+    crate::floorplan::apply(&mut netlist, &top, &plan);
+    let stem = json
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("netlist");
+    let name = PathBuf::from(format!("{stem}-{}-floorplan.json", device.name()));
+    let text = serde_json::to_string(&netlist).map_err(|e| io(e.to_string()))?;
+    crate::write(&dir.join(&name), &text)?;
+    Ok((plan, name))
 }
 
 /// nextpnr's last "Max frequency for clock" line of each clock in a log:
@@ -693,9 +835,10 @@ impl PnrFlow {
             ));
             for &device in self.devices.iter().filter(|d| d.target() == *target) {
                 progress(&format!(
-                    "placing and routing for {} (seed {}, {})",
+                    "placing and routing for {} (seed {}, placer {}, {})",
                     device.part(),
                     self.opts.seed,
+                    self.opts.placer_for(device).name(),
                     nextpnr
                 ));
                 let mut result = place_and_route(nextpnr, &json, device, &self.opts, dir.path())?;
@@ -753,7 +896,8 @@ impl PnrRun {
              pin, clock from a pin. The wrapper adds up to {} flip-flops (registers of \
              constant outputs go) and an XOR tree to the figures below, which an area table \
              of the core alone does not have. Synthesis: {}, flat; then nextpnr \
-             with `--seed {} --freq {} --timing-allow-fail{}`. Fmax is nextpnr's achieved \
+             with `--seed {} --freq {} --timing-allow-fail{}` and the placer named per device \
+             (on the ECP5 the clock on pin {ECP5_CLOCK_PIN}). Fmax is nextpnr's achieved \
              frequency of the clock {}; the utilisation is nextpnr's.\n",
             self.top,
             w.input_bits,
@@ -777,7 +921,15 @@ impl PnrRun {
                 .find(|s| s.0 == d.target())
                 .map(|s| s.3.as_str())
                 .unwrap_or("");
-            let _ = writeln!(out, "### {} ({version})\n", d.part());
+            let _ = writeln!(
+                out,
+                "### {} ({version}, placer `{}`)\n",
+                d.part(),
+                opts.placer_for(d).name()
+            );
+            if !r.floorplan.sites.is_empty() {
+                let _ = writeln!(out, "Floorplan: {}.\n", r.floorplan.summary());
+            }
             if let Some((_, top, _, _)) = self.synthesis.iter().find(|s| s.0 == d.target()) {
                 let _ = write!(
                     out,

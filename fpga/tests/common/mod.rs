@@ -34,7 +34,7 @@ pub fn pnr(tag: &str, v: &str, clock: Option<&str>, seed: u64, timeout: Duration
         seed,
         freq_mhz: 50.0,
         timeout: Some(timeout),
-        no_route: false,
+        ..PnrOptions::default()
     };
     let flow = PnrFlow::new(&[Device::Ecp5_45F], opts.clone()).expect("nextpnr-ecp5");
     let dir = WorkDir::scratch(&format!("v2-pnr-{tag}-{seed}")).unwrap();
