@@ -336,9 +336,10 @@ pub enum Placer {
     /// The analytic placer `heap` (nextpnr's default).
     Heap,
     /// The electrostatic placer `static` (nextpnr 0.7 and later; not in
-    /// Debian's nextpnr-ice40 0.4). On the ECP5 it spreads the default
-    /// core so that its routing converges, which `heap`'s placement does
-    /// not (docs/microarchitecture.md §19.6).
+    /// Debian's nextpnr-ice40 0.4). On the ECP5, together with the lanes'
+    /// floorplan ([`crate::floorplan`]), the default core's routing
+    /// converges; after `heap`, or without the floorplan, it does not
+    /// (docs/microarchitecture.md §19.6).
     Static,
     /// Simulated annealing, `sa`.
     Annealing,
@@ -368,7 +369,7 @@ impl Placer {
 
 impl Device {
     /// The placer used unless the options name one: `static` on the ECP5
-    /// (the only one with which the default core routes), `heap` on the
+    /// (the one measured with which the default core routes), `heap` on the
     /// iCE40 (the only analytic placer of nextpnr-ice40 0.4).
     pub fn default_placer(self) -> Placer {
         match self.target() {
