@@ -11,7 +11,7 @@
 //! `static` placer, it routes (docs/microarchitecture.md §19.6). The
 //! shared memory's banks and the instruction memory stay the placer's:
 //! fixing the banks in the block-RAM row between the lanes (bank `b` at
-//! lane `b`'s column) was measured worse, its routing stalling at about
+//! lane `b`'s column) was measured worse: routing slowed at about
 //! 11,000 unrouted arcs where the lanes alone finish.
 //!
 //! Where it sits: [`crate::pnr::place_and_route`] applies [`plan`] to the
