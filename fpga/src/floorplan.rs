@@ -310,8 +310,13 @@ mod tests {
         serde_json::json!({ "modules": { "pnr_top": { "cells": cells } } })
     }
 
-    fn site<'a>(plan: &'a Floorplan, cell: &str) -> &'a str {
-        &plan.sites.iter().find(|(c, _)| c == cell).expect(cell).1
+    /// Each `(cell after "design.body.dp.lanes$", site)` is planned there.
+    fn assert_lane_sites(plan: &Floorplan, expected: &[(&str, &str)]) {
+        for (cell, site) in expected {
+            let cell = format!("design.body.dp.lanes${cell}");
+            let got = &plan.sites.iter().find(|(c, _)| *c == cell).expect(&cell).1;
+            assert_eq!(got, site, "{cell}");
+        }
     }
 
     /// The default core on the 45F: the layout that routed (§19.6), worked
@@ -323,34 +328,17 @@ mod tests {
     fn default_core_on_45f() {
         let plan = plan(&netlist(8, 8), "pnr_top", Device::Ecp5_45F);
         assert_eq!((plan.lanes, plan.sites.len()), (8, 48));
-        let p = "design.body.dp.lanes$";
-        assert_eq!(
-            site(&plan, &format!("{p}0.rf.copy_a.mem.0.0")),
-            "X4/Y10/EBR0"
-        );
-        assert_eq!(
-            site(&plan, &format!("{p}0.rf.copy_b.mem.0.0")),
-            "X6/Y10/EBR1"
-        );
-        assert_eq!(
-            site(&plan, &format!("{p}2.mul.x_ll$d_MULT18X18D_P9")),
-            "X42/Y22/MULT18_0"
-        );
-        assert_eq!(
-            site(&plan, &format!("{p}3.mul.hh$p_MULT18X18D_P9")),
-            "X65/Y22/MULT18_5"
-        );
-        assert_eq!(
-            site(&plan, &format!("{p}4.mul.lh$p_MULT18X18D_P9")),
-            "X14/Y46/MULT18_1"
-        );
-        assert_eq!(
-            site(&plan, &format!("{p}7.mul.x_hl.d_MULT18X18D_P9")),
-            "X73/Y46/MULT18_4"
-        );
-        assert_eq!(
-            site(&plan, &format!("{p}7.rf.copy_b.mem.0.0")),
-            "X71/Y58/EBR1"
+        assert_lane_sites(
+            &plan,
+            &[
+                ("0.rf.copy_a.mem.0.0", "X4/Y10/EBR0"),
+                ("0.rf.copy_b.mem.0.0", "X6/Y10/EBR1"),
+                ("2.mul.x_ll$d_MULT18X18D_P9", "X42/Y22/MULT18_0"),
+                ("3.mul.hh$p_MULT18X18D_P9", "X65/Y22/MULT18_5"),
+                ("4.mul.lh$p_MULT18X18D_P9", "X14/Y46/MULT18_1"),
+                ("7.mul.x_hl.d_MULT18X18D_P9", "X73/Y46/MULT18_4"),
+                ("7.rf.copy_b.mem.0.0", "X71/Y58/EBR1"),
+            ],
         );
         // The shared and the instruction memory are the placer's.
         assert!(plan.sites.iter().all(|(c, _)| c.contains(".dp.lanes$")));
@@ -365,18 +353,13 @@ mod tests {
     fn four_lanes_on_25f() {
         let plan = plan(&netlist(4, 4), "pnr_top", Device::Ecp5_25F);
         assert_eq!(plan.sites.len(), 4 * 6);
-        let p = "design.body.dp.lanes$";
-        assert_eq!(
-            site(&plan, &format!("{p}1.mul.x_ll$d_MULT18X18D_P9")),
-            "X13/Y13/MULT18_0"
-        );
-        assert_eq!(
-            site(&plan, &format!("{p}2.rf.copy_a.mem.0.0")),
-            "X33/Y25/EBR0"
-        );
-        assert_eq!(
-            site(&plan, &format!("{p}3.mul.hh$p_MULT18X18D_P9")),
-            "X56/Y13/MULT18_5"
+        assert_lane_sites(
+            &plan,
+            &[
+                ("1.mul.x_ll$d_MULT18X18D_P9", "X13/Y13/MULT18_0"),
+                ("2.rf.copy_a.mem.0.0", "X33/Y25/EBR0"),
+                ("3.mul.hh$p_MULT18X18D_P9", "X56/Y13/MULT18_5"),
+            ],
         );
     }
 
