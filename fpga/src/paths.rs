@@ -420,7 +420,7 @@ pub fn group_name(cell: &str) -> String {
 
 /// Whether a module's `top` attribute is set: Yosys writes it as a binary
 /// string (`"00000000000000000000000000000001"`), or a number.
-fn is_top(module: &Value) -> bool {
+pub(crate) fn is_top(module: &Value) -> bool {
     match module.get("attributes").and_then(|a| a.get("top")) {
         Some(Value::String(s)) => s.trim().chars().any(|c| c != '0'),
         Some(Value::Number(n)) => n.as_f64() != Some(0.0),

@@ -647,14 +647,7 @@ fn floorplan_netlist(
     let top = netlist
         .get("modules")
         .and_then(|m| m.as_object())
-        .and_then(|m| {
-            m.iter().find(|(_, module)| {
-                module
-                    .get("attributes")
-                    .and_then(|a| a.get("top"))
-                    .is_some()
-            })
-        })
+        .and_then(|m| m.iter().find(|(_, module)| crate::paths::is_top(module)))
         .map(|(name, _)| name.clone());
     let Some(top) = top else {
         return Ok((Floorplan::default(), json.to_path_buf()));
