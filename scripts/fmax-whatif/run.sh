@@ -35,7 +35,7 @@ if [ ! -f "$out/$plan" ]; then
     (cd "$root" && cargo run --release -q -p concord -- synth-report --no-area \
         --pnr ecp5-45f --no-route --pnr-dir "$out/base" -o "$out/base.md")
 fi
-variant=$out/seed$seed${1:+-$(echo "$*" | tr ' :,' '_--' | cut -c1-80)}
+variant=$out/seed$seed${1:+-$(echo "$*" | sed 's/[ :,]/_/g' | cut -c1-80)}
 mkdir -p "$variant"
 cd "$variant"
 if [ $# -gt 0 ]; then
